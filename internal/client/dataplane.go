@@ -1,0 +1,77 @@
+package client
+
+import (
+	"context"
+	"net/http"
+)
+
+// Well-known sandbox ports.
+const (
+	PortExecd  = 44772
+	PortEgress = 18080
+)
+
+// DataPlane sends requests to one port of one sandbox, replaying the
+// endpoint's headers on every request, streams and transfers included.
+type DataPlane struct {
+	c         *Client
+	SandboxID string
+	Endpoint  *Endpoint
+	t         target
+}
+
+// DataPlane resolves a sandbox port and returns a client bound to it.
+func (c *Client) DataPlane(ctx context.Context, sandboxID string, port int) (*DataPlane, error) {
+	ep, err := c.GetEndpoint(ctx, sandboxID, port)
+	if err != nil {
+		return nil, err
+	}
+	h := map[string]string{}
+	// The key goes to the data plane only through the server's proxy: in
+	// direct mode it would reach the sandbox, which must not see it.
+	if c.opts.UseServerProxy && c.opts.APIKey != "" {
+		h[HeaderAPIKey] = c.opts.APIKey
+	}
+	if c.opts.ExecdToken != "" && port == PortExecd {
+		h["X-EXECD-ACCESS-TOKEN"] = c.opts.ExecdToken
+	}
+	for k, v := range ep.Headers {
+		h[k] = v
+	}
+	return &DataPlane{c: c, SandboxID: sandboxID, Endpoint: ep, t: target{base: joinBase(c.opts.Protocol, ep.Endpoint), headers: h}}, nil
+}
+
+// BaseURL is the data plane's base, e.g. http://127.0.0.1:4321/proxy/18080.
+func (d *DataPlane) BaseURL() string { return d.t.base }
+
+// Do sends a request and decodes the JSON answer into out (see Client.Do).
+func (d *DataPlane) Do(ctx context.Context, r *Request, out any) (http.Header, error) {
+	return d.c.do(ctx, d.t, r, out)
+}
+
+// Stream sends a request and returns the open response (see Client.Stream).
+func (d *DataPlane) Stream(ctx context.Context, r *Request) (*http.Response, error) {
+	return d.c.stream(ctx, d.t, r)
+}
+
+// Ping checks that execd answers.
+func (d *DataPlane) Ping(ctx context.Context) error {
+	_, err := d.Do(ctx, &Request{Method: http.MethodGet, Path: "/ping"}, nil)
+	return err
+}
+
+// Metrics is execd's resource sample for the sandbox.
+type Metrics struct {
+	CPUCount   float64 `json:"cpu_count"`
+	CPUUsedPct float64 `json:"cpu_used_pct"`
+	MemTotal   float64 `json:"mem_total_mib"`
+	MemUsed    float64 `json:"mem_used_mib"`
+	Timestamp  int64   `json:"timestamp"`
+}
+
+// Metrics fetches one sample.
+func (d *DataPlane) Metrics(ctx context.Context) (*Metrics, error) {
+	var m Metrics
+	_, err := d.Do(ctx, &Request{Method: http.MethodGet, Path: "/metrics"}, &m)
+	return &m, err
+}

@@ -1,0 +1,235 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Sandbox is the lifecycle API's view of a sandbox (wire names are camelCase).
+// Unknown fields are ignored and unknown states kept as strings.
+type Sandbox struct {
+	ID         string            `json:"id"`
+	Status     SandboxStatus     `json:"status"`
+	Image      *ImageSpec        `json:"image,omitempty"`
+	SnapshotID *string           `json:"snapshotId,omitempty"`
+	Entrypoint []string          `json:"entrypoint"`
+	Metadata   map[string]string `json:"metadata,omitempty"`
+	Extensions map[string]string `json:"extensions,omitempty"`
+	Platform   *Platform         `json:"platform,omitempty"`
+	Allocation *Allocation       `json:"allocation,omitempty"`
+	CreatedAt  *time.Time        `json:"createdAt,omitempty"`
+	ExpiresAt  *time.Time        `json:"expiresAt,omitempty"`
+}
+
+// SandboxStatus is a sandbox's state with why it is in it.
+type SandboxStatus struct {
+	State            string     `json:"state"`
+	Reason           *string    `json:"reason,omitempty"`
+	Message          *string    `json:"message,omitempty"`
+	LastTransitionAt *time.Time `json:"lastTransitionAt,omitempty"`
+}
+
+// ImageSpec names a container image and, for private registries, credentials.
+type ImageSpec struct {
+	URI  string     `json:"uri"`
+	Auth *ImageAuth `json:"auth,omitempty"`
+}
+
+// ImageAuth holds registry credentials; never printed.
+type ImageAuth struct {
+	Username string `json:"username"`
+	Password string `json:"password"`
+}
+
+// Platform is the OS and architecture a sandbox runs on.
+type Platform struct {
+	OS   string `json:"os"`
+	Arch string `json:"arch"`
+}
+
+// Allocation says how a pooled sandbox was obtained.
+type Allocation struct {
+	Mode    *string `json:"mode,omitempty"`
+	PoolRef *string `json:"poolRef,omitempty"`
+	State   *string `json:"state,omitempty"`
+}
+
+// Pagination is the page information of every list response.
+type Pagination struct {
+	Page        int  `json:"page"`
+	PageSize    int  `json:"pageSize"`
+	TotalItems  int  `json:"totalItems"`
+	TotalPages  int  `json:"totalPages"`
+	HasNextPage bool `json:"hasNextPage"`
+}
+
+// SandboxList is one page of sandboxes.
+type SandboxList struct {
+	Items      []Sandbox  `json:"items"`
+	Pagination Pagination `json:"pagination"`
+}
+
+// ListSandboxesParams filters a listing; zero values are left out.
+type ListSandboxesParams struct {
+	States   []string
+	Metadata [][2]string // ordered key/value pairs
+	Page     int
+	PageSize int
+}
+
+// Endpoint is where a port of a sandbox can be reached. Endpoint has no
+// scheme and may carry a path; Headers must accompany every request to it.
+type Endpoint struct {
+	Endpoint string            `json:"endpoint"`
+	Headers  map[string]string `json:"headers"`
+	Origin   string            `json:"-"` // the OPEN-SANDBOX-ORIGIN response header
+}
+
+// MaxPageSize is the largest page the server accepts.
+const MaxPageSize = 200
+
+func sandboxPath(id string) string { return "/sandboxes/" + url.PathEscape(id) }
+
+// CreateSandbox posts a CreateSandboxRequest (any JSON-encodable value).
+func (c *Client) CreateSandbox(ctx context.Context, body any) (*Sandbox, error) {
+	var sb Sandbox
+	_, err := c.Do(ctx, &Request{Method: http.MethodPost, Path: "/sandboxes", JSON: body}, &sb)
+	return &sb, err
+}
+
+// GetSandbox fetches one sandbox.
+func (c *Client) GetSandbox(ctx context.Context, id string) (*Sandbox, error) {
+	var sb Sandbox
+	_, err := c.Do(ctx, &Request{Method: http.MethodGet, Path: sandboxPath(id)}, &sb)
+	return &sb, err
+}
+
+// ListSandboxes fetches one page.
+func (c *Client) ListSandboxes(ctx context.Context, p ListSandboxesParams) (*SandboxList, error) {
+	q := url.Values{}
+	for _, s := range p.States {
+		q.Add("state", s)
+	}
+	if len(p.Metadata) > 0 {
+		q.Set("metadata", EncodeMetadataFilter(p.Metadata))
+	}
+	if p.Page > 0 {
+		q.Set("page", strconv.Itoa(p.Page))
+	}
+	if p.PageSize > 0 {
+		q.Set("pageSize", strconv.Itoa(p.PageSize))
+	}
+	var list SandboxList
+	_, err := c.Do(ctx, &Request{Method: http.MethodGet, Path: "/sandboxes", Query: q}, &list)
+	return &list, err
+}
+
+// EncodeMetadataFilter builds the one `metadata` query value: each key and
+// value percent-encoded twice, as the official client does, then joined as
+// k=v&k2=v2 (the query encoder adds the outer layer).
+func EncodeMetadataFilter(pairs [][2]string) string {
+	s := ""
+	for i, kv := range pairs {
+		if i > 0 {
+			s += "&"
+		}
+		s += quoteTwice(kv[0]) + "=" + quoteTwice(kv[1])
+	}
+	return s
+}
+
+func quoteTwice(s string) string { return quoteAll(quoteAll(s)) }
+
+// quoteAll percent-encodes every byte but the unreserved ones, like Python's quote(s, safe="").
+func quoteAll(s string) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		if 'a' <= ch && ch <= 'z' || 'A' <= ch && ch <= 'Z' || '0' <= ch && ch <= '9' || strings.IndexByte("_.-~", ch) >= 0 {
+			b.WriteByte(ch)
+			continue
+		}
+		b.WriteByte('%')
+		b.WriteByte(hex[ch>>4])
+		b.WriteByte(hex[ch&15])
+	}
+	return b.String()
+}
+
+// DeleteSandbox kills a sandbox.
+func (c *Client) DeleteSandbox(ctx context.Context, id string) error {
+	_, err := c.Do(ctx, &Request{Method: http.MethodDelete, Path: sandboxPath(id)}, nil)
+	return err
+}
+
+// PauseSandbox asks for a pause; it completes asynchronously.
+func (c *Client) PauseSandbox(ctx context.Context, id string) error {
+	_, err := c.Do(ctx, &Request{Method: http.MethodPost, Path: sandboxPath(id) + "/pause"}, nil)
+	return err
+}
+
+// ResumeSandbox asks for a paused sandbox to run again.
+func (c *Client) ResumeSandbox(ctx context.Context, id string) error {
+	_, err := c.Do(ctx, &Request{Method: http.MethodPost, Path: sandboxPath(id) + "/resume"}, nil)
+	c.ForgetEndpoints(id)
+	return err
+}
+
+// RenewSandbox sets a new absolute expiry time and returns the one the server kept.
+func (c *Client) RenewSandbox(ctx context.Context, id string, at time.Time) (time.Time, error) {
+	var out struct {
+		ExpiresAt time.Time `json:"expiresAt"`
+	}
+	body := map[string]string{"expiresAt": at.UTC().Format(time.RFC3339Nano)}
+	_, err := c.Do(ctx, &Request{Method: http.MethodPost, Path: sandboxPath(id) + "/renew-expiration", JSON: body}, &out)
+	return out.ExpiresAt, err
+}
+
+// PatchMetadata applies a JSON merge patch to a sandbox's metadata (nil deletes a key).
+func (c *Client) PatchMetadata(ctx context.Context, id string, patch map[string]*string) (*Sandbox, error) {
+	var sb Sandbox
+	_, err := c.Do(ctx, &Request{Method: http.MethodPatch, Path: sandboxPath(id) + "/metadata", JSON: patch}, &sb)
+	return &sb, err
+}
+
+type endpointKey struct {
+	id    string
+	port  int
+	proxy bool
+}
+
+// GetEndpoint resolves where a sandbox port can be reached, once per process.
+func (c *Client) GetEndpoint(ctx context.Context, id string, port int) (*Endpoint, error) {
+	key := endpointKey{id, port, c.opts.UseServerProxy}
+	if ep, ok := c.endpoints.Load(key); ok {
+		return ep.(*Endpoint), nil
+	}
+	q := url.Values{"use_server_proxy": {strconv.FormatBool(c.opts.UseServerProxy)}}
+	var ep Endpoint
+	h, err := c.Do(ctx, &Request{Method: http.MethodGet, Path: fmt.Sprintf("%s/endpoints/%d", sandboxPath(id), port), Query: q}, &ep)
+	if err != nil {
+		return nil, err
+	}
+	ep.Origin = h.Get("OPEN-SANDBOX-ORIGIN")
+	if ep.Headers == nil {
+		ep.Headers = map[string]string{}
+	}
+	c.endpoints.Store(key, &ep)
+	return &ep, nil
+}
+
+// ForgetEndpoints drops cached endpoints of a sandbox (they may move on resume).
+func (c *Client) ForgetEndpoints(id string) {
+	c.endpoints.Range(func(k, _ any) bool {
+		if k.(endpointKey).id == id {
+			c.endpoints.Delete(k)
+		}
+		return true
+	})
+}

@@ -1,0 +1,124 @@
+// Package cmdutil holds what every command shares: the Factory that hands out
+// configuration, clients and streams, typed errors and exit codes, and flag helpers.
+package cmdutil
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/osb-dev/osb/internal/build"
+	"github.com/osb-dev/osb/internal/client"
+	"github.com/osb-dev/osb/internal/config"
+	"github.com/osb-dev/osb/internal/iostreams"
+	"github.com/osb-dev/osb/internal/output"
+)
+
+// Factory gives commands their dependencies, built lazily so that commands
+// that need no server (config, skills, completion) never touch one.
+type Factory struct {
+	IOStreams *iostreams.IOStreams
+	Getenv    func(string) string
+	Flags     config.Flags // the root's connection flags, filled in by parsing
+	Verbose   bool
+	Now       func() time.Time
+
+	// ClientOptions, when set, adjusts the client before it is built (tests).
+	ClientOptions func(*client.Options)
+
+	configOnce sync.Once
+	config     *config.Config
+	configErr  error
+	clientOnce sync.Once
+	client     *client.Client
+	clientErr  error
+}
+
+// New returns a Factory over the given streams and environment.
+func New(ios *iostreams.IOStreams, getenv func(string) string) *Factory {
+	return &Factory{IOStreams: ios, Getenv: getenv, Now: time.Now}
+}
+
+// Config resolves the configuration once.
+func (f *Factory) Config() (*config.Config, error) {
+	f.configOnce.Do(func() {
+		f.config, f.configErr = config.Load(f.Flags, f.Getenv)
+		if f.configErr != nil {
+			f.configErr = &ExitError{Code: ExitUsage, Err: f.configErr}
+		}
+	})
+	return f.config, f.configErr
+}
+
+// ConfigPath is the config file osb reads and writes.
+func (f *Factory) ConfigPath() string {
+	return config.PathFor(f.Flags.ConfigPath, f.Getenv)
+}
+
+// Client builds the API client from the configuration once.
+func (f *Factory) Client() (*client.Client, error) {
+	f.clientOnce.Do(func() {
+		cfg, err := f.Config()
+		if err != nil {
+			f.clientErr = err
+			return
+		}
+		opts := client.Options{
+			Domain:         cfg.EffectiveDomain(),
+			Protocol:       cfg.Protocol,
+			APIKey:         cfg.APIKey,
+			RequestTimeout: time.Duration(cfg.RequestTimeout) * time.Second,
+			UseServerProxy: cfg.UseServerProxy,
+			ExecdToken:     f.Getenv("OPEN_SANDBOX_EXECD_ACCESS_TOKEN"),
+			UserAgent:      "osb/" + build.Version,
+		}
+		if f.Verbose {
+			opts.Debug = f.IOStreams.ErrOut
+		}
+		if f.ClientOptions != nil {
+			f.ClientOptions(&opts)
+		}
+		f.client, f.clientErr = client.New(opts)
+		if f.clientErr != nil {
+			f.clientErr = &ExitError{Code: ExitUsage, Err: fmt.Errorf("%w (from %s)", f.clientErr, cfg.Sources["protocol"])}
+		}
+	})
+	return f.client, f.clientErr
+}
+
+// Printer returns a printer for the format a command resolved.
+func (f *Factory) Printer(format string) *output.Printer {
+	return output.New(f.IOStreams, format)
+}
+
+// Execd resolves a sandbox's execd endpoint (accepting a unique id prefix).
+func (f *Factory) Execd(ctx context.Context, sandboxID string) (*client.DataPlane, error) {
+	return f.DataPlane(ctx, sandboxID, client.PortExecd)
+}
+
+// DataPlane resolves a port of a sandbox (accepting a unique id prefix).
+func (f *Factory) DataPlane(ctx context.Context, sandboxID string, port int) (*client.DataPlane, error) {
+	c, err := f.Client()
+	if err != nil {
+		return nil, err
+	}
+	var dp *client.DataPlane
+	err = WithSandboxID(ctx, c, sandboxID, func(id string) error {
+		var err error
+		dp, err = c.DataPlane(ctx, id, port)
+		return err
+	})
+	return dp, err
+}
+
+// Debugf writes a line to stderr under -v.
+func (f *Factory) Debugf(format string, args ...any) {
+	if f.Verbose {
+		fmt.Fprintf(f.IOStreams.ErrOut, "* "+format+"\n", args...)
+	}
+}
+
+// Stderr is where diagnostics go.
+func (f *Factory) Stderr() io.Writer { return f.IOStreams.ErrOut }

@@ -1,0 +1,73 @@
+package cmdutil
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+
+	"github.com/osb-dev/osb/internal/client"
+)
+
+// WithSandboxID runs op with id; if the server does not know that id, it
+// looks for sandboxes whose id starts with it and, when exactly one does,
+// runs op again with the full id. Two or more matches are a usage error
+// that lists them. The common case, a full id, costs nothing extra.
+func WithSandboxID(ctx context.Context, c *client.Client, id string, op func(id string) error) error {
+	err := op(id)
+	if err == nil || !client.IsStatus(err, http.StatusNotFound) || id == "" {
+		return err
+	}
+	full, rerr := ResolveSandboxPrefix(ctx, c, id)
+	if rerr != nil {
+		return rerr
+	}
+	if full == "" || full == id {
+		return err
+	}
+	return op(full)
+}
+
+// ResolveSandboxPrefix returns the one sandbox id starting with prefix, ""
+// when none does, or a usage error naming every match.
+func ResolveSandboxPrefix(ctx context.Context, c *client.Client, prefix string) (string, error) {
+	var matches []string
+	err := EachSandbox(ctx, c, client.ListSandboxesParams{}, func(sb client.Sandbox) error {
+		if strings.HasPrefix(sb.ID, prefix) {
+			matches = append(matches, sb.ID)
+		}
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	switch len(matches) {
+	case 0:
+		return "", nil
+	case 1:
+		return matches[0], nil
+	}
+	sort.Strings(matches)
+	return "", UsageErrorf("sandbox id prefix '%s' is ambiguous; it matches: %s", prefix, strings.Join(matches, ", "))
+}
+
+// EachSandbox walks every page of a listing, largest pages first.
+func EachSandbox(ctx context.Context, c *client.Client, p client.ListSandboxesParams, fn func(client.Sandbox) error) error {
+	p.PageSize = client.MaxPageSize
+	for page := 1; ; page++ {
+		p.Page = page
+		list, err := c.ListSandboxes(ctx, p)
+		if err != nil {
+			return fmt.Errorf("list sandboxes: %w", err)
+		}
+		for _, sb := range list.Items {
+			if err := fn(sb); err != nil {
+				return err
+			}
+		}
+		if !list.Pagination.HasNextPage || len(list.Items) == 0 {
+			return nil
+		}
+	}
+}

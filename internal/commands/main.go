@@ -1,0 +1,120 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/osb-dev/osb/internal/client"
+	"github.com/osb-dev/osb/internal/cmdutil"
+	"github.com/osb-dev/osb/internal/iostreams"
+	"github.com/osb-dev/osb/internal/output"
+)
+
+// Main runs osb as a program: real streams, real environment, signals.
+func Main() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return Run(ctx, cmdutil.New(iostreams.System(), os.Getenv), os.Args[1:])
+}
+
+// Run executes one command line over f and returns the exit code. Tests call
+// it in-process with buffered streams.
+func Run(ctx context.Context, f *cmdutil.Factory, args []string) int {
+	root := NewCmdRoot(f)
+	root.SetArgs(args)
+	root.SetIn(f.IOStreams.In)
+	root.SetOut(f.IOStreams.Out)
+	root.SetErr(f.IOStreams.ErrOut)
+	cmd, err := root.ExecuteContextC(ctx)
+	if err == nil {
+		return cmdutil.ExitOK
+	}
+	err = usageFromCobra(err)
+	code := cmdutil.ExitCode(err)
+	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+		fmt.Fprintln(f.IOStreams.ErrOut, "Aborted.")
+		return cmdutil.ExitInterrupted
+	}
+	var exitErr *cmdutil.ExitError
+	if errors.As(err, &exitErr) && exitErr.Err == nil {
+		return code
+	}
+	renderError(f.IOStreams, formatOf(cmd), err, code, cmd)
+	return code
+}
+
+// usageFromCobra marks cobra's own validation errors, which it returns as
+// plain errors, as usage errors.
+func usageFromCobra(err error) error {
+	var flagErr *cmdutil.FlagError
+	if errors.As(err, &flagErr) {
+		return err
+	}
+	msg := err.Error()
+	for _, prefix := range []string{"required flag", "unknown command", "if any flags in the group", "at least one of the flags", "flag needs an argument", "unknown flag", "unknown shorthand", "invalid argument"} {
+		if strings.HasPrefix(msg, prefix) {
+			return &cmdutil.FlagError{Err: err}
+		}
+	}
+	return err
+}
+
+func formatOf(cmd *cobra.Command) string {
+	if cmd == nil {
+		return output.Table
+	}
+	if fl := cmd.Flags().Lookup("output"); fl != nil {
+		return fl.Value.String()
+	}
+	return output.Table
+}
+
+// renderError writes err to stderr: one line of text, or an object under
+// -o json / -o yaml so that a script can parse it.
+func renderError(ios *iostreams.IOStreams, format string, err error, code int, cmd *cobra.Command) {
+	if format == output.JSONF || format == output.YAMLF {
+		obj := output.Obj{{Key: "status", Value: "error"}, {Key: "message", Value: err.Error()}, {Key: "exit_code", Value: code}}
+		var apiErr *client.APIError
+		if errors.As(err, &apiErr) {
+			obj = append(obj,
+				output.KV{Key: "http_status", Value: apiErr.Status},
+				output.KV{Key: "code", Value: nilIfEmpty(apiErr.Code)},
+				output.KV{Key: "request_id", Value: nilIfEmpty(apiErr.RequestID)})
+		}
+		var b []byte
+		if format == output.JSONF {
+			b, _ = output.JSON(obj)
+		} else {
+			b, _ = output.YAML(obj)
+		}
+		ios.ErrOut.Write(b)
+		return
+	}
+	msg := err.Error()
+	var flagErr *cmdutil.FlagError
+	if errors.As(err, &flagErr) && cmd != nil {
+		msg += fmt.Sprintf(" (see '%s --help')", cmd.CommandPath())
+	}
+	if code == cmdutil.ExitAuth {
+		msg += "; check the API key (--api-key, OPEN_SANDBOX_API_KEY or connection.api_key)"
+	}
+	fmt.Fprintf(ios.ErrOut, "Error: %s\n", oneLine(msg))
+}
+
+func nilIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
+}

@@ -1,0 +1,73 @@
+// Package server implements `osb server`, a local OpenSandbox-compatible server.
+package server
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/osb-dev/osb/internal/cmdutil"
+	"github.com/osb-dev/osb/internal/server"
+)
+
+type serverOptions struct {
+	f               *cmdutil.Factory
+	Listen          string
+	APIKey          string
+	DataDir         string
+	EndpointHeaders bool
+}
+
+// NewCmdServer returns `osb server`.
+func NewCmdServer(f *cmdutil.Factory) *cobra.Command {
+	opts := &serverOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "server",
+		Short: "Run a local OpenSandbox-compatible server (no Docker needed).",
+		Long: "Run an OpenSandbox-compatible lifecycle and execd API on this machine.\n\n" +
+			"Sandboxes are process trees with their own directories; images are not pulled,\n" +
+			"the host's programs are used. The server runs in the foreground, logs to stderr,\n" +
+			"prints its URL when ready, and on Ctrl-C or SIGTERM removes every sandbox.\n\n" +
+			"The API key comes from --api-key, else OPEN_SANDBOX_API_KEY, else a generated one\n" +
+			"that is printed once.",
+		Example: "  osb server --listen 127.0.0.1:8080 --api-key dev-key\n" +
+			"  OPEN_SANDBOX_API_KEY=dev-key osb --domain 127.0.0.1:8080 sandbox create -i python:3.11",
+		Args:        cobra.NoArgs,
+		Annotations: map[string]string{cmdutil.NoConfig: ""},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runServer(cmd, opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Listen, "listen", "127.0.0.1:8080", "Address to listen on.")
+	cmd.Flags().StringVar(&opts.APIKey, "api-key", "", "API key clients must send (default: OPEN_SANDBOX_API_KEY, else generated).")
+	cmd.Flags().StringVar(&opts.DataDir, "data-dir", "", "Directory for sandbox files (default: a temporary directory).")
+	cmd.Flags().BoolVar(&opts.EndpointHeaders, "endpoint-headers", false, "Hand out endpoints that require a header, as gateways do.")
+	_ = cmd.Flags().MarkHidden("endpoint-headers")
+	return cmd
+}
+
+func runServer(cmd *cobra.Command, opts *serverOptions) error {
+	key := opts.APIKey
+	if key == "" {
+		// The root --api-key flag is shadowed by ours; the environment still counts.
+		key = opts.f.Getenv("OPEN_SANDBOX_API_KEY")
+	}
+	stderr := opts.f.IOStreams.ErrOut
+	if key == "" {
+		b := make([]byte, 16)
+		if _, err := rand.Read(b); err != nil {
+			return err
+		}
+		key = hex.EncodeToString(b)
+		fmt.Fprintf(stderr, "Generated API key: %s\n", key)
+	}
+	return server.Run(cmd.Context(), server.Options{
+		Listen:          opts.Listen,
+		APIKey:          key,
+		DataDir:         opts.DataDir,
+		EndpointHeaders: opts.EndpointHeaders,
+		Log:             stderr,
+	}, stderr)
+}

@@ -1,0 +1,173 @@
+package config
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/pelletier/go-toml/v2"
+)
+
+// Kind is the type a config key holds in the file.
+type Kind int
+
+// The kinds of values a key may hold.
+const (
+	KindString Kind = iota
+	KindInt
+	KindBool
+)
+
+// Key describes one settable key of the config file.
+type Key struct {
+	Name     string // section.field
+	Kind     Kind
+	Secret   bool
+	Validate func(string) error // extra check on the raw value, nil for none
+}
+
+// Keys lists every key osb reads from the file, in file order.
+var Keys = []Key{
+	{Name: "connection.api_key", Kind: KindString, Secret: true},
+	{Name: "connection.domain", Kind: KindString},
+	{Name: "connection.protocol", Kind: KindString, Validate: validateProtocol},
+	{Name: "connection.request_timeout", Kind: KindInt, Validate: validatePositive},
+	{Name: "connection.use_server_proxy", Kind: KindBool},
+	{Name: "output.color", Kind: KindBool},
+	{Name: "defaults.image", Kind: KindString},
+	{Name: "defaults.timeout", Kind: KindString, Validate: validateDefaultTimeout},
+}
+
+// ValidateDuration is set by the command layer so the config package checks
+// defaults.timeout with the same parser every --timeout flag uses.
+var ValidateDuration func(string) error
+
+func validateProtocol(v string) error {
+	if v != "http" && v != "https" {
+		return fmt.Errorf("must be http or https, got %q", v)
+	}
+	return nil
+}
+
+func validatePositive(v string) error {
+	n, _ := strconv.Atoi(v)
+	if n <= 0 {
+		return fmt.Errorf("must be a positive number of seconds, got %q", v)
+	}
+	return nil
+}
+
+func validateDefaultTimeout(v string) error {
+	if strings.EqualFold(strings.TrimSpace(v), "none") || ValidateDuration == nil {
+		return nil
+	}
+	return ValidateDuration(v)
+}
+
+// LookupKey finds a key by its section.field name.
+func LookupKey(name string) (Key, error) {
+	if !strings.Contains(name, ".") {
+		return Key{}, fmt.Errorf("key must be in 'section.field' format (e.g. connection.domain), got %q", name)
+	}
+	for _, k := range Keys {
+		if k.Name == name {
+			return k, nil
+		}
+	}
+	names := make([]string, len(Keys))
+	for i, k := range Keys {
+		names[i] = k.Name
+	}
+	return Key{}, fmt.Errorf("unknown config key %q; known keys: %s", name, strings.Join(names, ", "))
+}
+
+// Literal checks raw against the key's type and returns it as a TOML literal.
+func (k Key) Literal(raw string) (string, error) {
+	switch k.Kind {
+	case KindBool:
+		b, ok := map[string]bool{"true": true, "false": false}[strings.ToLower(raw)]
+		if !ok {
+			return "", fmt.Errorf("%s must be true or false, got %q", k.Name, raw)
+		}
+		return strconv.FormatBool(b), nil
+	case KindInt:
+		n, err := strconv.Atoi(strings.ReplaceAll(raw, "_", ""))
+		if err != nil {
+			return "", fmt.Errorf("%s must be a whole number, got %q", k.Name, raw)
+		}
+		if k.Validate != nil {
+			if err := k.Validate(strconv.Itoa(n)); err != nil {
+				return "", fmt.Errorf("%s %v", k.Name, err)
+			}
+		}
+		return strconv.Itoa(n), nil
+	}
+	if k.Validate != nil {
+		if err := k.Validate(raw); err != nil {
+			return "", fmt.Errorf("%s %v", k.Name, err)
+		}
+	}
+	b, err := toml.Marshal(map[string]string{"v": raw})
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(strings.TrimPrefix(string(b), "v = ")), nil
+}
+
+var sectionHeader = regexp.MustCompile(`^\s*\[([^\[\]]+)\]\s*(#.*)?$`)
+
+// SetValue returns text with section.field set to literal. It edits only the
+// one line that holds the key (uncommenting a template line if that is all
+// there is) so comments and every other key stay as they were.
+func SetValue(text, name, literal string) string {
+	section, field, _ := strings.Cut(name, ".")
+	lines := strings.Split(text, "\n")
+	keyLine := regexp.MustCompile(`^\s*#?\s*` + regexp.QuoteMeta(field) + `\s*=`)
+	newLine := field + " = " + literal
+
+	start, end := -1, len(lines)
+	for i, l := range lines {
+		m := sectionHeader.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		if start >= 0 {
+			end = i
+			break
+		}
+		if strings.TrimSpace(m[1]) == section {
+			start = i
+		}
+	}
+	if start < 0 {
+		out := strings.TrimRight(text, "\n")
+		if out != "" {
+			out += "\n\n"
+		}
+		return out + "[" + section + "]\n" + newLine + "\n"
+	}
+	commented := -1
+	for i := start + 1; i < end; i++ {
+		if !keyLine.MatchString(lines[i]) {
+			continue
+		}
+		if !strings.HasPrefix(strings.TrimSpace(lines[i]), "#") {
+			lines[i] = newLine
+			return strings.Join(lines, "\n")
+		}
+		if commented < 0 {
+			commented = i
+		}
+	}
+	if commented >= 0 {
+		lines[commented] = newLine
+		return strings.Join(lines, "\n")
+	}
+	insert := end
+	for insert > start+1 && strings.TrimSpace(lines[insert-1]) == "" {
+		insert--
+	}
+	lines = append(lines[:insert], append([]string{newLine}, lines[insert:]...)...)
+	return strings.Join(lines, "\n")
+}

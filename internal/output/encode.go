@@ -1,0 +1,196 @@
+package output
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/goccy/go-yaml"
+)
+
+// KV is one key and value of an ordered object.
+type KV struct {
+	Key   string
+	Value any
+}
+
+// Obj is a JSON object that keeps its keys in the order they were added.
+type Obj []KV
+
+// MarshalJSON writes the keys in order.
+func (o Obj) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, kv := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, err := marshal(kv.Key)
+		if err != nil {
+			return nil, err
+		}
+		v, err := marshal(kv.Value)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// Get returns the value stored under key, and whether it was there.
+func (o Obj) Get(key string) (any, bool) {
+	for _, kv := range o {
+		if kv.Key == key {
+			return kv.Value, true
+		}
+	}
+	return nil, false
+}
+
+// marshal encodes without HTML escaping, keeping non-ASCII text as it is.
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}
+
+// JSON renders v indented by two spaces, with a final newline.
+func JSON(v any) ([]byte, error) {
+	compact, err := marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	if err := json.Indent(&b, compact, "", "  "); err != nil {
+		return nil, err
+	}
+	b.WriteByte('\n')
+	return b.Bytes(), nil
+}
+
+// CompactJSON renders v on one line, with a final newline.
+func CompactJSON(v any) ([]byte, error) {
+	b, err := marshal(v)
+	return append(b, '\n'), err
+}
+
+// YAML renders v through its JSON form, so one set of json tags defines both
+// formats, with keys sorted and block style.
+func YAML(v any) ([]byte, error) {
+	generic, err := toGeneric(v)
+	if err != nil {
+		return nil, err
+	}
+	b, err := yaml.MarshalWithOptions(generic, yaml.Indent(2), yaml.IndentSequence(false), yaml.UseSingleQuote(true))
+	if err != nil {
+		return nil, err
+	}
+	return append(bytes.TrimRight(b, "\n"), '\n'), nil
+}
+
+// toGeneric turns v into maps, slices and scalars, keeping integers integral.
+func toGeneric(v any) (any, error) {
+	b, err := marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var out any
+	if err := dec.Decode(&out); err != nil {
+		return nil, err
+	}
+	return fixNumbers(out), nil
+}
+
+func fixNumbers(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, e := range t {
+			t[k] = fixNumbers(e)
+		}
+	case []any:
+		for i, e := range t {
+			t[i] = fixNumbers(e)
+		}
+	case json.Number:
+		if n, err := t.Int64(); err == nil {
+			return n
+		}
+		f, _ := t.Float64()
+		return f
+	}
+	return v
+}
+
+// toObj turns a JSON object value into an ordered Obj, keeping the field order
+// of the struct it came from. Nested values stay raw JSON.
+func toObj(v any) (Obj, error) {
+	if o, ok := v.(Obj); ok {
+		return o, nil
+	}
+	b, err := marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return nil, fmt.Errorf("cannot show %T as a table: %w", v, err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if _, err := dec.Token(); err != nil {
+		return nil, err
+	}
+	var o Obj
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		key := tok.(string)
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return nil, err
+		}
+		o = append(o, KV{Key: key, Value: raw[key]})
+	}
+	return o, nil
+}
+
+// Cell renders a value for a table cell: text as is, null as "-", anything
+// else as compact JSON.
+func Cell(v any) string {
+	switch t := v.(type) {
+	case nil:
+		return "-"
+	case string:
+		return t
+	case json.RawMessage:
+		if string(t) == "null" {
+			return "-"
+		}
+		var s string
+		if json.Unmarshal(t, &s) == nil {
+			return s
+		}
+		return string(t)
+	}
+	b, err := marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return strings.TrimSpace(string(b))
+}
+
+type jsonRaw = json.RawMessage
+
+func unmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

@@ -1,0 +1,128 @@
+package output
+
+import (
+	"testing"
+	"time"
+
+	"github.com/osb-dev/osb/internal/iostreams"
+)
+
+type rec struct {
+	ID        string            `json:"id"`
+	State     string            `json:"status"`
+	Note      *string           `json:"note"`
+	Labels    map[string]string `json:"labels"`
+	CreatedAt time.Time         `json:"created_at"`
+}
+
+var sample = []rec{
+	{ID: "abc", State: "Running", Labels: map[string]string{"team": "a"}, CreatedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)},
+	{ID: "defghi", State: "Paused", CreatedAt: time.Date(2026, 1, 2, 3, 4, 5, 500000000, time.UTC)},
+}
+
+func run(t *testing.T, format string, tty bool, fn func(p *Printer) error) (string, string) {
+	t.Helper()
+	ios, _, out, errOut := iostreams.Test()
+	ios.SetTTY(false, tty, tty)
+	if err := fn(New(ios, format)); err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errOut.String()
+}
+
+func TestMessagesPerFormat(t *testing.T) {
+	cases := map[string]string{
+		Table: "OK: done\n",
+		JSONF: "{\n  \"status\": \"ok\",\n  \"message\": \"done\"\n}\n",
+		YAMLF: "message: done\nstatus: ok\n",
+	}
+	for format, want := range cases {
+		out, _ := run(t, format, false, func(p *Printer) error { return p.Success("done") })
+		if out != want {
+			t.Errorf("%s: %q, want %q", format, out, want)
+		}
+	}
+	out, _ := run(t, Table, true, func(p *Printer) error { return p.Success("done") })
+	if out != "  ✅ done\n" {
+		t.Errorf("tty success %q", out)
+	}
+}
+
+func TestWarningGoesToStderr(t *testing.T) {
+	for format, want := range map[string]string{
+		Table: "WARN: careful\n",
+		JSONF: "{\n  \"status\": \"warning\",\n  \"message\": \"careful\"\n}\n",
+	} {
+		out, errOut := run(t, format, false, func(p *Printer) error { p.Warning("careful"); return nil })
+		if out != "" || errOut != want {
+			t.Errorf("%s: stdout %q stderr %q", format, out, errOut)
+		}
+	}
+}
+
+func TestListPlainTable(t *testing.T) {
+	out, _ := run(t, Table, false, func(p *Printer) error {
+		return p.List("Things", []string{"id", "status", "note", "missing", "labels", "created_at"}, sample)
+	})
+	want := "ID      STATUS   NOTE  MISSING  LABELS        CREATED_AT\n" +
+		"abc     Running  -     -        {\"team\":\"a\"}  2026-01-02T03:04:05Z\n" +
+		"defghi  Paused   -     -        -             2026-01-02T03:04:05.5Z\n"
+	if out != want {
+		t.Fatalf("got:\n%s\nwant:\n%s", out, want)
+	}
+}
+
+func TestListOnTerminalHasTitleBordersAndIcons(t *testing.T) {
+	out, _ := run(t, Table, true, func(p *Printer) error {
+		return p.List("Things", []string{"id", "status"}, sample)
+	})
+	want := "Things\n" +
+		"╭────────┬───────────╮\n" +
+		"│ ID     │ STATUS    │\n" +
+		"├────────┼───────────┤\n" +
+		"│ abc    │ ● Running │\n" +
+		"│ defghi │ ⏸ Paused  │\n" +
+		"╰────────┴───────────╯\n"
+	if out != want {
+		t.Fatalf("got:\n%s\nwant:\n%s", out, want)
+	}
+}
+
+func TestObjectKeyValueKeepsFieldOrder(t *testing.T) {
+	out, _ := run(t, Table, false, func(p *Printer) error { return p.Object("Thing", sample[0]) })
+	want := "id          abc\nstatus      Running\nnote        -\nlabels      {\"team\":\"a\"}\ncreated_at  2026-01-02T03:04:05Z\n"
+	if out != want {
+		t.Fatalf("got:\n%s", out)
+	}
+}
+
+func TestYAMLSortsKeysAndQuotesAmbiguousStrings(t *testing.T) {
+	out, _ := run(t, YAMLF, false, func(p *Printer) error {
+		return p.Data(Obj{{"zeta", "true"}, {"items", sample[:1]}, {"count", 3}, {"empty", []string{}}})
+	})
+	want := "count: 3\nempty: []\nitems:\n- created_at: '2026-01-02T03:04:05Z'\n  id: abc\n  labels:\n    team: a\n  note: null\n  status: Running\nzeta: 'true'\n"
+	if out != want {
+		t.Fatalf("got:\n%s\nwant:\n%s", out, want)
+	}
+}
+
+func TestJSONKeepsInsertionOrderAndUnicode(t *testing.T) {
+	out, _ := run(t, JSONF, false, func(p *Printer) error {
+		return p.Panel("ignored", Obj{{"b", "héllo <x>"}, {"a", nil}})
+	})
+	if out != "{\n  \"b\": \"héllo <x>\",\n  \"a\": null\n}\n" {
+		t.Fatalf("got %q", out)
+	}
+}
+
+func TestPanelPlainAndStyled(t *testing.T) {
+	o := Obj{{"id", "abc"}, {"timeout", "0:30:00"}}
+	plain, _ := run(t, Table, false, func(p *Printer) error { return p.Panel("Sandbox Created", o) })
+	if plain != "--- Sandbox Created ---\n  id: abc\n  timeout: 0:30:00\n" {
+		t.Fatalf("plain %q", plain)
+	}
+	styled, _ := run(t, Table, true, func(p *Printer) error { return p.Panel("Sandbox Created", o) })
+	if styled != "\n  ✓ Sandbox Created\n  "+"─────────────────"+"\n  id: abc\n  timeout: 0:30:00\n\n" {
+		t.Fatalf("styled %q", styled)
+	}
+}
