@@ -107,7 +107,7 @@ func TestHeadersAndPaths(t *testing.T) {
 	if strings.Join(q["state"], ",") != "Running,Paused" || q.Get("pageSize") != "5" || q.Has("page") {
 		t.Fatalf("query %v", q)
 	}
-	if m := q.Get("metadata"); m != "team=a%2520b&k%252Fx=v%2526" + "1" {
+	if m := q.Get("metadata"); m != "team=a%2520b&k%252Fx=v%2526"+"1" {
 		t.Fatalf("metadata %q", m)
 	}
 }
