@@ -1,0 +1,277 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/osb-dev/osb/internal/server/sandbox"
+)
+
+// defaultEntrypoint is what the real server runs for snapshot restores
+// without an entrypoint.
+var defaultEntrypoint = []string{"tail", "-f", "/dev/null"}
+
+// createRequest is a validated CreateSandboxRequest.
+type createRequest struct {
+	imageURI     string
+	snapshotID   string
+	entrypoint   []string
+	timeout      *time.Duration
+	env          map[string]string
+	metadata     map[string]string
+	extensions   map[string]string
+	platform     json.RawMessage
+	secureAccess bool
+}
+
+func (s *Server) createSandbox(w http.ResponseWriter, r *http.Request) {
+	body, ok := readObject(w, r)
+	if !ok {
+		return
+	}
+	req, ok := s.parseCreate(w, body)
+	if !ok {
+		return
+	}
+	rec, status, code, err := s.provision(req)
+	if err != nil {
+		writeError(w, status, code, err.Error())
+		return
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		s.destroy(rec, "server shutting down")
+		writeError(w, http.StatusServiceUnavailable, codeShuttingDown, "The server is shutting down.")
+		return
+	}
+	s.register(rec, req.timeout)
+	view := rec.view(false)
+	s.mu.Unlock()
+	s.log.event("sandbox %s created (image %q, isolated %v)", rec.id, rec.imageURI, rec.sb.Isolated())
+	w.Header().Set("Location", "http://"+r.Host+"/v1/sandboxes/"+rec.id)
+	writeJSON(w, http.StatusAccepted, view)
+}
+
+// provision creates the sandbox directory, restores a snapshot into it if
+// asked, starts the entrypoint and the data plane. On failure nothing is left.
+func (s *Server) provision(req createRequest) (rec *record, status int, code string, err error) {
+	id := newID()
+	sb, err := sandbox.New(sandbox.Config{ID: id, Dir: filepath.Join(s.dataDir, "sandboxes", id),
+		Env: req.env, Isolated: s.isolation.Available})
+	if err != nil {
+		return nil, http.StatusInternalServerError, codeCreateFailed, err
+	}
+	fail := func(status int, code string, err error) (*record, int, string, error) {
+		sb.Remove()
+		return nil, status, code, err
+	}
+	entrypoint := req.entrypoint
+	if req.snapshotID != "" {
+		ep, status, code, err := s.restore(req.snapshotID, sb.FSDir())
+		if err != nil {
+			return fail(status, code, err)
+		}
+		if entrypoint == nil {
+			entrypoint = ep
+		}
+	}
+	if len(entrypoint) == 0 {
+		entrypoint = defaultEntrypoint
+	}
+	if err := sb.Start(entrypoint); err != nil {
+		return fail(http.StatusInternalServerError, codeCreateFailed, err)
+	}
+	rec = &record{id: id, imageURI: req.imageURI, snapshotID: req.snapshotID, entrypoint: entrypoint,
+		extensions: req.extensions, platform: req.platform, sb: sb,
+		statusMsg: s.statusMessage(), metadata: req.metadata}
+	if rec.metadata == nil {
+		rec.metadata = map[string]string{}
+	}
+	if rec.data, err = s.startDataPlane(rec, req.secureAccess); err != nil {
+		return fail(http.StatusInternalServerError, codeCreateFailed, err)
+	}
+	return rec, 0, "", nil
+}
+
+func (s *Server) restore(snapshotID, fsDir string) ([]string, int, string, error) {
+	notFound := fmt.Errorf("Snapshot %s not found.", snapshotID)
+	if s.opts.Snapshots == nil {
+		return nil, http.StatusNotFound, codeSnapshotNotFound, notFound
+	}
+	ep, err := s.opts.Snapshots.Restore(snapshotID, fsDir)
+	switch {
+	case errors.Is(err, ErrSnapshotNotFound):
+		return nil, http.StatusNotFound, codeSnapshotNotFound, notFound
+	case err != nil:
+		return nil, http.StatusInternalServerError, codeCreateFailed, err
+	}
+	return ep, 0, "", nil
+}
+
+// statusMessage is every sandbox's status.message: the honest limits.
+func (s *Server) statusMessage() string {
+	if s.isolation.Available {
+		return "local sandbox, isolated by mount, pid and uts namespaces; image not pulled, host programs used"
+	}
+	return "local sandbox, not isolated; image not pulled, host programs used"
+}
+
+// register stores a provisioned sandbox, stamps its creation time (so that
+// creation order and store order agree) and arms its expiry timer. Call with
+// s.mu held.
+func (s *Server) register(rec *record, timeout *time.Duration) {
+	s.seq++
+	rec.seq = s.seq
+	rec.createdAt = time.Now()
+	rec.setState(stateRunning, "")
+	s.records[rec.id] = rec
+	if timeout == nil {
+		return
+	}
+	exp := rec.createdAt.Add(*timeout)
+	rec.expiresAt = &exp
+	id := rec.id
+	rec.timer = time.AfterFunc(*timeout, func() { s.expire(id) })
+}
+
+// expire removes a sandbox whose expiresAt has passed. A renew may have
+// moved expiresAt after the timer fired; then it re-arms. The sandbox shows
+// Stopping while it is torn down and disappears (404) only once its
+// processes and files are gone.
+func (s *Server) expire(id string) {
+	s.mu.Lock()
+	rec := s.records[id]
+	if rec == nil || rec.expiresAt == nil || rec.state == stateStopping {
+		s.mu.Unlock()
+		return
+	}
+	if d := time.Until(*rec.expiresAt); d > 0 {
+		rec.timer.Reset(d)
+		s.mu.Unlock()
+		return
+	}
+	rec.setState(stateStopping, "ttl_expiry")
+	s.mu.Unlock()
+	s.destroy(rec, "expired")
+	s.mu.Lock()
+	delete(s.records, id)
+	s.mu.Unlock()
+}
+
+// newID returns 32 lowercase hex characters: long enough that any
+// 8-character prefix a user types is almost surely unique.
+func newID() string { return randomHex(16) }
+
+// readObject decodes a JSON object body, or writes FastAPI's 422.
+func readObject(w http.ResponseWriter, r *http.Request) (map[string]any, bool) {
+	raw, err := io.ReadAll(io.LimitReader(r.Body, 8<<20))
+	if err != nil {
+		writeError(w, http.StatusBadRequest, codeInvalidParameter, "cannot read request body: "+err.Error())
+		return nil, false
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil || dec.More() {
+		msg := "JSON decode error"
+		if len(bytes.TrimSpace(raw)) == 0 {
+			writeDetails(w, []detail{missing([]any{"body"}, nil)})
+			return nil, false
+		}
+		writeDetails(w, []detail{{Type: "json_invalid", Loc: []any{"body", 0}, Msg: msg, Input: map[string]any{},
+			Ctx: map[string]any{"error": fmt.Sprint(err)}}})
+		return nil, false
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		writeDetails(w, []detail{{Type: "model_attributes_type", Loc: []any{"body"},
+			Msg: "Input should be a valid dictionary or object to extract fields from", Input: v}})
+		return nil, false
+	}
+	return obj, true
+}
+
+// parseCreate validates the create body: FastAPI-style 422s for shape
+// errors (all reported at once), then the server's own 400s.
+func (s *Server) parseCreate(w http.ResponseWriter, body map[string]any) (createRequest, bool) {
+	var v fields
+	req := createRequest{
+		snapshotID: v.str(body, "snapshotId"),
+		entrypoint: v.strList(body, "entrypoint", 1),
+		env:        v.strMap(body, "env"),
+		metadata:   v.strMap(body, "metadata"),
+		extensions: v.strMap(body, "extensions"),
+	}
+	req.imageURI = v.image(body)
+	req.timeout = v.timeout(body, s.opts.MinTimeout)
+	req.secureAccess = v.boolean(body, "secureAccess")
+	req.platform = v.platform(body)
+	v.strMap(body, "resourceRequests")
+	limits, hasLimits := body["resourceLimits"]
+	v.strMap(body, "resourceLimits")
+	_, pool := req.extensions["poolRef"]
+	if (!hasLimits || limits == nil) && !pool {
+		v.add(missing([]any{"body", "resourceLimits"}, body))
+	}
+	_, hasImage := body["image"]
+	switch {
+	case hasImage && req.snapshotID != "" || !hasImage && req.snapshotID == "" && !pool:
+		v.add(detail{Type: "value_error", Loc: []any{"body"}, Input: body,
+			Msg: "Value error, exactly one of image or snapshotId must be provided"})
+	case hasImage && body["entrypoint"] == nil:
+		v.add(missing([]any{"body", "entrypoint"}, body))
+	}
+	if len(v.details) > 0 {
+		writeDetails(w, v.details)
+		return req, false
+	}
+	if msg := unsupported(body, pool); msg != "" {
+		writeError(w, http.StatusBadRequest, codeNotSupported, msg)
+		return req, false
+	}
+	if err := checkLabels(req.metadata); err != nil {
+		writeError(w, http.StatusBadRequest, codeInvalidLabel, err.Error())
+		return req, false
+	}
+	if msg := checkPlatform(req.platform); msg != "" {
+		writeError(w, http.StatusBadRequest, codeInvalidParameter, msg)
+		return req, false
+	}
+	return req, true
+}
+
+// unsupported names request features the local runtime cannot honour; they
+// are rejected rather than silently ignored.
+func unsupported(body map[string]any, pool bool) string {
+	switch {
+	case pool:
+		return "Pools (extensions.poolRef) are not supported by the local server."
+	case body["lifecycle"] != nil:
+		return "Lifecycle hooks are not supported by the local server."
+	}
+	if vols, ok := body["volumes"].([]any); ok && len(vols) > 0 {
+		return "Volumes are not supported by the local server."
+	}
+	return ""
+}
+
+// checkPlatform rejects platforms this host cannot satisfy.
+func checkPlatform(raw json.RawMessage) string {
+	if raw == nil {
+		return ""
+	}
+	var p struct{ OS, Arch string }
+	json.Unmarshal(raw, &p)
+	if p.OS != runtime.GOOS || p.Arch != runtime.GOARCH {
+		return fmt.Sprintf("Platform %s/%s cannot be satisfied: this server runs %s/%s.", p.OS, p.Arch, runtime.GOOS, runtime.GOARCH)
+	}
+	return ""
+}

@@ -1,0 +1,149 @@
+package server
+
+import (
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"github.com/osb-dev/osb/internal/server/sandbox"
+)
+
+// Sandbox states used here. The create response already says Running: the
+// entrypoint has been started when it is sent (newest spec behaviour).
+const (
+	stateRunning  = "Running"
+	statePausing  = "Pausing"
+	statePaused   = "Paused"
+	stateResuming = "Resuming"
+	stateStopping = "Stopping"
+)
+
+// record is one sandbox known to the server. Immutable fields are set at
+// creation; the rest is guarded by Server.mu.
+type record struct {
+	id         string
+	seq        uint64
+	imageURI   string // "" when restored from a snapshot
+	snapshotID string
+	entrypoint []string
+	extensions map[string]string
+	platform   json.RawMessage // the request's platform, or nil (null)
+	createdAt  time.Time
+	sb         *sandbox.Sandbox
+	data       *dataPlane
+	statusMsg  string // states the isolation and that no image was pulled
+
+	metadata  map[string]string
+	expiresAt *time.Time // nil: manual cleanup
+	timer     *time.Timer
+	state     string
+	reason    string
+	changedAt time.Time
+}
+
+type statusJSON struct {
+	State            string `json:"state"`
+	Reason           string `json:"reason,omitempty"`
+	Message          string `json:"message,omitempty"`
+	LastTransitionAt string `json:"lastTransitionAt"`
+}
+
+type imageJSON struct {
+	URI string `json:"uri"`
+}
+
+// sandboxJSON is both the Sandbox schema and (without image/snapshotId)
+// CreateSandboxResponse.
+type sandboxJSON struct {
+	ID         string            `json:"id"`
+	Image      *imageJSON        `json:"image,omitempty"`
+	SnapshotID string            `json:"snapshotId,omitempty"`
+	Status     statusJSON        `json:"status"`
+	Metadata   map[string]string `json:"metadata"`
+	Extensions map[string]string `json:"extensions,omitempty"`
+	Platform   json.RawMessage   `json:"platform"`
+	Entrypoint []string          `json:"entrypoint"`
+	ExpiresAt  string            `json:"expiresAt,omitempty"`
+	CreatedAt  string            `json:"createdAt"`
+}
+
+// formatTime renders timestamps as RFC 3339 UTC with microseconds, as the
+// real (Python) server does.
+func formatTime(t time.Time) string {
+	return t.UTC().Format("2006-01-02T15:04:05.000000Z")
+}
+
+// view renders the record; call with Server.mu held.
+func (rec *record) view(full bool) sandboxJSON {
+	v := sandboxJSON{
+		ID: rec.id,
+		Status: statusJSON{State: rec.state, Reason: rec.reason, Message: rec.statusMsg,
+			LastTransitionAt: formatTime(rec.changedAt)},
+		Metadata:   map[string]string{},
+		Extensions: rec.extensions,
+		Platform:   rec.platform,
+		Entrypoint: rec.entrypoint,
+		CreatedAt:  formatTime(rec.createdAt),
+	}
+	if v.Platform == nil {
+		v.Platform = json.RawMessage("null")
+	}
+	for k, val := range rec.metadata {
+		v.Metadata[k] = val
+	}
+	if rec.expiresAt != nil {
+		v.ExpiresAt = formatTime(*rec.expiresAt)
+	}
+	if full {
+		v.SnapshotID = rec.snapshotID
+		if rec.imageURI != "" {
+			v.Image = &imageJSON{URI: rec.imageURI}
+		}
+	}
+	return v
+}
+
+func (rec *record) setState(state, reason string) {
+	rec.state, rec.reason, rec.changedAt = state, reason, time.Now()
+}
+
+// lookup finds a sandbox or writes the 404; call without Server.mu.
+func (s *Server) lookup(w http.ResponseWriter, id string) *record {
+	s.mu.Lock()
+	rec := s.records[id]
+	s.mu.Unlock()
+	if rec == nil {
+		writeError(w, http.StatusNotFound, codeNotFound, "Sandbox "+id+" not found.")
+	}
+	return rec
+}
+
+// remove takes a sandbox out of the store; the caller then destroys it.
+// It returns nil when the sandbox was already gone.
+func (s *Server) remove(id string) *record {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rec := s.records[id]
+	if rec == nil || rec.state == stateStopping {
+		return nil // unknown, or already being removed by expiry
+	}
+	delete(s.records, id)
+	if rec.timer != nil {
+		rec.timer.Stop()
+	}
+	return rec
+}
+
+// destroy stops a removed sandbox's data plane, kills its processes and
+// deletes its files.
+func (s *Server) destroy(rec *record, why string) error {
+	if rec.data != nil {
+		rec.data.close()
+	}
+	err := rec.sb.Remove()
+	s.log.event("sandbox %s removed (%s)", rec.id, why)
+	if err != nil {
+		s.log.event("sandbox %s: cleanup: %v", rec.id, err)
+	}
+	return err
+}

@@ -1,0 +1,72 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"regexp"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/osb-dev/osb/internal/server"
+)
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func TestRun(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	var stderr, log syncBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- server.Run(ctx, server.Options{Listen: "127.0.0.1:0", APIKey: "k", DataDir: t.TempDir(), Log: &log}, &stderr)
+	}()
+	ready := regexp.MustCompile(`osb server listening on (http://127\.0\.0\.1:\d+)\n`)
+	var url string
+	eventually(t, 5*time.Second, func() bool {
+		if m := ready.FindStringSubmatch(stderr.String()); m != nil {
+			url = m[1]
+			return true
+		}
+		return false
+	})
+	if url == "" {
+		t.Fatalf("no ready line: %q", stderr.String())
+	}
+	resp, err := http.Get(url + "/health")
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("health: %v", err)
+	}
+	resp.Body.Close()
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Run did not return")
+	}
+	if !regexp.MustCompile(`GET /health 200 \S+ rid=\S+`).MatchString(log.String()) {
+		t.Errorf("request log: %q", log.String())
+	}
+	if bytes.Contains([]byte(log.String()), []byte("k\n")) {
+		t.Errorf("log may contain the key: %q", log.String())
+	}
+}

@@ -1,0 +1,152 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"os/user"
+	"sort"
+	"strconv"
+	"sync"
+	"syscall"
+)
+
+// CommandSpec describes a process to run inside a sandbox.
+type CommandSpec struct {
+	Shell string            // shell text, run with `bash -c` (sh when bash is missing); exclusive with Argv
+	Argv  []string          // program and arguments, not shell-expanded; PATH lookup happens inside the sandbox
+	Cwd   string            // sandbox path; "" means /workspace
+	Env   map[string]string // added to (and overriding) the sandbox environment
+	UID   *uint32           // run as this user; nil keeps the server's user
+	GID   *uint32           // group; nil with UID set means the user's primary group (else GID=UID)
+}
+
+// defaultPath is PATH inside an isolated sandbox, as in a typical image.
+const defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+// cdWrapper runs inside the sandbox: nsenter cannot resolve a working
+// directory in the target's mount namespace, so the shell does it.
+const cdWrapper = `cd -- "$0" || exit 1; exec "$@"`
+
+// Command prepares a process inside the sandbox. The caller sets Stdin,
+// Stdout and Stderr, then Starts and Waits as with any exec.Cmd. The process
+// gets its own process group (its pid); cancelling ctx kills that group.
+// Whatever it spawns belongs to the sandbox: Kill ends it all.
+func (s *Sandbox) Command(ctx context.Context, spec CommandSpec) (*exec.Cmd, error) {
+	argv, err := spec.argv()
+	if err != nil {
+		return nil, err
+	}
+	a := s.anchor.Load()
+	select {
+	case <-s.done:
+		return nil, ErrGone
+	default:
+	}
+	if a == nil {
+		return nil, errors.New("sandbox: not started")
+	}
+	cwd := spec.Cwd
+	if cwd == "" {
+		cwd = "/workspace"
+	}
+	uid, gid, err := spec.ids()
+	if err != nil {
+		return nil, err
+	}
+	var cmd *exec.Cmd
+	attr := &syscall.SysProcAttr{Setpgid: true}
+	if s.isolated {
+		args := []string{"--target", strconv.Itoa(a.initPID), "--mount", "--pid", "--uts", "--root", "--wd"}
+		if uid != nil {
+			args = append(args, "--setuid", strconv.Itoa(int(*uid)), "--setgid", strconv.Itoa(int(*gid)))
+		}
+		args = append(append(args, "--", "/bin/sh", "-c", cdWrapper, cwd), argv...)
+		cmd = exec.CommandContext(ctx, "nsenter", args...)
+	} else {
+		cmd = exec.CommandContext(ctx, argv[0], argv[1:]...)
+		cmd.Dir = s.hostPath(cwd)
+		if uid != nil {
+			attr.Credential = &syscall.Credential{Uid: *uid, Gid: *gid}
+		}
+	}
+	cmd.Env = s.processEnv(spec.Env)
+	cmd.SysProcAttr = attr
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	return cmd, nil
+}
+
+func (spec CommandSpec) argv() ([]string, error) {
+	switch {
+	case spec.Shell != "" && len(spec.Argv) > 0:
+		return nil, errors.New("sandbox: Shell and Argv are exclusive")
+	case spec.Shell != "":
+		return []string{shellPath(), "-c", spec.Shell}, nil
+	case len(spec.Argv) > 0 && spec.Argv[0] != "":
+		return spec.Argv, nil
+	}
+	return nil, errors.New("sandbox: empty command")
+}
+
+func (spec CommandSpec) ids() (uid, gid *uint32, err error) {
+	if spec.UID == nil {
+		if spec.GID != nil {
+			return nil, nil, errors.New("sandbox: GID requires UID")
+		}
+		return nil, nil, nil
+	}
+	uid, gid = spec.UID, spec.GID
+	if gid == nil {
+		g := *uid
+		if u, err := user.LookupId(strconv.Itoa(int(*uid))); err == nil {
+			if n, err := strconv.ParseUint(u.Gid, 10, 32); err == nil {
+				g = uint32(n)
+			}
+		}
+		gid = &g
+	}
+	return uid, gid, nil
+}
+
+var shellOnce = sync.OnceValue(func() string {
+	if p, err := exec.LookPath("bash"); err == nil {
+		return p
+	}
+	return "/bin/sh"
+})
+
+// shellPath is bash where the host has it (the host's programs are the
+// sandbox's programs, isolated or not), like execd.
+func shellPath() string { return shellOnce() }
+
+// processEnv is the environment of every sandbox process: a container-like
+// base (never the server's own environment, which may hold the API key), the
+// sandbox env, then extra. OPENSANDBOX_ID is always last: it marks the process.
+func (s *Sandbox) processEnv(extra map[string]string) []string {
+	env := map[string]string{}
+	if s.isolated {
+		env["PATH"] = defaultPath
+		env["HOME"] = "/root"
+		env["HOSTNAME"] = hostname(s.id)
+	} else {
+		env["PATH"] = os.Getenv("PATH")
+		if env["PATH"] == "" {
+			env["PATH"] = defaultPath
+		}
+		env["HOME"] = s.hostPath("/workspace")
+		env["TMPDIR"] = s.hostPath("/tmp")
+	}
+	for _, m := range []map[string]string{s.env, extra} {
+		for k, v := range m {
+			env[k] = v
+		}
+	}
+	delete(env, "OPENSANDBOX_ID")
+	out := make([]string, 0, len(env)+1)
+	for k, v := range env {
+		out = append(out, k+"="+v)
+	}
+	sort.Strings(out)
+	return append(out, s.marker())
+}

@@ -1,0 +1,232 @@
+// Package sandbox is the runtime of one local sandbox: a directory tree that
+// stands in for the container filesystem, and the tree of processes started in
+// it. Where Linux namespaces are available (see Probe) every process runs in
+// private mount, pid and uts namespaces whose root shows the host read-only
+// with the sandbox's own /workspace, /tmp and /root; elsewhere processes run
+// directly on the host with their working directory inside the sandbox.
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Areas are the writable directories of a sandbox, relative to FSDir. Each is
+// mounted at "/"+area inside an isolated sandbox, so the files API (which works
+// on FS) and commands see the same files.
+var Areas = []string{"workspace", "tmp", "root"}
+
+// ErrOutsideFS is returned by ResolvePath for paths outside the sandbox's own
+// areas (host directories are shared read-only and not reachable through FS).
+var ErrOutsideFS = errors.New("path is outside the sandbox filesystem (only /workspace, /tmp and /root are sandbox files)")
+
+// ErrGone is returned when a sandbox has been killed.
+var ErrGone = errors.New("sandbox has been killed")
+
+// Config describes a sandbox to create.
+type Config struct {
+	ID       string            // sandbox id; also OPENSANDBOX_ID in every process environment
+	Dir      string            // private directory of this sandbox; created by New, removed by Remove
+	Env      map[string]string // environment of the entrypoint and every command (the create request's env)
+	Isolated bool              // run in namespaces; only honoured when Probe reports them available
+}
+
+// Sandbox is one running sandbox. Its methods are safe for concurrent use.
+type Sandbox struct {
+	id       string
+	dir      string
+	env      map[string]string
+	isolated bool
+	root     *os.Root
+	logFile  *os.File
+
+	mu      sync.Mutex
+	started bool
+	paused  bool
+	anchor  atomic.Pointer[anchor] // the long-lived first process; nil before Start
+
+	killOnce sync.Once
+	killErr  error         // set before killed is closed
+	killed   chan struct{} // closed once Kill has finished
+	done     chan struct{} // closed when Kill starts
+}
+
+// New creates the sandbox directory tree (<Dir>/fs/{workspace,tmp,root}) but
+// starts nothing, so callers can fill the filesystem (snapshot restore) first.
+func New(cfg Config) (*Sandbox, error) {
+	if cfg.ID == "" || cfg.Dir == "" {
+		return nil, errors.New("sandbox: ID and Dir are required")
+	}
+	s := &Sandbox{id: cfg.ID, dir: cfg.Dir, env: cfg.Env, done: make(chan struct{}), killed: make(chan struct{})}
+	s.isolated = cfg.Isolated && Probe().Available
+	for _, a := range append([]string{"root"}, prefixAll("fs/", Areas)...) {
+		if err := os.MkdirAll(filepath.Join(cfg.Dir, a), 0o755); err != nil {
+			return nil, err
+		}
+	}
+	// /tmp must be world-writable with the sticky bit, as in any container.
+	if err := os.Chmod(filepath.Join(s.FSDir(), "tmp"), 0o1777|os.ModeSticky); err != nil {
+		return nil, err
+	}
+	root, err := os.OpenRoot(s.FSDir())
+	if err != nil {
+		return nil, err
+	}
+	s.root = root
+	return s, nil
+}
+
+func prefixAll(p string, names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = p + n
+	}
+	return out
+}
+
+// ID returns the sandbox id.
+func (s *Sandbox) ID() string { return s.id }
+
+// Isolated reports whether the sandbox's processes run in their own namespaces.
+func (s *Sandbox) Isolated() bool { return s.isolated }
+
+// Dir returns the sandbox's private directory.
+func (s *Sandbox) Dir() string { return s.dir }
+
+// FSDir returns the host directory holding the sandbox files (workspace/, tmp/, root/).
+func (s *Sandbox) FSDir() string { return filepath.Join(s.dir, "fs") }
+
+// FS returns the sandbox files as an os.Root: names cannot escape it, not even
+// through symlinks written by sandbox processes.
+func (s *Sandbox) FS() *os.Root { return s.root }
+
+// LogPath is where the entrypoint's stdout and stderr go.
+func (s *Sandbox) LogPath() string { return filepath.Join(s.dir, "entrypoint.log") }
+
+// Done is closed when the sandbox is being killed.
+func (s *Sandbox) Done() <-chan struct{} { return s.done }
+
+// ResolvePath maps a path as seen inside the sandbox (absolute, or relative to
+// /workspace) to a name for FS(). Only paths inside Areas resolve.
+func (s *Sandbox) ResolvePath(p string) (string, error) {
+	if strings.IndexByte(p, 0) >= 0 {
+		return "", fmt.Errorf("invalid path %q", p)
+	}
+	if !path.IsAbs(p) {
+		p = "/workspace/" + p
+	}
+	p = path.Clean(p)
+	for _, a := range Areas {
+		if p == "/"+a || strings.HasPrefix(p, "/"+a+"/") {
+			return p[1:], nil
+		}
+	}
+	return "", fmt.Errorf("%w: %s", ErrOutsideFS, p)
+}
+
+// hostPath maps a sandbox path to the host path an unisolated process uses:
+// paths in Areas go to FSDir, anything else is the host path itself.
+func (s *Sandbox) hostPath(p string) string {
+	name, err := s.ResolvePath(p)
+	if err != nil {
+		return path.Clean(p)
+	}
+	return filepath.Join(s.FSDir(), filepath.FromSlash(name))
+}
+
+// Start starts the entrypoint (argv). The sandbox keeps running when the
+// entrypoint exits: a small init process owns the sandbox until Kill.
+func (s *Sandbox) Start(entrypoint []string) error {
+	if len(entrypoint) == 0 {
+		return errors.New("sandbox: empty entrypoint")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.started {
+		return errors.New("sandbox: already started")
+	}
+	select {
+	case <-s.done:
+		return ErrGone
+	default:
+	}
+	log, err := os.OpenFile(s.LogPath(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	s.logFile = log
+	a, err := startAnchor(s, entrypoint, log)
+	if err != nil {
+		return err
+	}
+	s.anchor.Store(a)
+	s.started = true
+	return nil
+}
+
+// Paused reports whether the sandbox's processes are stopped.
+func (s *Sandbox) Paused() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.paused
+}
+
+// Pause stops every process of the sandbox (SIGSTOP).
+func (s *Sandbox) Pause() error { return s.setPaused(true) }
+
+// Resume continues every process of the sandbox (SIGCONT).
+func (s *Sandbox) Resume() error { return s.setPaused(false) }
+
+func (s *Sandbox) setPaused(p bool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	select {
+	case <-s.done:
+		return ErrGone
+	default:
+	}
+	sig := sigStop
+	if !p {
+		sig = sigCont
+	}
+	// Twice: a process forked between listing and signalling is caught the second time.
+	for range 2 {
+		signalAll(s.members(), sig)
+	}
+	s.paused = p
+	if p {
+		// Report Paused only once the processes really are stopped.
+		deadline := time.Now().Add(time.Second)
+		for !allStopped(s.members()) && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	return nil
+}
+
+// Kill terminates every process of the sandbox: SIGTERM, then SIGKILL after a
+// short grace period. It returns once they are gone. Idempotent.
+func (s *Sandbox) Kill() error { return KillAll([]*Sandbox{s}) }
+
+const killGrace = time.Second
+
+// Remove kills the sandbox and deletes its directory.
+func (s *Sandbox) Remove() error {
+	kerr := s.Kill()
+	s.root.Close()
+	if s.logFile != nil {
+		s.logFile.Close()
+	}
+	if m := mountsUnder(s.dir); len(m) > 0 {
+		// Never delete through a mount point: it could reach host files.
+		return fmt.Errorf("sandbox %s: refusing to remove %s, mounts remain: %v", s.id, s.dir, m)
+	}
+	return errors.Join(kerr, os.RemoveAll(s.dir))
+}

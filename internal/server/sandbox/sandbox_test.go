@@ -1,0 +1,234 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// modes runs a test isolated (where this machine allows it) and unisolated.
+func modes(t *testing.T, f func(t *testing.T, isolated bool)) {
+	t.Run("unisolated", func(t *testing.T) { t.Parallel(); f(t, false) })
+	t.Run("isolated", func(t *testing.T) {
+		if iso := Probe(); !iso.Available {
+			t.Skip("namespaces unavailable:", iso.Reason)
+		}
+		t.Parallel()
+		f(t, true)
+	})
+}
+
+func start(t *testing.T, isolated bool) *Sandbox {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "sb")
+	s, err := New(Config{ID: randomID(t), Dir: dir, Isolated: isolated, Env: map[string]string{"FOO": "bar"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start([]string{"tail", "-f", "/dev/null"}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Remove() })
+	return s
+}
+
+func randomID(t *testing.T) string {
+	b := make([]byte, 16)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func run(t *testing.T, s *Sandbox, spec CommandSpec) string {
+	t.Helper()
+	cmd, err := s.Command(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v: %v: %s", spec, err, out.String())
+	}
+	return out.String()
+}
+
+func TestResolvePath(t *testing.T) {
+	s := &Sandbox{}
+	cases := map[string]string{
+		"/workspace/a.txt": "workspace/a.txt",
+		"a/b":              "workspace/a/b",
+		"":                 "workspace",
+		"/tmp/../tmp/x":    "tmp/x",
+		"../tmp/y":         "tmp/y",
+		"/root":            "root",
+	}
+	for in, want := range cases {
+		got, err := s.ResolvePath(in)
+		if err != nil || got != want {
+			t.Errorf("ResolvePath(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"/etc/passwd", "../../etc", "/", "/workspacex", "a\x00b"} {
+		if got, err := s.ResolvePath(bad); err == nil {
+			t.Errorf("ResolvePath(%q) = %q, want error", bad, got)
+		}
+	}
+}
+
+func TestCommandSeesSandboxFiles(t *testing.T) {
+	modes(t, func(t *testing.T, isolated bool) {
+		s := start(t, isolated)
+		// A relative write lands in the workspace; /tmp is the sandbox's own in isolated mode.
+		run(t, s, CommandSpec{Shell: "echo hi > x.txt && mkdir -p sub && echo $FOO > sub/env"})
+		b, err := s.FS().ReadFile("workspace/x.txt")
+		if err != nil || string(b) != "hi\n" {
+			t.Fatalf("workspace/x.txt = %q, %v", b, err)
+		}
+		if out := run(t, s, CommandSpec{Argv: []string{"pwd"}, Cwd: "/workspace/sub"}); !strings.HasSuffix(strings.TrimSpace(out), "workspace/sub") {
+			t.Errorf("pwd = %q", out)
+		}
+		if out := run(t, s, CommandSpec{Argv: []string{"cat", "env"}, Cwd: "/workspace/sub", Env: map[string]string{"X": "1"}}); out != "bar\n" {
+			t.Errorf("env file = %q", out)
+		}
+		if isolated {
+			run(t, s, CommandSpec{Shell: "echo t > /tmp/y && echo w > /workspace/w"})
+			if b, _ := s.FS().ReadFile("tmp/y"); string(b) != "t\n" {
+				t.Errorf("tmp/y = %q", b)
+			}
+			if b, _ := s.FS().ReadFile("workspace/w"); string(b) != "w\n" {
+				t.Errorf("workspace/w = %q", b)
+			}
+			if out := run(t, s, CommandSpec{Shell: "grep -c osb-init /proc/1/cmdline; hostname; touch /usr/osb-test 2>/dev/null && echo writable || echo ro"}); out != "1\n"+s.ID()[:12]+"\nro\n" {
+				t.Errorf("isolation checks = %q", out)
+			}
+		}
+	})
+}
+
+func TestEnvDoesNotLeakServerEnv(t *testing.T) {
+	t.Setenv("OPEN_SANDBOX_API_KEY", "secret")
+	s := start(t, false)
+	if out := run(t, s, CommandSpec{Shell: "echo ${OPEN_SANDBOX_API_KEY:-none} $OPENSANDBOX_ID"}); out != "none "+s.ID()+"\n" {
+		t.Errorf("env = %q", out)
+	}
+}
+
+func TestKillLeavesNoProcess(t *testing.T) {
+	modes(t, func(t *testing.T, isolated bool) {
+		s := start(t, isolated)
+		// A daemon that leaves the process group, and a process ignoring SIGTERM.
+		run(t, s, CommandSpec{Shell: "setsid sleep 300 >/dev/null 2>&1 & (trap '' TERM; exec sleep 301) >/dev/null 2>&1 &"})
+		var pids []int
+		for i := 0; i < 100 && len(pids) < 4; i++ {
+			pids = s.PIDs()
+			time.Sleep(10 * time.Millisecond)
+		}
+		if len(pids) < 4 {
+			t.Fatalf("expected init, tail and 2 sleeps, got %v", pids)
+		}
+		if err := s.Remove(); err != nil {
+			t.Fatal(err)
+		}
+		for _, pid := range pids {
+			if alive(pid) {
+				t.Errorf("pid %d survived", pid)
+			}
+		}
+		if _, err := os.Stat(s.Dir()); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("dir still there: %v", err)
+		}
+		if _, err := s.Command(context.Background(), CommandSpec{Shell: "true"}); !errors.Is(err, ErrGone) {
+			t.Errorf("Command after Kill: %v", err)
+		}
+	})
+}
+
+// alive reports whether pid exists and is not a zombie.
+func alive(pid int) bool {
+	st, err := readStat(pid)
+	return err == nil && st.state != 'Z'
+}
+
+func TestPauseResume(t *testing.T) {
+	modes(t, func(t *testing.T, isolated bool) {
+		s := start(t, isolated)
+		if err := s.Pause(); err != nil {
+			t.Fatal(err)
+		}
+		for _, pid := range s.PIDs() {
+			if st, _ := readStat(pid); st.state != 'T' {
+				t.Errorf("pid %d state %c, want T", pid, st.state)
+			}
+		}
+		if err := s.Resume(); err != nil {
+			t.Fatal(err)
+		}
+		for _, pid := range s.PIDs() {
+			if st, _ := readStat(pid); st.state == 'T' {
+				t.Errorf("pid %d still stopped", pid)
+			}
+		}
+	})
+}
+
+func TestCancelKillsGroup(t *testing.T) {
+	modes(t, func(t *testing.T, isolated bool) {
+		s := start(t, isolated)
+		ctx, cancel := context.WithCancel(context.Background())
+		cmd, err := s.Command(ctx, CommandSpec{Shell: "sleep 300; echo never"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(50 * time.Millisecond)
+		cancel()
+		err = cmd.Wait()
+
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			t.Fatalf("Wait = %v", err)
+		}
+		if ws := ee.Sys().(syscall.WaitStatus); !ws.Signaled() && ws.ExitStatus() == 0 {
+			t.Errorf("status %v", ws)
+		}
+	})
+}
+
+func TestUsage(t *testing.T) {
+	s := start(t, false)
+	var u Usage
+	for i := 0; i < 100 && u.Processes < 2; i++ {
+		time.Sleep(10 * time.Millisecond)
+		u = s.Usage()
+	}
+	if u.Processes < 2 || u.RSSBytes == 0 {
+		t.Errorf("usage %+v", u)
+	}
+	if total, err := MemTotalBytes(); err != nil || total == 0 {
+		t.Errorf("MemTotalBytes = %d, %v", total, err)
+	}
+}
+
+func TestCommandAsUser(t *testing.T) {
+	modes(t, func(t *testing.T, isolated bool) {
+		if !isolated {
+			t.Skip("unisolated, another user cannot enter the server's private data dir")
+		}
+		s := start(t, isolated)
+		uid := uint32(65534)
+		if out := run(t, s, CommandSpec{Argv: []string{"id", "-u"}, Cwd: "/tmp", UID: &uid}); out != "65534\n" {
+			t.Errorf("id -u = %q", out)
+		}
+	})
+}

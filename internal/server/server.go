@@ -1,0 +1,235 @@
+// Package server is the local OpenSandbox-compatible server behind `osb
+// server`: the lifecycle API on one listener, and for each sandbox a process
+// tree (package sandbox) with an execd-compatible data plane (package execd)
+// on its own loopback listener, also reachable through the server proxy route.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/osb-dev/osb/internal/server/sandbox"
+)
+
+// Version is reported by GET /version.
+var Version = "osb-local"
+
+// Options configures a Server.
+type Options struct {
+	Listen          string    // "127.0.0.1:8080"; port 0 picks a free port
+	APIKey          string    // required in OPEN-SANDBOX-API-KEY on lifecycle routes; "" disables auth, as the real server does
+	DataDir         string    // "" → a fresh temp dir, removed by Close
+	EndpointHeaders bool      // endpoints carry {TokenHeader: per-sandbox token} and the data plane requires it
+	Log             io.Writer // one line per request and per lifecycle event; nil discards. The API key is never logged.
+
+	// MinTimeout is the smallest accepted create timeout. Zero means 60 s, the
+	// real server's minimum; tests lower it to exercise expiry quickly.
+	MinTimeout time.Duration
+	// NoIsolation runs sandboxes without namespaces even where they work
+	// (faster to create; for tests that need many sandboxes).
+	NoIsolation bool
+	// PortHandlers serve a sandbox port in-process instead of proxying it to
+	// 127.0.0.1:port. Port 18080 (the egress sidecar) answers 404 until set.
+	// Port 44772 is always execd.
+	PortHandlers map[int]PortHandler
+	// Snapshots resolves snapshotId on create; nil means every id is unknown (404).
+	Snapshots SnapshotStore
+}
+
+// PortHandler makes the handler of one port for one sandbox; it is called
+// once, when the sandbox is created.
+type PortHandler func(sb *sandbox.Sandbox) http.Handler
+
+// SnapshotStore restores sandboxes from snapshots.
+type SnapshotStore interface {
+	// Restore fills fsDir (the new sandbox's empty FSDir) from the snapshot
+	// and returns the entrypoint recorded with it. It returns an error
+	// wrapping ErrSnapshotNotFound for an unknown id.
+	Restore(snapshotID, fsDir string) (entrypoint []string, err error)
+}
+
+// ErrSnapshotNotFound is what a SnapshotStore returns for an unknown id.
+var ErrSnapshotNotFound = errors.New("snapshot not found")
+
+// TokenHeader carries the per-sandbox token in EndpointHeaders mode.
+const TokenHeader = "X-Osb-Sandbox-Token"
+
+// Well-known sandbox ports.
+const (
+	ExecdPort  = 44772
+	EgressPort = 18080
+)
+
+// Server is a local OpenSandbox lifecycle server.
+type Server struct {
+	opts      Options
+	dataDir   string
+	tempDir   bool // dataDir was created by New and is removed by Close
+	isolation sandbox.Isolation
+	log       *logger
+
+	listener net.Listener
+	http     *http.Server
+
+	mu      sync.Mutex
+	records map[string]*record
+	seq     uint64
+	closed  bool
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// New prepares a server; Start makes it listen.
+func New(opts Options) (*Server, error) {
+	if opts.Listen == "" {
+		opts.Listen = "127.0.0.1:8080"
+	}
+	if opts.MinTimeout <= 0 {
+		opts.MinTimeout = 60 * time.Second
+	}
+	s := &Server{opts: opts, records: map[string]*record{}, log: newLogger(opts.Log)}
+	s.isolation = sandbox.Probe()
+	if opts.NoIsolation {
+		s.isolation = sandbox.Isolation{Reason: "disabled by configuration"}
+	}
+	if err := s.initDataDir(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Server) initDataDir() error {
+	dir := s.opts.DataDir
+	if dir == "" {
+		d, err := os.MkdirTemp("", "osb-server-")
+		if err != nil {
+			return err
+		}
+		dir, s.tempDir = d, true
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	s.dataDir = abs
+	return os.MkdirAll(filepath.Join(abs, "sandboxes"), 0o700)
+}
+
+// Isolated reports whether sandboxes run in their own namespaces.
+func (s *Server) Isolated() bool { return s.isolation.Available }
+
+// Start binds the listener and serves in the background.
+func (s *Server) Start() error {
+	ln, err := net.Listen("tcp", s.opts.Listen)
+	if err != nil {
+		return err
+	}
+	s.listener = ln
+	s.http = &http.Server{Handler: s.handler(), ReadHeaderTimeout: 30 * time.Second}
+	go s.http.Serve(ln)
+	s.log.event("listening on %s (data dir %s, isolated: %v)", s.URL(), s.dataDir, s.Isolated())
+	return nil
+}
+
+// Addr is host:port of the listener ("" before Start).
+func (s *Server) Addr() string {
+	if s.listener == nil {
+		return ""
+	}
+	return s.listener.Addr().String()
+}
+
+// URL is "http://" + Addr.
+func (s *Server) URL() string { return "http://" + s.Addr() }
+
+// Close kills every sandbox, removes its files (and a temp data dir), and
+// stops the listeners. Idempotent.
+func (s *Server) Close() error {
+	s.closeOnce.Do(func() { s.closeErr = s.close() })
+	return s.closeErr
+}
+
+func (s *Server) close() error {
+	s.mu.Lock()
+	s.closed = true
+	recs := make([]*record, 0, len(s.records))
+	for id, rec := range s.records {
+		if rec.timer != nil {
+			rec.timer.Stop()
+		}
+		recs = append(recs, rec)
+		delete(s.records, id)
+	}
+	s.mu.Unlock()
+	var errs []error
+	if s.http != nil {
+		errs = append(errs, s.http.Close())
+	}
+	// Kill all at once first: one /proc scan serves every sandbox.
+	sbs := make([]*sandbox.Sandbox, len(recs))
+	for i, rec := range recs {
+		rec.data.close()
+		sbs[i] = rec.sb
+	}
+	errs = append(errs, sandbox.KillAll(sbs))
+	var wg sync.WaitGroup
+	errc := make(chan error, len(recs))
+	for _, rec := range recs {
+		wg.Go(func() { errc <- s.destroy(rec, "server shutdown") })
+	}
+	wg.Wait()
+	close(errc)
+	for err := range errc {
+		errs = append(errs, err)
+	}
+	if s.tempDir {
+		errs = append(errs, os.RemoveAll(s.dataDir))
+	}
+	return errors.Join(errs...)
+}
+
+// Run serves until ctx is done, for `osb server`: it prints the URL (and a
+// warning when sandboxes are not isolated) to stderr once ready, then on
+// cancellation kills every sandbox and returns.
+func Run(ctx context.Context, opts Options, stderr io.Writer) error {
+	s, err := New(opts)
+	if err != nil {
+		return err
+	}
+	if err := s.Start(); err != nil {
+		s.Close()
+		return err
+	}
+	if !s.Isolated() {
+		fmt.Fprintf(stderr, "WARNING: sandboxes are NOT isolated (%s): their commands run directly on this host as this user, with full access to its files and network.\n", s.isolation.Reason)
+	}
+	fmt.Fprintf(stderr, "osb server listening on %s\n", s.URL())
+	<-ctx.Done()
+	if err := s.Close(); err != nil {
+		fmt.Fprintf(stderr, "osb server: cleanup: %v\n", err)
+	}
+	return nil
+}
+
+// DataDir is the absolute data directory (sandboxes live in DataDir/sandboxes).
+func (s *Server) DataDir() string { return s.dataDir }
+
+// Sandbox returns the runtime of a live sandbox, for in-process callers and tests.
+func (s *Server) Sandbox(id string) (*sandbox.Sandbox, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rec := s.records[id]
+	if rec == nil {
+		return nil, false
+	}
+	return rec.sb, true
+}

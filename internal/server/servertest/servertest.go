@@ -1,0 +1,36 @@
+// Package servertest starts a local osb server for tests. Sandboxes are
+// isolated with util-linux unshare/nsenter where the machine allows it, so
+// test binaries need no TestMain hook.
+package servertest
+
+import (
+	"testing"
+
+	"github.com/osb-dev/osb/internal/server"
+)
+
+// APIKey is the key every server started by Start requires.
+const APIKey = "test-key"
+
+// Start runs a server on 127.0.0.1:0 with APIKey and a fresh data dir; opts
+// adjust the Options. Close (which kills every sandbox) runs at cleanup.
+func Start(t testing.TB, opts ...func(*server.Options)) *server.Server {
+	t.Helper()
+	o := server.Options{Listen: "127.0.0.1:0", APIKey: APIKey, DataDir: t.TempDir()}
+	for _, f := range opts {
+		f(&o)
+	}
+	s, err := server.New(o)
+	if err != nil {
+		t.Fatalf("servertest: %v", err)
+	}
+	if err := s.Start(); err != nil {
+		t.Fatalf("servertest: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("servertest: close: %v", err)
+		}
+	})
+	return s
+}
