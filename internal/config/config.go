@@ -147,6 +147,12 @@ func Load(flags Flags, getenv func(string) string) (*Config, error) {
 	}
 	c.DefaultImage = file.Defaults.Image
 	c.DefaultTimeout = file.Defaults.Timeout
+	for key, v := range map[string]*string{"default_image": c.DefaultImage, "default_timeout": c.DefaultTimeout} {
+		c.Sources[key] = SourceDefault
+		if v != nil {
+			c.Sources[key] = SourceFile
+		}
+	}
 	return c, nil
 }
 

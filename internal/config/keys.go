@@ -5,8 +5,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-
-	"github.com/pelletier/go-toml/v2"
 )
 
 // Kind is the type a config key holds in the file.
@@ -108,11 +106,30 @@ func (k Key) Literal(raw string) (string, error) {
 			return "", fmt.Errorf("%s %v", k.Name, err)
 		}
 	}
-	b, err := toml.Marshal(map[string]string{"v": raw})
-	if err != nil {
-		return "", err
+	return quote(raw), nil
+}
+
+// quote writes s as a TOML basic string, the style of the rest of the file.
+func quote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\u%04X`, r)
+		default:
+			b.WriteRune(r)
+		}
 	}
-	return strings.TrimSpace(strings.TrimPrefix(string(b), "v = ")), nil
+	b.WriteByte('"')
+	return b.String()
 }
 
 var sectionHeader = regexp.MustCompile(`^\s*\[([^\[\]]+)\]\s*(#.*)?$`)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/goccy/go-yaml"
 )
@@ -169,26 +168,25 @@ func toObj(v any) (Obj, error) {
 // Cell renders a value for a table cell: text as is, null as "-", anything
 // else as compact JSON.
 func Cell(v any) string {
-	switch t := v.(type) {
-	case nil:
-		return "-"
-	case string:
-		return t
-	case json.RawMessage:
-		if string(t) == "null" {
-			return "-"
-		}
-		var s string
-		if json.Unmarshal(t, &s) == nil {
+	raw, ok := v.(json.RawMessage)
+	if !ok {
+		if s, isString := v.(string); isString {
 			return s
 		}
-		return string(t)
+		b, err := marshal(v)
+		if err != nil {
+			return fmt.Sprint(v)
+		}
+		raw = b
 	}
-	b, err := marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
+	if string(raw) == "null" {
+		return "-"
 	}
-	return strings.TrimSpace(string(b))
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return string(raw)
 }
 
 type jsonRaw = json.RawMessage
