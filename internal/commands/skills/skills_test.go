@@ -1,0 +1,113 @@
+package skills_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/osb-dev/osb/internal/cmdtest"
+)
+
+// The working directory of these tests is this package's directory, which
+// holds no agent files, so every project-scope status is "not installed".
+
+func TestListFormats(t *testing.T) {
+	env := cmdtest.Offline(t)
+	for _, format := range []string{"table", "json", "yaml"} {
+		r := env.Run("skills", "list", "-o", format).ExpectCode(t, 0)
+		if r.Stderr != "" {
+			t.Errorf("%s: stderr %q", format, r.Stderr)
+		}
+		cmdtest.Golden(t, "list."+format, cmdtest.Normalize(r.Stdout, map[string]string{env.Home: "<HOME>"}))
+	}
+}
+
+func TestListAfterGlobalInstall(t *testing.T) {
+	env := cmdtest.Offline(t)
+	// A broken config file must not matter: skills never read it.
+	if err := os.MkdirAll(filepath.Join(env.Home, ".opensandbox"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(env.Home, ".opensandbox", "config.toml"), []byte("[connection\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := env.Must("skills", "install", "--all-builtins", "--target", "all", "--scope", "global")
+	cmdtest.Golden(t, "install-all-global.table", cmdtest.Normalize(out, map[string]string{env.Home: "<HOME>"}))
+	if _, err := os.Stat(filepath.Join(env.Home, ".codex/skills/credential-vault/SKILL.md")); err != nil {
+		t.Fatal(err)
+	}
+	r := env.Run("skills", "list").ExpectCode(t, 0)
+	cmdtest.Golden(t, "list-after-global-install.table", cmdtest.Normalize(r.Stdout, map[string]string{env.Home: "<HOME>"}))
+	out = env.Must("skills", "uninstall", "--all-builtins", "--target", "all", "--scope", "global", "-o", "yaml")
+	cmdtest.Golden(t, "uninstall-all-global.yaml", cmdtest.Normalize(out, map[string]string{env.Home: "<HOME>"}))
+	entries, err := os.ReadDir(env.Home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 || entries[0].Name() != ".opensandbox" {
+		t.Errorf("home after uninstall holds %v, want only .opensandbox", entries)
+	}
+}
+
+func TestShowFormats(t *testing.T) {
+	env := cmdtest.Offline(t)
+	for _, format := range []string{"table", "json", "yaml"} {
+		r := env.Run("skills", "show", "credential-vault", "-o", format).ExpectCode(t, 0)
+		cmdtest.Golden(t, "show-credential-vault."+format, r.Stdout)
+	}
+}
+
+// Every bundled skill gives `show` something in each section it extracts.
+func TestShowEverySkill(t *testing.T) {
+	env := cmdtest.Offline(t)
+	for _, name := range skillSlugs {
+		var v map[string]any
+		r := env.Run("skills", "show", name, "-o", "json").ExpectCode(t, 0)
+		if err := json.Unmarshal([]byte(r.Stdout), &v); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, key := range []string{"when_to_use", "quick_start", "json_shapes"} {
+			if s, _ := v[key].(string); s == "" {
+				t.Errorf("%s: %s is empty", name, key)
+			}
+		}
+		if shapes, _ := v["json_shapes"].(string); !json.Valid([]byte(shapes)) {
+			t.Errorf("%s: the first json block is not valid JSON:\n%s", name, shapes)
+		}
+		if v["content"] != strings.TrimSpace(skillText(t, name)) {
+			t.Errorf("%s: content is not the bundled file", name)
+		}
+	}
+}
+
+func TestGuidanceErrors(t *testing.T) {
+	env := cmdtest.Offline(t)
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"install-no-target", []string{"skills", "install", "sandbox-lifecycle", "--scope", "project"}, 2},
+		{"install-no-scope", []string{"skills", "install", "sandbox-lifecycle", "--target", "claude"}, 2},
+		{"install-no-skill", []string{"skills", "install", "--target", "claude", "--scope", "global"}, 2},
+		{"install-both", []string{"skills", "install", "sandbox-lifecycle", "--all-builtins", "--target", "claude", "--scope", "global"}, 2},
+		{"install-unknown-skill", []string{"skills", "install", "lifecycle", "--target", "claude", "--scope", "global"}, 2},
+		{"install-unknown-target", []string{"skills", "install", "sandbox-lifecycle", "--target", "vim", "--scope", "global"}, 2},
+		{"install-no-target-json", []string{"skills", "install", "--scope", "global", "-o", "json"}, 2},
+		{"uninstall-no-scope", []string{"skills", "uninstall", "--target", "all"}, 2},
+		{"show-unknown", []string{"skills", "show", "nope"}, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := env.Run(tc.args...).ExpectCode(t, tc.code)
+			if r.Stdout != "" {
+				t.Errorf("stdout %q", r.Stdout)
+			}
+			cmdtest.Golden(t, "error-"+tc.name, r.Stderr)
+		})
+	}
+	if entries, _ := os.ReadDir(env.Home); len(entries) != 0 {
+		t.Errorf("a failed command wrote to the home directory: %v", entries)
+	}
+}
