@@ -22,6 +22,7 @@ var defaultEntrypoint = []string{"tail", "-f", "/dev/null"}
 type createRequest struct {
 	imageURI     string
 	snapshotID   string
+	templateID   string
 	entrypoint   []string
 	timeout      *time.Duration
 	env          map[string]string
@@ -29,6 +30,7 @@ type createRequest struct {
 	extensions   map[string]string
 	platform     json.RawMessage
 	secureAccess bool
+	egress       egressSeed // networkPolicy, credentialProxy (networkpolicy.go)
 }
 
 func (s *Server) createSandbox(w http.ResponseWriter, r *http.Request) {
@@ -39,6 +41,12 @@ func (s *Server) createSandbox(w http.ResponseWriter, r *http.Request) {
 	req, ok := s.parseCreate(w, body)
 	if !ok {
 		return
+	}
+	if req.templateID != "" {
+		if status, code, err := s.applyTemplate(&req); err != nil {
+			writeError(w, status, code, err.Error())
+			return
+		}
 	}
 	rec, status, code, err := s.provision(req)
 	if err != nil {
@@ -53,6 +61,7 @@ func (s *Server) createSandbox(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.register(rec, req.timeout)
+	rec.noteCreated(req)
 	view := rec.view(false)
 	s.mu.Unlock()
 	s.log.event("sandbox %s created (image %q, isolated %v)", rec.id, rec.imageURI, rec.sb.Isolated())
@@ -95,9 +104,13 @@ func (s *Server) provision(req createRequest) (rec *record, status int, code str
 	if rec.metadata == nil {
 		rec.metadata = map[string]string{}
 	}
+	if req.templateID != "" {
+		rec.origin = originTemplate
+	}
 	if rec.data, err = s.startDataPlane(rec, req.secureAccess); err != nil {
 		return fail(http.StatusInternalServerError, codeCreateFailed, err)
 	}
+	s.seedEgress(rec, req.egress)
 	return rec, 0, "", nil
 }
 
@@ -110,6 +123,8 @@ func (s *Server) restore(snapshotID, fsDir string) ([]string, int, string, error
 	switch {
 	case errors.Is(err, ErrSnapshotNotFound):
 		return nil, http.StatusNotFound, codeSnapshotNotFound, notFound
+	case errors.Is(err, errSnapshotNotReady):
+		return nil, http.StatusConflict, codeSnapshotNotReady, err
 	case err != nil:
 		return nil, http.StatusInternalServerError, codeCreateFailed, err
 	}
@@ -172,22 +187,8 @@ func newID() string { return randomHex(16) }
 
 // readObject decodes a JSON object body, or writes FastAPI's 422.
 func readObject(w http.ResponseWriter, r *http.Request) (map[string]any, bool) {
-	raw, err := io.ReadAll(io.LimitReader(r.Body, 8<<20))
-	if err != nil {
-		writeError(w, http.StatusBadRequest, codeInvalidParameter, "cannot read request body: "+err.Error())
-		return nil, false
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil || dec.More() {
-		msg := "JSON decode error"
-		if len(bytes.TrimSpace(raw)) == 0 {
-			writeDetails(w, []detail{missing([]any{"body"}, nil)})
-			return nil, false
-		}
-		writeDetails(w, []detail{{Type: "json_invalid", Loc: []any{"body", 0}, Msg: msg, Input: map[string]any{},
-			Ctx: map[string]any{"error": fmt.Sprint(err)}}})
+	_, v, ok := readValue(w, r)
+	if !ok {
 		return nil, false
 	}
 	obj, ok := v.(map[string]any)
@@ -199,12 +200,36 @@ func readObject(w http.ResponseWriter, r *http.Request) (map[string]any, bool) {
 	return obj, true
 }
 
+// readValue decodes any JSON body (also returned raw), or writes FastAPI's 422.
+func readValue(w http.ResponseWriter, r *http.Request) ([]byte, any, bool) {
+	raw, err := io.ReadAll(io.LimitReader(r.Body, 8<<20))
+	if err != nil {
+		writeError(w, http.StatusBadRequest, codeInvalidParameter, "cannot read request body: "+err.Error())
+		return nil, nil, false
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil || dec.More() {
+		msg := "JSON decode error"
+		if len(bytes.TrimSpace(raw)) == 0 {
+			writeDetails(w, []detail{missing([]any{"body"}, nil)})
+			return nil, nil, false
+		}
+		writeDetails(w, []detail{{Type: "json_invalid", Loc: []any{"body", 0}, Msg: msg, Input: map[string]any{},
+			Ctx: map[string]any{"error": fmt.Sprint(err)}}})
+		return nil, nil, false
+	}
+	return raw, v, true
+}
+
 // parseCreate validates the create body: FastAPI-style 422s for shape
 // errors (all reported at once), then the server's own 400s.
 func (s *Server) parseCreate(w http.ResponseWriter, body map[string]any) (createRequest, bool) {
 	var v fields
 	req := createRequest{
 		snapshotID: v.str(body, "snapshotId"),
+		templateID: v.str(body, "templateId"),
 		entrypoint: v.strList(body, "entrypoint", 1),
 		env:        v.strMap(body, "env"),
 		metadata:   v.strMap(body, "metadata"),
@@ -214,24 +239,37 @@ func (s *Server) parseCreate(w http.ResponseWriter, body map[string]any) (create
 	req.timeout = v.timeout(body, s.opts.MinTimeout)
 	req.secureAccess = v.boolean(body, "secureAccess")
 	req.platform = v.platform(body)
+	req.egress = v.egressSeed(body)
 	v.strMap(body, "resourceRequests")
 	limits, hasLimits := body["resourceLimits"]
 	v.strMap(body, "resourceLimits")
 	_, pool := req.extensions["poolRef"]
-	if (!hasLimits || limits == nil) && !pool {
+	if (!hasLimits || limits == nil) && !pool && req.templateID == "" {
 		v.add(missing([]any{"body", "resourceLimits"}, body))
 	}
 	_, hasImage := body["image"]
+	sources := 0
+	for _, given := range []bool{hasImage, req.snapshotID != "", req.templateID != ""} {
+		if given {
+			sources++
+		}
+	}
 	switch {
-	case hasImage && req.snapshotID != "" || !hasImage && req.snapshotID == "" && !pool:
+	case sources > 1 || sources == 0 && !pool:
 		v.add(detail{Type: "value_error", Loc: []any{"body"}, Input: body,
-			Msg: "Value error, exactly one of image or snapshotId must be provided"})
+			Msg: "Value error, exactly one of image, snapshotId or templateId must be provided"})
 	case hasImage && body["entrypoint"] == nil:
 		v.add(missing([]any{"body", "entrypoint"}, body))
 	}
 	if len(v.details) > 0 {
 		writeDetails(w, v.details)
 		return req, false
+	}
+	if req.templateID != "" {
+		if msg := checkTemplateMode(body); msg != "" {
+			writeError(w, http.StatusBadRequest, codeInvalidParameter, msg)
+			return req, false
+		}
 	}
 	if msg := unsupported(body, pool); msg != "" {
 		writeError(w, http.StatusBadRequest, codeNotSupported, msg)
@@ -243,6 +281,10 @@ func (s *Server) parseCreate(w http.ResponseWriter, body map[string]any) (create
 	}
 	if msg := checkPlatform(req.platform); msg != "" {
 		writeError(w, http.StatusBadRequest, codeInvalidParameter, msg)
+		return req, false
+	}
+	if req.egress.problem != "" {
+		writeError(w, http.StatusBadRequest, codeInvalidParameter, req.egress.problem)
 		return req, false
 	}
 	return req, true

@@ -35,7 +35,8 @@ type dataPlane struct {
 func (s *Server) startDataPlane(rec *record, secureAccess bool) (*dataPlane, error) {
 	d := &dataPlane{sb: rec.sb, execd: execd.New(rec.sb, execd.Options{}), ports: map[int]http.Handler{}}
 	for port, mk := range s.opts.PortHandlers {
-		if port != ExecdPort {
+		// A template sandbox has no egress sidecar (networkpolicy.go).
+		if port != ExecdPort && !(port == EgressPort && rec.origin == originTemplate) {
 			d.ports[port] = mk(rec.sb)
 		}
 	}
@@ -199,6 +200,9 @@ func (s *Server) getEndpoint(w http.ResponseWriter, r *http.Request) {
 	rec := s.lookup(w, r.PathValue("id"))
 	if rec == nil {
 		return
+	}
+	if rec.origin != "" {
+		w.Header().Set(originHeader, rec.origin)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
 		"endpoint": s.endpointFor(r, rec, port, useProxy),

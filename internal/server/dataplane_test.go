@@ -68,8 +68,8 @@ func TestDataPlaneThroughBothEndpoints(t *testing.T) {
 		if string(r.body) != "app:/hello:" {
 			t.Errorf("proxy=%v app answered %q", proxy, r.body)
 		}
-		if r := c.dataDo(c.endpoint(id, 18080, proxy), "GET", "/policy"); r.status != 404 {
-			t.Errorf("proxy=%v egress without handler: %d %s", proxy, r.status, r.body)
+		if r := c.dataDo(c.endpoint(id, 18080, proxy), "GET", "/policy"); r.status != 200 {
+			t.Errorf("proxy=%v egress sidecar: %d %s", proxy, r.status, r.body)
 		}
 		if r := c.dataDo(c.endpoint(id, closedPort(t), proxy), "GET", "/"); r.status != 502 {
 			t.Errorf("proxy=%v nothing listening: %d", proxy, r.status)

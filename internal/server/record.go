@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/osb-dev/osb/internal/server/egress"
 	"github.com/osb-dev/osb/internal/server/sandbox"
 )
 
@@ -32,6 +33,7 @@ type record struct {
 	sb         *sandbox.Sandbox
 	data       *dataPlane
 	statusMsg  string // states the isolation and that no image was pulled
+	origin     string // originTemplate for sandboxes created from a template (networkpolicy.go)
 
 	metadata  map[string]string
 	expiresAt *time.Time // nil: manual cleanup
@@ -39,6 +41,9 @@ type record struct {
 	state     string
 	reason    string
 	changedAt time.Time
+	events    []event // lifecycle history for diagnostics (diagnostics.go)
+
+	egressIntent egress.Policy // template sandboxes only: their stored egress policy (networkpolicy.go)
 }
 
 type statusJSON struct {

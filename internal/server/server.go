@@ -37,7 +37,8 @@ type Options struct {
 	// (faster to create; for tests that need many sandboxes).
 	NoIsolation bool
 	// PortHandlers serve a sandbox port in-process instead of proxying it to
-	// 127.0.0.1:port. Port 18080 (the egress sidecar) answers 404 until set.
+	// 127.0.0.1:port. Port 18080 gets the local egress sidecar (package
+	// egress) unless set here; a nil handler there means no sidecar (404).
 	// Port 44772 is always execd.
 	PortHandlers map[int]PortHandler
 	// Snapshots resolves snapshotId on create; nil means every id is unknown (404).
@@ -84,6 +85,10 @@ type Server struct {
 	seq     uint64
 	closed  bool
 
+	templates  *templateStore // templates.go
+	snapshots  *snapshotStore // snapshots.go
+	background sync.WaitGroup // snapshot captures, template checks; Close waits for them
+
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -97,11 +102,15 @@ func New(opts Options) (*Server, error) {
 		opts.MinTimeout = 60 * time.Second
 	}
 	s := &Server{opts: opts, records: map[string]*record{}, log: newLogger(opts.Log)}
+	s.opts.PortHandlers = s.withEgressSidecar(opts.PortHandlers)
 	s.isolation = sandbox.Probe()
 	if opts.NoIsolation {
 		s.isolation = sandbox.Isolation{Reason: "disabled by configuration"}
 	}
 	if err := s.initDataDir(); err != nil {
+		return nil, err
+	}
+	if err := s.openStores(); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -191,6 +200,7 @@ func (s *Server) close() error {
 	for err := range errc {
 		errs = append(errs, err)
 	}
+	s.background.Wait()
 	if s.tempDir {
 		errs = append(errs, os.RemoveAll(s.dataDir))
 	}

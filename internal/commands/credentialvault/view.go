@@ -1,0 +1,73 @@
+package credentialvault
+
+import "github.com/osb-dev/osb/internal/client"
+
+// Views are what osb prints: the official client's snake_case keys, every
+// key present (null when unset). None of them has a field for a secret.
+
+type stateView struct {
+	Revision    int64            `json:"revision"`
+	Credentials []credentialView `json:"credentials"`
+	Bindings    []bindingView    `json:"bindings"`
+}
+
+type credentialView struct {
+	Name       string `json:"name"`
+	SourceType string `json:"source_type"`
+	Revision   int64  `json:"revision"`
+}
+
+type bindingView struct {
+	Name     string     `json:"name"`
+	Revision int64      `json:"revision"`
+	Match    *matchView `json:"match"`
+	Auth     *authView  `json:"auth"`
+}
+
+type matchView struct {
+	Schemes []string `json:"schemes"`
+	Ports   []int    `json:"ports"`
+	Hosts   []string `json:"hosts"`
+	Methods []string `json:"methods"`
+	Paths   []string `json:"paths"`
+}
+
+type authView struct {
+	Type string  `json:"type"`
+	Name *string `json:"name"`
+}
+
+func newStateView(st *client.CredentialVaultState) stateView {
+	return stateView{Revision: st.Revision, Credentials: credentialViews(st.Credentials), Bindings: bindingViews(st.Bindings)}
+}
+
+func newCredentialView(c client.CredentialMetadata) credentialView {
+	return credentialView{Name: c.Name, SourceType: c.SourceType, Revision: c.Revision}
+}
+
+func credentialViews(cs []client.CredentialMetadata) []credentialView {
+	out := make([]credentialView, 0, len(cs))
+	for _, c := range cs {
+		out = append(out, newCredentialView(c))
+	}
+	return out
+}
+
+func newBindingView(b client.BindingMetadata) bindingView {
+	v := bindingView{Name: b.Name, Revision: b.Revision}
+	if m := b.Match; m != nil {
+		v.Match = &matchView{Schemes: m.Schemes, Ports: m.Ports, Hosts: m.Hosts, Methods: m.Methods, Paths: m.Paths}
+	}
+	if a := b.Auth; a != nil {
+		v.Auth = &authView{Type: a.Type, Name: a.Name}
+	}
+	return v
+}
+
+func bindingViews(bs []client.BindingMetadata) []bindingView {
+	out := make([]bindingView, 0, len(bs))
+	for _, b := range bs {
+		out = append(out, newBindingView(b))
+	}
+	return out
+}
