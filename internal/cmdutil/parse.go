@@ -3,6 +3,7 @@ package cmdutil
 import (
 	"fmt"
 	"github.com/osb-dev/osb/internal/config"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -31,7 +32,8 @@ func ParseDuration(s string) (time.Duration, error) {
 			continue
 		}
 		n, err := strconv.ParseUint(m[i+1], 10, 32)
-		if err != nil {
+		// Hours and minutes can overflow time.Duration long before 32 bits do.
+		if err != nil || time.Duration(n) > (math.MaxInt64-total)/unit {
 			return 0, fmt.Errorf("invalid duration '%s': number too large", s)
 		}
 		total += time.Duration(n) * unit

@@ -1,0 +1,268 @@
+package sandbox
+
+import (
+	"strings"
+	"time"
+
+	"github.com/osb-dev/osb/internal/client"
+	"github.com/osb-dev/osb/internal/cmdutil"
+	"github.com/osb-dev/osb/internal/output"
+)
+
+// createPlan is a validated create: the request body, and what the result
+// panel says about it.
+type createPlan struct {
+	Body        any
+	TimeoutText string    // sdk-default, manual-cleanup or a Python-style duration
+	Source      output.KV // template, snapshot_id or image
+}
+
+// createRequest is the CreateSandboxRequest osb builds from flags (camelCase
+// wire names). Timeout is always sent: seconds, or null for manual cleanup.
+type createRequest struct {
+	Image           *client.ImageSpec `json:"image,omitempty"`
+	TemplateID      string            `json:"templateId,omitempty"`
+	SnapshotID      string            `json:"snapshotId,omitempty"`
+	Timeout         *int64            `json:"timeout"`
+	ResourceLimits  map[string]string `json:"resourceLimits,omitempty"`
+	Env             map[string]string `json:"env,omitempty"`
+	Metadata        map[string]string `json:"metadata,omitempty"`
+	Extensions      map[string]string `json:"extensions,omitempty"`
+	Entrypoint      []string          `json:"entrypoint,omitempty"`
+	NetworkPolicy   any               `json:"networkPolicy,omitempty"`
+	CredentialProxy *credentialProxy  `json:"credentialProxy,omitempty"`
+	Volumes         any               `json:"volumes,omitempty"`
+}
+
+type credentialProxy struct {
+	Enabled bool `json:"enabled"`
+}
+
+// The official SDK's defaults for the workload shape.
+var (
+	defaultResources  = map[string]string{"cpu": "1", "memory": "2Gi"}
+	defaultEntrypoint = []string{"tail", "-f", "/dev/null"}
+)
+
+// lifetime is a resolved create timeout: the SDK default, manual cleanup
+// (Manual), or D.
+type lifetime struct {
+	Given  bool // a timeout came from the flag, the config or the file
+	Manual bool
+	D      time.Duration
+}
+
+func (l lifetime) seconds() *int64 {
+	switch {
+	case l.Manual:
+		return nil
+	case !l.Given:
+		n := int64(defaultTimeout / time.Second)
+		return &n
+	}
+	n := int64(l.D / time.Second)
+	return &n
+}
+
+func (l lifetime) text() string {
+	switch {
+	case l.Manual:
+		return timeoutManualCleanup
+	case !l.Given:
+		return timeoutSDKDefault
+	}
+	return pythonDuration(l.D)
+}
+
+// checkTemplate applies the template-mode timeout rules.
+func (l lifetime) checkTemplate() error {
+	switch {
+	case !l.Given:
+		return cmdutil.UsageErrorf("--timeout is required when creating a sandbox from a template (e.g. --timeout 30m).")
+	case l.Manual:
+		return cmdutil.UsageErrorf("--timeout none (manual cleanup) is not supported in template mode.")
+	}
+	return nil
+}
+
+// plan validates the flags (or the request file) in the official client's
+// order and builds the request. Nothing is sent before it succeeds.
+func (o *createOptions) plan() (*createPlan, error) {
+	if o.File != "" {
+		if given := o.requestFlagsGiven(); len(given) > 0 {
+			return nil, cmdutil.UsageErrorf("--file cannot be combined with: %s.", strings.Join(given, ", "))
+		}
+		return planFromFile(o.File)
+	}
+	return o.planFromFlags()
+}
+
+// requestFlagsGiven lists the flags that shape the request, as the -f
+// conflict message names them.
+func (o *createOptions) requestFlagsGiven() []string {
+	var given []string
+	add := func(set bool, name string) {
+		if set {
+			given = append(given, name)
+		}
+	}
+	add(o.Image != "", "--image")
+	add(o.AuthUsername != "" || o.AuthPassword != "", "--image-auth-username/--image-auth-password")
+	add(o.Template != "", "--template")
+	add(o.SnapshotID != "", "--snapshot-id")
+	add(o.TimeoutSet, "--timeout")
+	add(len(o.Env) > 0, "--env")
+	add(len(o.Metadata) > 0, "--metadata")
+	add(len(o.Extensions) > 0, "--extension")
+	add(len(o.Resources) > 0, "--resource")
+	add(len(o.Entrypoint) > 0, "--entrypoint")
+	add(o.NetworkPolicyFile != "", "--network-policy-file")
+	add(o.CredentialProxy, "--credential-proxy")
+	add(o.VolumesFile != "", "--volumes-file")
+	return given
+}
+
+func (o *createOptions) planFromFlags() (*createPlan, error) {
+	hasAuth := o.AuthUsername != "" || o.AuthPassword != ""
+	if o.Template != "" && o.SnapshotID != "" {
+		return nil, cmdutil.UsageErrorf("--template and --snapshot-id are mutually exclusive.")
+	}
+	if o.Template != "" {
+		if bad := o.workloadFlagsGiven(hasAuth); len(bad) > 0 {
+			return nil, cmdutil.UsageErrorf("Template mode fixes the workload shape on the server; %s cannot be combined with --template.", strings.Join(bad, ", "))
+		}
+	}
+	if o.SnapshotID != "" {
+		if o.Image != "" {
+			return nil, cmdutil.UsageErrorf("--snapshot-id and --image are mutually exclusive.")
+		}
+		if hasAuth {
+			return nil, cmdutil.UsageErrorf("--snapshot-id cannot be combined with image auth options.")
+		}
+	}
+	cfg, err := o.f.Config()
+	if err != nil {
+		return nil, err
+	}
+	req := &createRequest{
+		Env:        o.Env.Map(),
+		Metadata:   o.Metadata.Map(),
+		Extensions: o.Extensions.Map(),
+		Entrypoint: o.Entrypoint,
+	}
+	var source output.KV
+	switch {
+	case o.Template != "":
+		req.TemplateID, source = o.Template, output.KV{Key: "template", Value: o.Template}
+	case o.SnapshotID != "":
+		req.SnapshotID, source = o.SnapshotID, output.KV{Key: "snapshot_id", Value: o.SnapshotID}
+	default:
+		image := o.Image
+		if image == "" && cfg.DefaultImage != nil {
+			image = *cfg.DefaultImage
+		}
+		if image == "" {
+			return nil, cmdutil.UsageErrorf("Sandbox image is required. Pass --image, use --file, or set defaults.image in the CLI config.")
+		}
+		if hasAuth && (o.AuthUsername == "" || o.AuthPassword == "") {
+			return nil, cmdutil.UsageErrorf("Pass both --image-auth-username and --image-auth-password together.")
+		}
+		req.Image = &client.ImageSpec{URI: image}
+		if hasAuth {
+			req.Image.Auth = &client.ImageAuth{Username: o.AuthUsername, Password: o.AuthPassword}
+		}
+		if len(req.Entrypoint) == 0 {
+			req.Entrypoint = defaultEntrypoint
+		}
+		source = output.KV{Key: "image", Value: image}
+	}
+	if o.CredentialProxy && o.NetworkPolicyFile == "" {
+		return nil, cmdutil.UsageErrorf("--credential-proxy requires --network-policy-file because Credential Vault injection needs egress policy.")
+	}
+	life, err := o.lifetime(cfg.DefaultTimeout)
+	if err != nil {
+		return nil, err
+	}
+	if err := o.readPayloadFiles(req); err != nil {
+		return nil, err
+	}
+	if o.Template != "" {
+		if err := life.checkTemplate(); err != nil {
+			return nil, err
+		}
+	} else {
+		req.ResourceLimits = o.Resources.Map()
+		if req.ResourceLimits == nil {
+			req.ResourceLimits = defaultResources
+		}
+	}
+	req.Timeout = life.seconds()
+	if o.CredentialProxy {
+		req.CredentialProxy = &credentialProxy{Enabled: true}
+	}
+	return &createPlan{Body: req, TimeoutText: life.text(), Source: source}, nil
+}
+
+// workloadFlagsGiven lists the flags a template forbids, in the order the
+// official message names them.
+func (o *createOptions) workloadFlagsGiven(hasAuth bool) []string {
+	var bad []string
+	add := func(set bool, name string) {
+		if set {
+			bad = append(bad, name)
+		}
+	}
+	add(o.Image != "", "--image")
+	add(hasAuth, "--image-auth-username/--image-auth-password")
+	add(len(o.Env) > 0, "--env")
+	add(len(o.Resources) > 0, "--resource")
+	add(len(o.Entrypoint) > 0, "--entrypoint")
+	add(o.VolumesFile != "", "--volumes-file")
+	add(o.CredentialProxy, "--credential-proxy")
+	return bad
+}
+
+// lifetime reads --timeout, else the config's defaults.timeout.
+func (o *createOptions) lifetime(configured *string) (lifetime, error) {
+	value, from := o.Timeout, "--timeout"
+	if !o.TimeoutSet {
+		if configured == nil || *configured == "" {
+			return lifetime{}, nil
+		}
+		value, from = *configured, "defaults.timeout in the config file"
+	}
+	d, err := cmdutil.ParseOptionalDuration(value)
+	if err != nil {
+		return lifetime{}, cmdutil.UsageErrorf("invalid %s: %v", from, err)
+	}
+	if d == nil {
+		return lifetime{Given: true, Manual: true}, nil
+	}
+	return lifetime{Given: true, D: *d}, nil
+}
+
+// readPayloadFiles loads --network-policy-file and --volumes-file.
+func (o *createOptions) readPayloadFiles(req *createRequest) error {
+	if o.NetworkPolicyFile != "" {
+		v, err := readJSONFile(o.NetworkPolicyFile, "network policy file")
+		if err != nil {
+			return err
+		}
+		if req.NetworkPolicy, err = checkNetworkPolicy(v); err != nil {
+			return cmdutil.UsageErrorf("Invalid network policy file '%s': %v", o.NetworkPolicyFile, err)
+		}
+	}
+	if o.VolumesFile != "" {
+		v, err := readJSONFile(o.VolumesFile, "volumes file")
+		if err != nil {
+			return err
+		}
+		if _, ok := v.([]any); !ok {
+			return cmdutil.UsageErrorf("Volumes file must contain a JSON array, got %s.", jsonType(v))
+		}
+		if req.Volumes, err = checkVolumes(v); err != nil {
+			return cmdutil.UsageErrorf("Invalid volumes file '%s': %v", o.VolumesFile, err)
+		}
+	}
+	return nil
+}

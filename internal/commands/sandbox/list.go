@@ -1,0 +1,147 @@
+package sandbox
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/osb-dev/osb/internal/client"
+	"github.com/osb-dev/osb/internal/cmdutil"
+	"github.com/osb-dev/osb/internal/output"
+)
+
+type listOptions struct {
+	f        *cmdutil.Factory
+	States   []string
+	Metadata cmdutil.Pairs
+	Page     int
+	PageSize int
+	// PageSet and PageSizeSet say the flags were given: 0 is then an error.
+	PageSet     bool
+	PageSizeSet bool
+	All         bool
+	Format      string
+}
+
+// sandboxStates are the canonical state names a filter accepts. Resuming is
+// a state real servers report, so it is accepted too.
+var sandboxStates = []string{"Pending", "Running", "Pausing", "Paused", "Resuming", "Stopping", "Terminated", "Failed", "Unknown"}
+
+func newCmdList(f *cmdutil.Factory, runF func(context.Context, *listOptions) error) *cobra.Command {
+	opts := &listOptions{f: f}
+	cmd := &cobra.Command{
+		Use:     "list",
+		Aliases: []string{"ls"},
+		Short:   "List sandboxes, optionally filtered by state and metadata.",
+		Long: "List one page of sandboxes (the server's default page unless --page or\n" +
+			"--page-size), or every sandbox with --all. Filters combine: any of the\n" +
+			"given states, and all of the given metadata labels.",
+		Example: "  osb sandbox list -s running -s paused\n" +
+			"  osb sandbox list -m team=ml --all -o json",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.PageSet, opts.PageSizeSet = cmd.Flags().Changed("page"), cmd.Flags().Changed("page-size")
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runList(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringArrayVarP(&opts.States, "state", "s", nil, "Only sandboxes in this state, any case (repeatable).")
+	cmdutil.PairsFlag(fl, &opts.Metadata, "metadata", "m", "Only sandboxes with this metadata label KEY=VALUE (repeatable).")
+	fl.IntVar(&opts.Page, "page", 0, "Page number, from 1.")
+	fl.IntVar(&opts.PageSize, "page-size", 0, "Sandboxes per page, at least 1 (the server allows at most 200).")
+	fl.BoolVar(&opts.All, "all", false, "List every page, printed as one page: pagination says page 1 of 1\n"+
+		"(total_pages 0 when empty), page_size = total_items = the number found.")
+	cmd.MarkFlagsMutuallyExclusive("all", "page")
+	cmd.MarkFlagsMutuallyExclusive("all", "page-size")
+	_ = cmd.RegisterFlagCompletionFunc("state", func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		return sandboxStates, cobra.ShellCompDirectiveNoFileComp
+	})
+	cmdutil.OutputFlag(cmd, &opts.Format, "table", "table", "json", "yaml")
+	return cmd
+}
+
+func runList(ctx context.Context, opts *listOptions) error {
+	params, err := opts.params()
+	if err != nil {
+		return err
+	}
+	c, err := opts.f.Client()
+	if err != nil {
+		return err
+	}
+	view, err := fetchList(ctx, c, params, opts.All)
+	if err != nil {
+		return err
+	}
+	p := opts.f.Printer(opts.Format)
+	if p.Structured() {
+		return p.Data(view)
+	}
+	if len(view.Items) == 0 {
+		return p.Info("No sandboxes found.")
+	}
+	rows := make([]output.Obj, len(view.Items))
+	for i, v := range view.Items {
+		rows[i] = v.row()
+	}
+	return p.List("Sandboxes", []string{"id", "status", "image", "created_at", "expires_at"}, rows)
+}
+
+// params validates the filters; a bad one stops the command before any request.
+func (o *listOptions) params() (client.ListSandboxesParams, error) {
+	p := client.ListSandboxesParams{Metadata: o.Metadata, Page: o.Page, PageSize: o.PageSize}
+	for _, s := range o.States {
+		state, ok := canonicalState(s)
+		if !ok {
+			valid := slices.Clone(sandboxStates)
+			slices.Sort(valid)
+			return p, cmdutil.UsageErrorf("Invalid sandbox state '%s'. Valid values: %s", s, strings.Join(valid, ", "))
+		}
+		p.States = append(p.States, state)
+	}
+	if o.PageSet && o.Page < 1 {
+		return p, cmdutil.UsageErrorf("--page must be at least 1, got %d", o.Page)
+	}
+	if o.PageSizeSet && o.PageSize < 1 {
+		return p, cmdutil.UsageErrorf("--page-size must be at least 1, got %d", o.PageSize)
+	}
+	return p, nil
+}
+
+func canonicalState(s string) (string, bool) {
+	for _, st := range sandboxStates {
+		if strings.EqualFold(strings.TrimSpace(s), st) {
+			return st, true
+		}
+	}
+	return "", false
+}
+
+func fetchList(ctx context.Context, c *client.Client, params client.ListSandboxesParams, all bool) (listView, error) {
+	if all {
+		return listAll(ctx, c, params)
+	}
+	list, err := c.ListSandboxes(ctx, params)
+	if err != nil {
+		return listView{}, err
+	}
+	return newListView(list), nil
+}
+
+// listAll gathers every page into one, with pagination describing the
+// merged result (see the --all help).
+func listAll(ctx context.Context, c *client.Client, params client.ListSandboxesParams) (listView, error) {
+	view := listView{Items: []sandboxView{}}
+	err := cmdutil.EachSandbox(ctx, c, params, func(sb client.Sandbox) error {
+		view.Items = append(view.Items, newSandboxView(&sb))
+		return nil
+	})
+	n := len(view.Items)
+	view.Pagination = paginationView{Page: 1, PageSize: n, TotalItems: n, TotalPages: min(n, 1)}
+	return view, err
+}

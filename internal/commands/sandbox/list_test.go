@@ -1,0 +1,127 @@
+package sandbox_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"testing"
+)
+
+type listJSON struct {
+	Items []struct {
+		ID     string `json:"id"`
+		Status struct {
+			State string `json:"state"`
+		} `json:"status"`
+	} `json:"items"`
+	Pagination struct {
+		Page        int  `json:"page"`
+		PageSize    int  `json:"page_size"`
+		TotalItems  int  `json:"total_items"`
+		TotalPages  int  `json:"total_pages"`
+		HasNextPage bool `json:"has_next_page"`
+	} `json:"pagination"`
+}
+
+func listIDs(t *testing.T, out string) ([]string, listJSON) {
+	t.Helper()
+	var l listJSON
+	if err := json.Unmarshal([]byte(out), &l); err != nil {
+		t.Fatalf("list -o json: %v\n%s", err, out)
+	}
+	ids := []string{}
+	for _, it := range l.Items {
+		ids = append(ids, it.ID)
+	}
+	return ids, l
+}
+
+func TestListFormats(t *testing.T) {
+	env := newEnv(t)
+	for _, format := range []string{"table", "json", "yaml"} {
+		golden(t, "list_empty_"+format, env.Run("sandbox", "list", "-o", format).ExpectCode(t, 0))
+	}
+	a := create(t, env, "-t", "30m", "-m", "team=ml")
+	b := create(t, env, "-t", "none")
+	for _, format := range []string{"table", "json", "yaml"} {
+		golden(t, "list_"+format, env.Run("sandbox", "list", "-o", format).ExpectCode(t, 0), a, b)
+	}
+}
+
+func TestListFilters(t *testing.T) {
+	env := newEnv(t)
+	a := create(t, env, "-m", "team=ml", "-m", "tier=gpu")
+	b := create(t, env, "-m", "team=web")
+	c := create(t, env)
+	env.Must("sandbox", "pause", c)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"all", nil, []string{a, b, c}},
+		{"one state, any case", []string{"-s", "rUnNiNg"}, []string{a, b}},
+		{"two states", []string{"--state", "paused", "-s", "RUNNING"}, []string{a, b, c}},
+		{"metadata", []string{"-m", "team=ml"}, []string{a}},
+		{"metadata AND", []string{"-m", "team=ml", "-m", "tier=cpu"}, []string{}},
+		{"metadata and state", []string{"-m", "team=web", "-s", "paused"}, []string{}},
+		{"page size", []string{"--page-size", "2"}, []string{a, b}},
+		{"page", []string{"--page", "2", "--page-size", "2"}, []string{c}},
+		{"all pages", []string{"--all"}, []string{a, b, c}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ids, _ := listIDs(t, env.Must(append([]string{"sandbox", "list", "-o", "json"}, tc.args...)...))
+			if !reflect.DeepEqual(ids, tc.want) {
+				t.Errorf("got %v, want %v", ids, tc.want)
+			}
+		})
+	}
+	_, page := listIDs(t, env.Must("sandbox", "list", "--page", "1", "--page-size", "2", "-o", "json"))
+	if p := page.Pagination; p.Page != 1 || p.PageSize != 2 || p.TotalItems != 3 || p.TotalPages != 2 || !p.HasNextPage {
+		t.Errorf("pagination of page 1 of 2: %+v", p)
+	}
+	golden(t, "list_all_json", env.Run("sandbox", "list", "--all", "-s", "running", "-o", "json").ExpectCode(t, 0), a, b)
+}
+
+// --all walks every page the server has and merges them.
+func TestListAllPages(t *testing.T) {
+	ids := make([]string, 205)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("sbx-%03d", i)
+	}
+	fs := newFakeServer(t, ids...)
+	fs.paginate = true
+	got, l := listIDs(t, fs.env(t).Must("sandbox", "list", "--all", "-m", "a b=c&d", "-o", "json"))
+	if !reflect.DeepEqual(got, ids) {
+		t.Errorf("got %d ids, want %d", len(got), len(ids))
+	}
+	if p := l.Pagination; p.Page != 1 || p.PageSize != 205 || p.TotalItems != 205 || p.TotalPages != 1 || p.HasNextPage {
+		t.Errorf("merged pagination %+v", p)
+	}
+	want := []string{
+		"GET /v1/sandboxes?metadata=a%252520b%3Dc%252526d&page=1&pageSize=200",
+		"GET /v1/sandboxes?metadata=a%252520b%3Dc%252526d&page=2&pageSize=200",
+	}
+	if log := fs.log(); !reflect.DeepEqual(log, want) {
+		t.Errorf("requests\n got %q\nwant %q", log, want)
+	}
+}
+
+func TestListValidation(t *testing.T) {
+	env := newEnv(t)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"state", []string{"-s", "running", "-s", "sleeping"}, "Invalid sandbox state 'sleeping'. Valid values: Failed, Paused, Pausing, Pending, Resuming, Running, Stopping, Terminated, Unknown"},
+		{"page", []string{"--page", "0"}, "--page must be at least 1, got 0"},
+		{"page size", []string{"--page-size", "-3"}, "--page-size must be at least 1, got -3"},
+		{"all and page", []string{"--all", "--page", "2"}, "[all page] were all set"},
+		{"metadata", []string{"-m", "team"}, "expected KEY=VALUE format, got 'team'"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env.Run(append([]string{"sandbox", "list"}, tc.args...)...).ExpectError(t, 2, tc.want)
+		})
+	}
+}
