@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"regexp"
+	"strings"
 
 	"github.com/goccy/go-yaml"
 )
@@ -127,8 +129,23 @@ func fixNumbers(v any) any {
 		}
 		f, _ := t.Float64()
 		return f
+	case string:
+		if yamlAmbiguous.MatchString(t) {
+			return quotedString(t)
+		}
 	}
 	return v
+}
+
+// yamlAmbiguous matches text the YAML encoder would leave bare although a
+// YAML 1.1 or 1.2 reader takes it for a number: 0:30:00, 1e3, .inf, .nan.
+var yamlAmbiguous = regexp.MustCompile(`^[-+]?(\d[\d_]*(:[0-5]?\d)+(\.[\d_]*)?|(\.\d+|\d+(\.\d*)?)([eE][-+]?\d+)?|\.(inf|Inf|INF)|\.(nan|NaN|NAN))$`)
+
+// quotedString is written as a single-quoted YAML scalar.
+type quotedString string
+
+func (q quotedString) MarshalYAML() ([]byte, error) {
+	return []byte("'" + strings.ReplaceAll(string(q), "'", "''") + "'"), nil
 }
 
 // toObj turns a JSON object value into an ordered Obj, keeping the field order

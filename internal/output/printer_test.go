@@ -98,9 +98,9 @@ func TestObjectKeyValueKeepsFieldOrder(t *testing.T) {
 
 func TestYAMLSortsKeysAndQuotesAmbiguousStrings(t *testing.T) {
 	out, _ := run(t, YAMLF, false, func(p *Printer) error {
-		return p.Data(Obj{{"zeta", "true"}, {"items", sample[:1]}, {"count", 3}, {"empty", []string{}}})
+		return p.Data(Obj{{"zeta", "true"}, {"items", sample[:1]}, {"count", 3}, {"empty", []string{}}, {"timeout", "0:30:00"}, {"exp", "1e3"}, {"inf", ".inf"}, {"word", "0:30:00 later"}})
 	})
-	want := "count: 3\nempty: []\nitems:\n- created_at: '2026-01-02T03:04:05Z'\n  id: abc\n  labels:\n    team: a\n  note: null\n  status: Running\nzeta: 'true'\n"
+	want := "count: 3\nempty: []\nexp: '1e3'\ninf: '.inf'\nitems:\n- created_at: '2026-01-02T03:04:05Z'\n  id: abc\n  labels:\n    team: a\n  note: null\n  status: Running\ntimeout: '0:30:00'\nword: 0:30:00 later\nzeta: 'true'\n"
 	if out != want {
 		t.Fatalf("got:\n%s\nwant:\n%s", out, want)
 	}

@@ -1,4 +1,7 @@
-// Package command implements the `osb command` commands.
+// Package command implements `osb command`: run a command in a sandbox in
+// the foreground (streamed, with the remote exit code) or the background,
+// follow a background command's status and logs, interrupt it, and run
+// commands in bash sessions that keep their state.
 package command
 
 import (
@@ -10,5 +13,12 @@ import (
 // NewCmdCommand returns the `command` group.
 func NewCmdCommand(f *cmdutil.Factory) *cobra.Command {
 	cmd := cmdutil.NewGroup("command", "⚡ Execute commands in a sandbox.")
+	cmd.AddCommand(
+		newCmdRun(f, nil),
+		newCmdStatus(f, nil),
+		newCmdLogs(f, nil),
+		newCmdInterrupt(f, nil),
+		newCmdSession(f),
+	)
 	return cmd
 }

@@ -47,6 +47,7 @@ func (h *handler) routes(mux *http.ServeMux) {
 	h.pingRoutes(mux)
 	h.metricsRoutes(mux)
 	h.filesRoutes(mux)
+	h.commandRoutes(mux)
 }
 
 func (h *handler) pingRoutes(mux *http.ServeMux) {

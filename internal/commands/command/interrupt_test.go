@@ -1,0 +1,59 @@
+package command_test
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/osb-dev/osb/internal/server"
+)
+
+func TestCtrlCStopsTheRemoteCommand(t *testing.T) {
+	env, sb := newEnv(t)
+	token := fmt.Sprintf("1000.%d", time.Now().UnixNano()%1000000)
+	p := startPiped(t, env, "command", "run", sb, "--", "sh", "-c", "echo $$; exec sleep "+token)
+	pid := strings.TrimSpace(p.line(t))
+	if len(procsWith(token)) == 0 {
+		t.Fatal("the remote command is not running")
+	}
+	p.cancel() // what Ctrl-C does to the command's context
+	code, rest := p.wait(t)
+	want := regexp.MustCompile(`^Stopping the remote command \(Ctrl-C again to stop waiting\)\.\.\.\nInterrupted: command [0-9a-f]{32} was stopped\.\n$`)
+	if code != 130 || rest != "" || !want.MatchString(p.stderr.String()) {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, rest, p.stderr.String())
+	}
+	// Gone, as the sandbox sees it and as the host does.
+	expect(t, env.Run("command", "run", sb, "--", "sh", "-c", "kill -0 "+pid+" 2>/dev/null || echo gone"), 0, "gone\n", "")
+	if pids := procsWith(token); len(pids) != 0 {
+		t.Errorf("still running: %v", pids)
+	}
+}
+
+func TestKillAndExpiryEndSandboxProcesses(t *testing.T) {
+	env, sb := newEnv(t, func(o *server.Options) { o.MinTimeout = time.Second })
+	token := fmt.Sprintf("2000.%d", time.Now().UnixNano()%1000000)
+	backgroundID(t, env, "--no-use-server-proxy", sb, "sleep "+token+" & sleep "+token)
+	sessionRunsInBackground(t, env, sb, "sleep "+token)
+	if len(procsWith(token)) == 0 {
+		t.Fatal("no process with the token")
+	}
+	env.Must("sandbox", "kill", sb)
+	waitNoProcs(t, token)
+
+	expiring := createSandbox(t, env, "--timeout", "2s")
+	token = fmt.Sprintf("3000.%d", time.Now().UnixNano()%1000000)
+	backgroundID(t, env, "--no-use-server-proxy", expiring, "sleep "+token)
+	if len(procsWith(token)) == 0 {
+		t.Fatal("background command not running")
+	}
+	waitNoProcs(t, token) // once the sandbox expires
+}
+
+func sessionRunsInBackground(t *testing.T, env interface{ Must(...string) string }, sb, script string) {
+	t.Helper()
+	out := env.Must("command", "session", "create", sb, "-o", "yaml")
+	sid := strings.TrimSpace(regexp.MustCompile(`session_id: (\S+)`).FindStringSubmatch(out)[1])
+	env.Must("command", "session", "run", sb, sid, "--", "sh", "-c", script+" >/dev/null 2>&1 &")
+}

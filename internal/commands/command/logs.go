@@ -1,0 +1,143 @@
+package command
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/osb-dev/osb/internal/client"
+	"github.com/osb-dev/osb/internal/cmdutil"
+	"github.com/osb-dev/osb/internal/output"
+)
+
+type logsOptions struct {
+	f           *cmdutil.Factory
+	SandboxID   string
+	ExecutionID string
+	Cursor      int64
+	HasCursor   bool
+	Follow      bool
+	Format      string
+	Poll        time.Duration // --follow: time between two reads
+}
+
+func newCmdLogs(f *cmdutil.Factory, runF func(*logsOptions) error) *cobra.Command {
+	opts := &logsOptions{f: f, Poll: 500 * time.Millisecond}
+	cmd := &cobra.Command{
+		Use:   "logs SANDBOX_ID EXECUTION_ID",
+		Short: "Get background command logs.",
+		Long: "Print the output (stdout and stderr merged) of a background command.\n\n" +
+			"The server answers with the cursor to pass as --cursor next time to get only\n" +
+			"newer output; json and yaml show it. --follow does that itself: it prints new\n" +
+			"output as it comes, each byte once, until the command ends.",
+		Example: "  osb command logs abc123 3f2a... --follow\n" +
+			"  osb command logs abc123 3f2a... -o json --cursor 120",
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.SandboxID, opts.ExecutionID = args[0], args[1]
+			opts.HasCursor = cmd.Flags().Changed("cursor")
+			if runF != nil {
+				return runF(opts)
+			}
+			return runLogs(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().Int64Var(&opts.Cursor, "cursor", 0, "Start from this cursor (from a previous read).")
+	cmd.Flags().BoolVarP(&opts.Follow, "follow", "f", false, "Keep printing new output until the command ends (json: one object per read).")
+	cmdutil.OutputFlag(cmd, &opts.Format, output.Table, output.Table, output.JSONF, output.YAMLF, output.Raw)
+	return cmd
+}
+
+func runLogs(ctx context.Context, opts *logsOptions) error {
+	if opts.Follow && opts.Format == output.YAMLF {
+		return cmdutil.UsageErrorf("--follow prints raw output or json lines; it cannot be combined with -o yaml")
+	}
+	if opts.HasCursor && opts.Cursor < 0 {
+		return cmdutil.UsageErrorf("invalid value for '--cursor': %d is negative", opts.Cursor)
+	}
+	dp, err := opts.f.Execd(ctx, opts.SandboxID)
+	if err != nil {
+		return err
+	}
+	var cursor *int64
+	if opts.HasCursor {
+		cursor = &opts.Cursor
+	}
+	if opts.Follow {
+		return followLogs(ctx, opts, dp, cursor)
+	}
+	content, next, err := dp.CommandLogs(ctx, opts.ExecutionID, cursor)
+	if err != nil {
+		return err
+	}
+	p := opts.f.Printer(opts.Format)
+	switch opts.Format {
+	case output.JSONF, output.YAMLF:
+		return p.Data(logsView(content, next))
+	case output.Raw:
+		_, err := fmt.Fprintf(p.IO.Out, "%s\n", content)
+		return err
+	}
+	text := string(content)
+	if text != "" && text[len(text)-1] != '\n' {
+		text += "\n"
+	}
+	_, err = fmt.Fprintf(p.IO.Out, "--- Command Logs ---\n%s", text)
+	return err
+}
+
+// logsView is the official client's json/yaml shape for one read.
+func logsView(content []byte, cursor *int64) output.Obj {
+	var c any
+	if cursor != nil {
+		c = *cursor
+	}
+	return output.Obj{{Key: "content", Value: string(content)}, {Key: "cursor", Value: c}}
+}
+
+// followLogs reads the log again and again from the cursor the server
+// returned last time, printing only what is new, until the command has
+// ended. The status is fetched before each read: once it says the command
+// is over, that read has all the output there will be.
+func followLogs(ctx context.Context, opts *logsOptions, dp *client.DataPlane, cursor *int64) error {
+	ios := opts.f.IOStreams
+	var last byte
+	for {
+		st, err := dp.CommandStatus(ctx, opts.ExecutionID)
+		if err != nil {
+			return err
+		}
+		content, next, err := dp.CommandLogs(ctx, opts.ExecutionID, cursor)
+		if err != nil {
+			return err
+		}
+		if next == nil {
+			return errors.New("cannot follow: the server sent no " + client.TailCursorHeader + " header")
+		}
+		cursor = next
+		if len(content) > 0 {
+			if opts.Format == output.JSONF {
+				b, _ := output.CompactJSON(logsView(content, next))
+				ios.Out.Write(b)
+			} else {
+				ios.Out.Write(content)
+				last = content[len(content)-1]
+			}
+		}
+		if !st.Running {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(opts.Poll):
+		}
+	}
+	if last != 0 && last != '\n' {
+		fmt.Fprintln(ios.Out)
+	}
+	return nil
+}

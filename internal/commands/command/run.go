@@ -1,0 +1,248 @@
+package command
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/osb-dev/osb/internal/client"
+	"github.com/osb-dev/osb/internal/cmdutil"
+	"github.com/osb-dev/osb/internal/output"
+)
+
+type runOptions struct {
+	f          *cmdutil.Factory
+	SandboxID  string
+	Command    []string
+	Background bool
+	Workdir    string
+	Timeout    cmdutil.DurationValue
+	Argv       bool
+	Env        cmdutil.Pairs
+	User       string
+	Format     string
+	interrupts interruptsFunc
+}
+
+const separatorHelp = `Put -- between the sandbox id and the command, so that the command's own
+options are not read as osb's:
+
+  osb command run SANDBOX_ID -- ls -la /workspace
+
+By default the arguments are joined into one line of shell text (each one
+quoted for the shell) and run with bash -c, so "sh -c 'echo ready'" arrives
+as typed. With --argv they are sent as a list and run without a shell: no
+quoting, globbing or variable expansion happens.`
+
+func newCmdRun(f *cmdutil.Factory, runF func(*runOptions) error) *cobra.Command {
+	opts := &runOptions{f: f, interrupts: notifyInterrupts}
+	cmd := &cobra.Command{
+		Use:   "run SANDBOX_ID [flags] -- COMMAND...",
+		Short: "Run a command in a sandbox. Use `--` before the sandbox command payload.",
+		Long: "Run a command in a sandbox.\n\n" +
+			"In the foreground its output is streamed as it is written, and osb exits with the\n" +
+			"command's own exit code (124: it hit --timeout; 125: osb could not learn the exit\n" +
+			"code; 130: interrupted with Ctrl-C, which also stops the remote command).\n" +
+			"With --background it keeps running after osb exits; follow it with\n" +
+			"'osb command status' and 'osb command logs --follow'.\n\n" +
+			"In the foreground, -o json prints one object once the command has ended:\n" +
+			"execution_id, exit_code (as the server reports it: -1 when a signal killed the\n" +
+			"command, null when unknown), stdout, stderr, error (name, value, traceback, or\n" +
+			"null) and duration (seconds, as a decimal number, from the request to the end).\n\n" +
+			separatorHelp,
+		Example: "  osb command run abc123 -- python3 -c 'print(42)'\n" +
+			"  osb command run abc123 -w /workspace -e DEBUG=1 -t 5m -- make test\n" +
+			"  osb command run abc123 -d -- python3 -m http.server 8000\n" +
+			"  osb command run abc123 -o json -- ls /nope",
+		Args: commandArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.SandboxID, opts.Command = args[0], args[1:]
+			if runF != nil {
+				return runF(opts)
+			}
+			return runRun(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.BoolVarP(&opts.Background, "background", "d", false, "Run in the background and print its execution id.")
+	fl.StringVarP(&opts.Workdir, "workdir", "w", "", "Working directory of the command.")
+	cmdutil.DurationFlag(fl, &opts.Timeout, "timeout", "t", "Stop the command after this long (e.g. 30s, 5m, 1h).")
+	fl.BoolVar(&opts.Argv, "argv", false, "Send the arguments as an argv list, run without a shell.")
+	cmdutil.PairsFlag(fl, &opts.Env, "env", "e", "Environment variable for the command (repeatable).")
+	fl.StringVarP(&opts.User, "user", "u", "", "Run as this numeric user (and group): UID or UID:GID.")
+	cmdutil.OutputFlag(cmd, &opts.Format, "", output.Table, output.JSONF, output.YAMLF, output.Raw)
+	cmd.Flag("output").Usage = "Output format: raw (default) or json in the foreground; table (default), json or yaml with --background."
+	cmd.SetFlagErrorFunc(separatorHint)
+	return cmd
+}
+
+// commandArgs wants `fixed` positional arguments followed by a command.
+func commandArgs(fixed int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) <= fixed {
+			return fmt.Errorf("missing the command to run: %s", strings.Replace(cmd.UseLine(), "[flags] ", "", 1))
+		}
+		return nil
+	}
+}
+
+// separatorHint points at -- when an option of the sandbox command was
+// taken for one of osb's.
+func separatorHint(cmd *cobra.Command, err error) error {
+	if msg := err.Error(); strings.HasPrefix(msg, "unknown flag") || strings.HasPrefix(msg, "unknown shorthand") {
+		err = fmt.Errorf("%w; put -- before the command if the option is its own", err)
+	}
+	return &cmdutil.FlagError{Err: err}
+}
+
+// checkFormat applies the official client's rule: a foreground run prints
+// raw output (and, as our addition, a json result); a background run
+// prints its start panel as table, json or yaml.
+func checkFormat(format *string, background bool) error {
+	allowed, def := []string{output.Raw, output.JSONF}, output.Raw
+	if background {
+		allowed, def = []string{output.Table, output.JSONF, output.YAMLF}, output.Table
+	}
+	if *format == "" {
+		*format = def
+		return nil
+	}
+	for _, a := range allowed {
+		if *format == a {
+			return nil
+		}
+	}
+	return cmdutil.UsageErrorf("This command does not support `-o %s`. Allowed values: %s.", *format, strings.Join(allowed, ", "))
+}
+
+// request turns the options into execd's RunCommandRequest, or a usage error.
+func (opts *runOptions) request() (*client.RunCommandRequest, error) {
+	req := &client.RunCommandRequest{Cwd: opts.Workdir, Background: opts.Background, Timeout: opts.Timeout.D.Milliseconds()}
+	if opts.Argv {
+		req.Argv = opts.Command
+		if req.Argv[0] == "" {
+			return nil, cmdutil.UsageErrorf("--argv: the program name (the first argument) is empty")
+		}
+	} else {
+		req.Command = shellJoin(opts.Command)
+	}
+	for _, kv := range opts.Env {
+		if kv[0] == "" {
+			return nil, cmdutil.UsageErrorf("invalid value for '--env': the variable name is empty in '%s=%s'", kv[0], kv[1])
+		}
+	}
+	req.Envs = opts.Env.Map()
+	if opts.User != "" {
+		uid, gid, err := parseUser(opts.User)
+		if err != nil {
+			return nil, err
+		}
+		req.UID, req.GID = uid, gid
+	}
+	return req, nil
+}
+
+// parseUser reads UID or UID:GID, numbers from 0 to 2^31-1.
+func parseUser(s string) (uid, gid *uint32, err error) {
+	num := func(part string) (*uint32, bool) {
+		n, err := strconv.ParseUint(part, 10, 32)
+		if err != nil || n > math.MaxInt32 {
+			return nil, false
+		}
+		v := uint32(n)
+		return &v, true
+	}
+	u, g, hasGID := strings.Cut(s, ":")
+	var ok bool
+	if uid, ok = num(u); !ok {
+		return nil, nil, cmdutil.UsageErrorf("invalid value for '--user': expected UID or UID:GID (numbers), got '%s'", s)
+	}
+	if hasGID {
+		if gid, ok = num(g); !ok {
+			return nil, nil, cmdutil.UsageErrorf("invalid value for '--user': expected UID or UID:GID (numbers), got '%s'", s)
+		}
+	}
+	return uid, gid, nil
+}
+
+func runRun(ctx context.Context, opts *runOptions) error {
+	if err := checkFormat(&opts.Format, opts.Background); err != nil {
+		return err
+	}
+	req, err := opts.request()
+	if err != nil {
+		return err
+	}
+	if opts.Background {
+		return runBackground(ctx, opts, req)
+	}
+	dp, err := opts.f.Execd(ctx, opts.SandboxID)
+	if err != nil {
+		return osbFailed(err)
+	}
+	fg := &foreground{
+		ios: opts.f.IOStreams, format: opts.Format, timeout: opts.Timeout.D, interrupts: opts.interrupts,
+		open: func(ctx context.Context) (*client.EventStream, error) { return dp.RunCommand(ctx, req) },
+		stop: dp.InterruptCommand,
+	}
+	return fg.run(ctx)
+}
+
+// osbFailed marks a failure before the remote command's exit code was
+// known (125), unless it is an interruption or a usage error.
+func osbFailed(err error) error {
+	var exitErr *cmdutil.ExitError
+	if errors.Is(err, context.Canceled) || errors.As(err, &exitErr) {
+		return err
+	}
+	return &cmdutil.ExitError{Code: cmdutil.ExitOsbFailed, Err: err}
+}
+
+// runBackground starts the command and reports its id. The stream ends
+// with execution_complete as soon as the command has started; reading
+// stops there, as the official SDK does, without waiting for the server to
+// close it.
+func runBackground(ctx context.Context, opts *runOptions, req *client.RunCommandRequest) error {
+	dp, err := opts.f.Execd(ctx, opts.SandboxID)
+	if err != nil {
+		return err
+	}
+	stream, err := dp.RunCommand(ctx, req)
+	if err != nil {
+		return err
+	}
+	defer stream.Close()
+	var id string
+	for {
+		ev, err := stream.Next()
+		if err == io.EOF && id != "" {
+			break
+		}
+		if err == io.EOF {
+			return errors.New("the server closed the stream without an execution id")
+		}
+		if err != nil {
+			return err
+		}
+		if ev.Type == client.EventInit {
+			id = ev.Text
+		}
+		if ev.Type == client.EventError || ev.Type == client.EventServerError {
+			return fmt.Errorf("the command could not start: %s", ev.Error.Value)
+		}
+		if ev.Type == client.EventComplete {
+			break
+		}
+	}
+	return opts.f.Printer(opts.Format).Panel("Background Command Started", output.Obj{
+		{Key: "execution_id", Value: id},
+		{Key: "sandbox_id", Value: dp.SandboxID},
+		{Key: "mode", Value: "background"},
+	})
+}

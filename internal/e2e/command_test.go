@@ -1,0 +1,138 @@
+package e2e
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestCommandRun runs `osb command run` as a process: streams kept apart,
+// the remote exit code, and Ctrl-C (a real SIGINT) stopping the remote
+// command, once and twice.
+func TestCommandRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary; skipped under -short")
+	}
+	bin := buildOsb(t)
+	home := t.TempDir()
+	const key = "e2e-key"
+	addr := startServer(t, bin, home, key)
+	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "OPEN_SANDBOX_DOMAIN=" + addr, "OPEN_SANDBOX_API_KEY=" + key}
+	var created struct{ ID string }
+	out := osb(t, bin, env, "sandbox", "create", "-i", "python:3.11", "-o", "json").expect(t, 0, "sandbox create")
+	if err := json.Unmarshal([]byte(out.stdout), &created); err != nil || created.ID == "" {
+		t.Fatalf("create: %v %s", err, out.stdout)
+	}
+	sb := created.ID
+
+	r := osb(t, bin, env, "command", "run", sb, "--", "sh", "-c", "echo out; echo err >&2; exit 3")
+	if r.code != 3 || r.stdout != "out\n" || r.stderr != "err\n" {
+		t.Errorf("run: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	// Output that does not end a line gets the official client's newline.
+	if r = osb(t, bin, env, "command", "run", sb, "-o", "raw", "--", "printf", "a\\r\\nb"); r.code != 0 || r.stdout != "a\r\nb\n" {
+		t.Errorf("raw: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+
+	t.Run("ctrl-c", func(t *testing.T) {
+		token := fmt.Sprintf("1000.%d", time.Now().UnixNano()%1000000)
+		p := startOsb(t, bin, env, "command", "run", sb, "--", "sh", "-c", "echo $$; exec sleep "+token)
+		pid := strings.TrimSpace(p.stdoutLine(t))
+		p.cmd.Process.Signal(os.Interrupt)
+		p.stderrUntil(t, "Interrupted: command ")
+		if code := p.wait(t); code != 130 {
+			t.Errorf("exit %d, want 130", code)
+		}
+		gone := osb(t, bin, env, "command", "run", sb, "--", "sh", "-c", "kill -0 "+pid+" 2>/dev/null || echo gone")
+		if gone.stdout != "gone\n" {
+			t.Errorf("remote process %s after Ctrl-C: %q %q", pid, gone.stdout, gone.stderr)
+		}
+	})
+
+	t.Run("ctrl-c twice", func(t *testing.T) {
+		// The command ignores SIGTERM, so stopping it takes the server a
+		// few seconds; the second Ctrl-C does not wait for that.
+		p := startOsb(t, bin, env, "command", "run", sb, "--", "sh", "-c", "trap '' TERM; echo ready; exec sleep 1000")
+		p.stdoutLine(t)
+		p.cmd.Process.Signal(os.Interrupt)
+		p.stderrUntil(t, "Stopping the remote command")
+		p.cmd.Process.Signal(os.Interrupt)
+		p.stderrUntil(t, "Interrupted again: not waiting for command ")
+		if code := p.wait(t); code != 130 {
+			t.Errorf("exit %d, want 130", code)
+		}
+	})
+}
+
+// running is an osb process whose output the test reads as it comes.
+type running struct {
+	cmd    *exec.Cmd
+	stdout *bufio.Reader
+	stderr chan string // stderr, line by line
+}
+
+func startOsb(t *testing.T, bin string, env []string, args ...string) *running {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = env
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &running{cmd: cmd, stdout: bufio.NewReader(stdout), stderr: make(chan string, 64)}
+	go func() {
+		defer close(p.stderr)
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			p.stderr <- sc.Text()
+		}
+	}()
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return p
+}
+
+func (p *running) stdoutLine(t *testing.T) string {
+	t.Helper()
+	line, err := p.stdout.ReadString('\n')
+	if err != nil {
+		t.Fatalf("reading stdout: %q, %v", line, err)
+	}
+	return line
+}
+
+// stderrUntil reads stderr until a line starts with prefix.
+func (p *running) stderrUntil(t *testing.T, prefix string) {
+	t.Helper()
+	var seen []string
+	for line := range p.stderr {
+		if strings.HasPrefix(line, prefix) {
+			return
+		}
+		seen = append(seen, line)
+	}
+	t.Fatalf("stderr ended without a line starting %q: %q", prefix, seen)
+}
+
+func (p *running) wait(t *testing.T) int {
+	t.Helper()
+	io.Copy(io.Discard, p.stdout)
+	err := p.cmd.Wait()
+	if ws, ok := p.cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		t.Fatalf("osb died of %v: %v", ws.Signal(), err)
+	}
+	return p.cmd.ProcessState.ExitCode()
+}

@@ -1,0 +1,762 @@
+package execd
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+	"unicode/utf8"
+
+	"github.com/osb-dev/osb/internal/server/sandbox"
+)
+
+// Timings of the command API, as observed on the real execd. Variables so
+// that tests can shorten them.
+var (
+	pingInterval   = 3 * time.Second       // a ping frame this often while a stream is open
+	commandTail    = time.Second           // POST /command holds its stream open this long after the end
+	interruptGrace = 3 * time.Second       // SIGTERM, then SIGKILL after this
+	drainGrace     = 50 * time.Millisecond // output still read after the process exited (its children may hold the pipe)
+	retention      = 24 * time.Hour        // finished commands are forgotten after this
+)
+
+// Error codes of the command API.
+const (
+	codeBadBody   = "INVALID_REQUEST_BODY" // execd's code for every validation failure
+	codeRuntime   = "RUNTIME_ERROR"
+	codeNoQuery   = "MISSING_QUERY"
+	codeNoContext = "CONTEXT_NOT_FOUND"
+	outputChunk   = 32 << 10 // largest output frame
+)
+
+// runner holds the commands and bash sessions of one sandbox.
+type runner struct {
+	sb       *sandbox.Sandbox
+	mu       sync.Mutex
+	execs    map[string]*execution
+	sessions map[string]*session
+}
+
+func (h *handler) commandRoutes(mux *http.ServeMux) {
+	rn := &runner{sb: h.sb, execs: map[string]*execution{}, sessions: map[string]*session{}}
+	mux.HandleFunc("POST /command", rn.runCommand)
+	mux.HandleFunc("DELETE /command", rn.interrupt)
+	// One pattern for /command/status/{id} and /command/{id}/logs: as two
+	// patterns they would overlap on /command/status/logs.
+	mux.HandleFunc("GET /command/{a}/{b}", rn.commandInfo)
+	rn.sessionRoutes(mux)
+}
+
+// runRequest is execd's RunCommandRequest.
+type runRequest struct {
+	Command    string            `json:"command"`
+	Argv       []string          `json:"argv"`
+	Cwd        string            `json:"cwd"`
+	Background bool              `json:"background"`
+	Timeout    int64             `json:"timeout"` // milliseconds; 0: none
+	UID        *int64            `json:"uid"`
+	GID        *int64            `json:"gid"`
+	Envs       map[string]string `json:"envs"`
+}
+
+// execution is one command started through POST /command.
+type execution struct {
+	id         string
+	content    string // the command as given, for status
+	background bool
+	logPath    string // background: merged stdout+stderr
+	started    time.Time
+	pgid       int           // process group; 0 when the command never started
+	done       chan struct{} // closed by finish
+	// Set once by finish, before done is closed.
+	exitCode *int
+	errText  string
+	finished time.Time
+}
+
+func (x *execution) finish(code *int, errText string) {
+	x.exitCode, x.errText, x.finished = code, errText, time.Now()
+	close(x.done)
+}
+
+func (x *execution) running() bool {
+	select {
+	case <-x.done:
+		return false
+	default:
+		return true
+	}
+}
+
+// stop ends the command as execd does: SIGTERM to its process group,
+// SIGKILL if anything is left after a grace period. It returns once the
+// command has finished and its group is empty.
+func (x *execution) stop(isolated bool) {
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
+		signalGroup(x.pgid, sig, isolated)
+		if x.waitGone(interruptGrace) {
+			return
+		}
+	}
+	syscall.Kill(-x.pgid, syscall.SIGKILL)
+	<-x.done
+}
+
+func (x *execution) waitGone(d time.Duration) bool {
+	for deadline := time.Now().Add(d); ; time.Sleep(10 * time.Millisecond) {
+		if !x.running() && len(groupMembers(x.pgid)) == 0 {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+}
+
+// signalGroup sends sig to every process of group pgid. In a sandbox with
+// namespaces the group leader is nsenter, which ends the way its child ends
+// (same status, same signal); sparing it lets the child's real fate show,
+// e.g. the SIGKILL that ended a command that ignored SIGTERM.
+func signalGroup(pgid int, sig syscall.Signal, spareLeader bool) {
+	if !spareLeader {
+		syscall.Kill(-pgid, sig)
+		return
+	}
+	for _, p := range groupMembers(pgid) {
+		if p.pid != pgid {
+			syscall.Kill(p.pid, sig)
+		}
+	}
+}
+
+type proc struct{ pid, ppid int }
+
+// groupMembers lists the live (not zombie) processes of group pgid.
+func groupMembers(pgid int) []proc {
+	entries, _ := os.ReadDir("/proc")
+	var out []proc
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if st, ok := readProcStat(pid); ok && st.pgrp == pgid && st.state != 'Z' {
+			out = append(out, proc{pid, st.ppid})
+		}
+	}
+	return out
+}
+
+type procStat struct {
+	state      byte
+	ppid, pgrp int
+}
+
+func readProcStat(pid int) (procStat, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return procStat{}, false
+	}
+	// The command name may hold spaces and parentheses: fields start after the last ')'.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return procStat{}, false
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 3 {
+		return procStat{}, false
+	}
+	ppid, err1 := strconv.Atoi(f[1])
+	pgrp, err2 := strconv.Atoi(f[2])
+	return procStat{f[0][0], ppid, pgrp}, err1 == nil && err2 == nil
+}
+
+func badRequest(w http.ResponseWriter, msg string) {
+	writeError(w, http.StatusBadRequest, codeBadBody, msg)
+}
+
+func (rn *runner) runCommand(w http.ResponseWriter, r *http.Request) {
+	var req runRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		badRequest(w, "error parsing request, MAYBE invalid body format. "+err.Error())
+		return
+	}
+	spec, msg := rn.commandSpec(&req)
+	if msg != "" {
+		badRequest(w, "invalid request, validation error "+msg)
+		return
+	}
+	// Not the request's context: a foreground command outlives a client
+	// that went away, as on the real execd.
+	ctx, cancel := context.Background(), context.CancelFunc(func() {})
+	if req.Timeout > 0 {
+		ctx, cancel = context.WithTimeout(ctx, time.Duration(req.Timeout)*time.Millisecond)
+	}
+	cmd, err := rn.sb.Command(ctx, spec)
+	if err != nil {
+		cancel()
+		writeError(w, http.StatusInternalServerError, codeRuntime, "error running commands "+err.Error())
+		return
+	}
+	x := &execution{id: newCommandID(), content: req.Command, background: req.Background, done: make(chan struct{})}
+	if len(req.Argv) > 0 {
+		x.content = strings.Join(req.Argv, " ")
+	}
+	startErr := rn.findProgram(spec)
+	if req.Background {
+		rn.background(w, r, x, cmd, cancel, startErr)
+	} else {
+		rn.foreground(w, r, x, cmd, cancel, startErr)
+	}
+}
+
+// commandSpec validates a request into a process description; msg says
+// what is wrong, in execd's words where it has them.
+func (rn *runner) commandSpec(req *runRequest) (spec sandbox.CommandSpec, msg string) {
+	switch {
+	case req.Command == "" && len(req.Argv) == 0:
+		return spec, "Key: 'RunCommandRequest.Command' Error:Field validation for 'Command' failed on the 'required' tag"
+	case req.Command != "" && len(req.Argv) > 0:
+		return spec, "command and argv are mutually exclusive"
+	case len(req.Argv) > 0 && req.Argv[0] == "":
+		return spec, "argv[0] must not be empty"
+	case strings.ContainsRune(req.Command+strings.Join(req.Argv, ""), 0):
+		return spec, "the command contains a NUL byte"
+	case req.Timeout < 0:
+		return spec, "Key: 'RunCommandRequest.Timeout' Error:Field validation for 'Timeout' failed on the 'gte' tag"
+	case req.GID != nil && req.UID == nil:
+		return spec, "uid is required when gid is provided"
+	}
+	var ok bool
+	if spec.UID, ok = userID(req.UID); !ok {
+		return spec, "Key: 'RunCommandRequest.UID' Error:Field validation for 'UID' failed on the 'gte' tag"
+	}
+	if spec.GID, ok = userID(req.GID); !ok {
+		return spec, "Key: 'RunCommandRequest.GID' Error:Field validation for 'GID' failed on the 'gte' tag"
+	}
+	spec.Shell, spec.Argv, spec.Env = req.Command, req.Argv, req.Envs
+	if req.Cwd != "" {
+		cwd, err := rn.workdir(req.Cwd, req.Envs)
+		if err != nil {
+			return spec, err.Error()
+		}
+		spec.Cwd = cwd
+	}
+	return spec, ""
+}
+
+func userID(n *int64) (*uint32, bool) {
+	if n == nil {
+		return nil, true
+	}
+	if *n < 0 || *n > math.MaxInt32 {
+		return nil, false
+	}
+	id := uint32(*n)
+	return &id, true
+}
+
+// expandDir expands $VAR, ${VAR} and a leading ~ in a working directory with
+// the command's environment (an undefined variable is an error), and makes
+// it absolute: relative paths start at /workspace.
+func (rn *runner) expandDir(dir string, envs map[string]string) (string, error) {
+	env := map[string]string{}
+	for _, kv := range rn.sb.Environ(envs) {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	var undefined string
+	p := os.Expand(dir, func(k string) string {
+		v, ok := env[k]
+		if !ok && undefined == "" {
+			undefined = k
+		}
+		return v
+	})
+	if undefined != "" {
+		return "", fmt.Errorf("working directory %s uses an undefined variable: %s", dir, undefined)
+	}
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		p = env["HOME"] + p[1:]
+	}
+	if !path.IsAbs(p) {
+		p = "/workspace/" + p
+	}
+	return path.Clean(p), nil
+}
+
+// workdir is expandDir for a directory that must exist.
+func (rn *runner) workdir(dir string, envs map[string]string) (string, error) {
+	p, err := rn.expandDir(dir, envs)
+	if err != nil {
+		return "", err
+	}
+	if fi, err := rn.stat(p); err != nil || !fi.IsDir() {
+		return "", fmt.Errorf("working directory does not exist: %s", dir)
+	}
+	return p, nil
+}
+
+// stat looks a sandbox path up: the sandbox's own areas through its root,
+// anything else on the host, whose directories sandboxes share.
+func (rn *runner) stat(p string) (os.FileInfo, error) {
+	if name, err := rn.sb.ResolvePath(p); err == nil {
+		return rn.sb.FS().Stat(name)
+	}
+	return os.Stat(p)
+}
+
+// findProgram reports an argv program that does not exist as a start
+// failure, the same whether or not the sandbox runs in namespaces (where
+// the exec happens behind nsenter and would look like an exit 127).
+func (rn *runner) findProgram(spec sandbox.CommandSpec) error {
+	if len(spec.Argv) == 0 {
+		return nil
+	}
+	name := spec.Argv[0]
+	if strings.Contains(name, "/") {
+		p := name
+		if !path.IsAbs(p) {
+			p = path.Join(cmp.Or(spec.Cwd, "/workspace"), p)
+		}
+		if _, err := rn.stat(p); err != nil {
+			return fmt.Errorf("fork/exec %s: no such file or directory", name)
+		}
+		return nil
+	}
+	pathVar := ""
+	for _, kv := range rn.sb.Environ(spec.Env) {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			pathVar = v
+		}
+	}
+	for _, dir := range filepath.SplitList(pathVar) {
+		if path.IsAbs(dir) {
+			if fi, err := rn.stat(path.Join(dir, name)); err == nil && !fi.IsDir() {
+				return nil
+			}
+		}
+	}
+	return fmt.Errorf("exec: %q: executable file not found in $PATH", name)
+}
+
+// start starts cmd unless startErr already says it cannot, and registers x.
+func (rn *runner) start(x *execution, cmd *exec.Cmd, startErr error) error {
+	x.started = time.Now()
+	if startErr == nil {
+		startErr = cmd.Start()
+	}
+	if startErr == nil {
+		x.pgid = cmd.Process.Pid
+	} else {
+		x.finish(nil, startErr.Error())
+	}
+	rn.register(x)
+	return startErr
+}
+
+// register records x and forgets commands finished longer ago than retention.
+func (rn *runner) register(x *execution) {
+	rn.mu.Lock()
+	defer rn.mu.Unlock()
+	for id, old := range rn.execs {
+		if !old.running() && time.Since(old.finished) > retention {
+			delete(rn.execs, id)
+			if old.logPath != "" {
+				os.Remove(old.logPath)
+			}
+		}
+	}
+	rn.execs[x.id] = x
+}
+
+func (rn *runner) lookup(id string) *execution {
+	rn.mu.Lock()
+	defer rn.mu.Unlock()
+	return rn.execs[id]
+}
+
+// foreground streams the command's output as it comes, then its outcome.
+func (rn *runner) foreground(w http.ResponseWriter, r *http.Request, x *execution, cmd *exec.Cmd, cancel context.CancelFunc, startErr error) {
+	defer cancel()
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, codeRuntime, err.Error())
+		return
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		writeError(w, http.StatusInternalServerError, codeRuntime, err.Error())
+		return
+	}
+	defer outR.Close()
+	defer errR.Close()
+	cmd.Stdout, cmd.Stderr = outW, errW
+	es := newEventStream(w)
+	es.send(frame{Type: "init", Text: x.id})
+	es.ping()
+	err = rn.start(x, cmd, startErr)
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		es.send(startFailure(err))
+		es.hold(r, commandTail)
+		return
+	}
+	chunks := make(chan chunk, 16)
+	var readers sync.WaitGroup
+	readers.Go(func() { pump(outR, "stdout", chunks) })
+	readers.Go(func() { pump(errR, "stderr", chunks) })
+	go func() { readers.Wait(); close(chunks) }()
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	es.relay(chunks, exited, func() {
+		// What the command wrote is in the pipes already; only children
+		// it left behind could still write, and they are not waited for.
+		deadline := time.Now().Add(drainGrace)
+		outR.SetReadDeadline(deadline)
+		errR.SetReadDeadline(deadline)
+	})
+	code, text := outcome(cmd.ProcessState)
+	x.finish(&code, errorText(code, text))
+	es.send(terminalFrame(code, text, time.Since(x.started)))
+	es.hold(r, commandTail)
+}
+
+// background starts the command with its output in a log file and answers
+// at once: init, then execution_complete (or the start failure).
+func (rn *runner) background(w http.ResponseWriter, r *http.Request, x *execution, cmd *exec.Cmd, cancel context.CancelFunc, startErr error) {
+	logDir := filepath.Join(rn.sb.Dir(), "commands")
+	if err := os.MkdirAll(logDir, 0o700); err != nil {
+		cancel()
+		writeError(w, http.StatusInternalServerError, codeRuntime, err.Error())
+		return
+	}
+	x.logPath = filepath.Join(logDir, x.id+".output")
+	log, err := os.OpenFile(x.logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		cancel()
+		writeError(w, http.StatusInternalServerError, codeRuntime, err.Error())
+		return
+	}
+	// One file for both streams, so the log keeps their interleaving.
+	cmd.Stdout, cmd.Stderr = log, log
+	es := newEventStream(w)
+	es.send(frame{Type: "init", Text: x.id})
+	es.ping()
+	err = rn.start(x, cmd, startErr)
+	log.Close()
+	if err != nil {
+		cancel()
+		es.send(startFailure(err))
+		es.hold(r, commandTail)
+		return
+	}
+	go func() {
+		cmd.Wait()
+		cancel()
+		code, text := outcome(cmd.ProcessState)
+		x.finish(&code, errorText(code, text))
+	}()
+	es.send(frame{Type: "execution_complete", ExecutionTime: time.Since(x.started).Milliseconds()})
+	es.hold(r, commandTail)
+}
+
+// outcome is a finished process's exit code as execd reports it: -1 when a
+// signal killed it, and the text of its status.
+func outcome(ps *os.ProcessState) (int, string) {
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return -1, "signal: " + ws.Signal().String()
+	}
+	return ps.ExitCode(), ps.String()
+}
+
+func errorText(code int, text string) string {
+	if code == 0 {
+		return ""
+	}
+	return text
+}
+
+func terminalFrame(code int, text string, took time.Duration) frame {
+	if code == 0 {
+		return frame{Type: "execution_complete", ExecutionTime: took.Milliseconds()}
+	}
+	return frame{Type: "error", Error: &frameError{Name: "CommandExecError", Value: strconv.Itoa(code), Traceback: []string{text}}}
+}
+
+func startFailure(err error) frame {
+	return frame{Type: "error", Error: &frameError{Name: "CommandExecError", Value: err.Error(), Traceback: []string{err.Error()}}}
+}
+
+func (rn *runner) commandInfo(w http.ResponseWriter, r *http.Request) {
+	a, b := r.PathValue("a"), r.PathValue("b")
+	switch {
+	case a == "status":
+		rn.status(w, b)
+	case b == "logs":
+		rn.logs(w, r, a)
+	default:
+		http.Error(w, "404 page not found", http.StatusNotFound)
+	}
+}
+
+// statusBody is execd's CommandStatusResponse: exit_code, error and
+// finished_at are absent (not null) while they mean nothing.
+type statusBody struct {
+	ID         string     `json:"id"`
+	Content    string     `json:"content"`
+	Running    bool       `json:"running"`
+	ExitCode   *int       `json:"exit_code,omitempty"`
+	Error      string     `json:"error,omitempty"`
+	StartedAt  time.Time  `json:"started_at"`
+	FinishedAt *time.Time `json:"finished_at,omitempty"`
+}
+
+func (rn *runner) status(w http.ResponseWriter, id string) {
+	x := rn.lookup(id)
+	if x == nil {
+		writeError(w, http.StatusNotFound, codeBadBody, "command not found: "+id)
+		return
+	}
+	body := statusBody{ID: x.id, Content: x.content, Running: x.running(), StartedAt: x.started.UTC()}
+	if !body.Running {
+		fin := x.finished.UTC()
+		body.ExitCode, body.Error, body.FinishedAt = x.exitCode, x.errText, &fin
+	}
+	writeJSON(w, http.StatusOK, body)
+}
+
+// logs returns a background command's merged output from a byte offset, and
+// the offset of its end in the tail-cursor header.
+func (rn *runner) logs(w http.ResponseWriter, r *http.Request, id string) {
+	x := rn.lookup(id)
+	switch {
+	case x == nil:
+		badRequest(w, "command not found: "+id)
+		return
+	case !x.background:
+		badRequest(w, "command "+id+" is not running in background")
+		return
+	}
+	cursor, err := strconv.ParseInt(r.URL.Query().Get("cursor"), 10, 64)
+	if err != nil {
+		cursor = 0 // absent or not a number: from the start, as execd does
+	}
+	if cursor < 0 {
+		badRequest(w, "error seek file: seek "+x.id+".output: invalid argument")
+		return
+	}
+	f, err := os.Open(x.logPath)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, codeRuntime, "error reading logs: "+x.id)
+		return
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, codeRuntime, "error reading logs: "+x.id)
+		return
+	}
+	end := max(fi.Size(), cursor)
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("EXECD-COMMANDS-TAIL-CURSOR", strconv.FormatInt(end, 10))
+	w.WriteHeader(http.StatusOK)
+	io.Copy(w, io.NewSectionReader(f, cursor, end-cursor))
+}
+
+// interrupt stops a running command, or closes and deletes a bash session.
+func (rn *runner) interrupt(w http.ResponseWriter, r *http.Request) {
+	id := r.URL.Query().Get("id")
+	if id == "" {
+		writeError(w, http.StatusBadRequest, codeNoQuery, "missing query parameter 'id'")
+		return
+	}
+	if s := rn.removeSession(id); s != nil {
+		s.close()
+		return
+	}
+	x := rn.lookup(id)
+	switch {
+	case x == nil:
+		// Spelling as the real execd's.
+		writeError(w, http.StatusInternalServerError, codeRuntime, "error interruptting code context. no such session")
+	case !x.running() || x.pgid == 0:
+		writeError(w, http.StatusInternalServerError, codeRuntime, "error interruptting code context. command session "+id+" is not running")
+	default:
+		x.stop(rn.sb.Isolated())
+	}
+}
+
+// frame is one event of an execution stream, fields in execd's order; zero
+// values are left out as execd leaves them out.
+type frame struct {
+	Type string `json:"type"`
+	Text string `json:"text,omitempty"`
+	// TextBase64 is our addition: the exact bytes of an output chunk that
+	// is not valid UTF-8, which "text" can only show with U+FFFD in place
+	// of the invalid bytes. Clients that do not know it ignore it.
+	TextBase64    string      `json:"text_base64,omitempty"`
+	ExecutionTime int64       `json:"execution_time,omitempty"`
+	Timestamp     int64       `json:"timestamp"`
+	Error         *frameError `json:"error,omitempty"`
+}
+
+type frameError struct {
+	Name      string   `json:"ename"`
+	Value     string   `json:"evalue"`
+	Traceback []string `json:"traceback"`
+}
+
+// eventStream writes frames as execd does: bare JSON, a blank line, one
+// flushed chunk each. After a write fails (the client left) it writes no more.
+type eventStream struct {
+	w      http.ResponseWriter
+	broken bool
+}
+
+func newEventStream(w http.ResponseWriter) *eventStream {
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("Connection", "keep-alive")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	flush(w)
+	return &eventStream{w: w}
+}
+
+func (es *eventStream) send(f frame) {
+	f.Timestamp = time.Now().UnixMilli()
+	b, err := json.Marshal(f)
+	if err != nil {
+		return
+	}
+	es.write(append(b, '\n', '\n'))
+}
+
+func (es *eventStream) write(b []byte) {
+	if es.broken {
+		return
+	}
+	if _, err := es.w.Write(b); err != nil {
+		es.broken = true
+		return
+	}
+	flush(es.w)
+}
+
+func (es *eventStream) ping() { es.send(frame{Type: "ping", Text: "pong"}) }
+
+func (es *eventStream) output(kind string, data []byte) {
+	f := frame{Type: kind, Text: string(data)}
+	if !utf8.Valid(data) {
+		f.TextBase64 = base64.StdEncoding.EncodeToString(data)
+	}
+	es.send(f)
+}
+
+// relay sends output chunks as they come, and pings meanwhile, until the
+// chunks channel is closed and the process has exited (onExit runs then).
+func (es *eventStream) relay(chunks <-chan chunk, exited <-chan struct{}, onExit func()) {
+	tick := time.NewTicker(pingInterval)
+	defer tick.Stop()
+	for chunks != nil || exited != nil {
+		select {
+		case c, ok := <-chunks:
+			if !ok {
+				chunks = nil
+				continue
+			}
+			es.output(c.kind, c.data)
+		case <-exited:
+			exited = nil
+			onExit()
+		case <-tick.C:
+			es.ping()
+		}
+	}
+}
+
+// hold keeps the stream open after its last frame, as execd's /command
+// does, unless the client leaves first.
+func (es *eventStream) hold(r *http.Request, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-r.Context().Done():
+	}
+}
+
+type chunk struct {
+	kind string
+	data []byte
+}
+
+// pump reads f until it ends and sends what it reads as chunks, never
+// splitting a UTF-8 character between two of them.
+func pump(f *os.File, kind string, out chan<- chunk) {
+	buf := make([]byte, outputChunk)
+	var carry []byte
+	for {
+		n, err := f.Read(buf)
+		if n > 0 {
+			data := append(append(make([]byte, 0, len(carry)+n), carry...), buf[:n]...)
+			cut := completeUTF8(data)
+			carry = append(carry[:0:0], data[cut:]...)
+			if cut > 0 {
+				out <- chunk{kind, data[:cut]}
+			}
+		}
+		if err != nil {
+			if len(carry) > 0 {
+				out <- chunk{kind, carry}
+			}
+			return
+		}
+	}
+}
+
+// completeUTF8 returns how much of b can be sent without cutting a UTF-8
+// character in two: all of it, unless it ends with the first bytes of one.
+func completeUTF8(b []byte) int {
+	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax+1; i-- {
+		c := b[i]
+		if c < utf8.RuneSelf {
+			return len(b)
+		}
+		if utf8.RuneStart(c) {
+			if utf8.FullRune(b[i:]) {
+				return len(b)
+			}
+			return i
+		}
+	}
+	return len(b)
+}
+
+// newCommandID is execd's command id: 32 hex characters.
+func newCommandID() string {
+	b := make([]byte, 16)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
