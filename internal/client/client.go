@@ -101,6 +101,7 @@ type Request struct {
 	Query       url.Values
 	JSON        any       // encoded as the body when set
 	Body        io.Reader // a raw body; never retried
+	BodyLength  int64     // Body's length when known (> 0), else it is sent chunked
 	ContentType string
 	Header      http.Header
 }
@@ -253,6 +254,9 @@ func (c *Client) once(ctx context.Context, t target, r *Request, payload []byte)
 	req, err := http.NewRequestWithContext(ctx, r.Method, u, body)
 	if err != nil {
 		return nil, err
+	}
+	if r.BodyLength > 0 {
+		req.ContentLength = r.BodyLength
 	}
 	for k, v := range t.headers {
 		req.Header.Set(k, v)

@@ -3,6 +3,8 @@ package execd
 import (
 	"bufio"
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -137,6 +139,14 @@ func refuseOutside(w http.ResponseWriter, err error, p string) bool {
 		return true
 	}
 	return false
+}
+
+// badPath answers a request path that does not resolve: outside the
+// sandbox filesystem, or not a valid path at all.
+func badPath(w http.ResponseWriter, err error, p string) {
+	if !refuseOutside(w, err, p) {
+		fileBadRequest(w, "INVALID_FILE", err.Error())
+	}
 }
 
 // escapesRoot recognises os.Root's refusal to leave its directory; the
@@ -428,9 +438,12 @@ func discardSpool(f *os.File) {
 	os.Remove(f.Name())
 }
 
-// store writes one uploaded file as execd does: parents created, the file
-// truncated and overwritten, synced, then mode and owner applied (a failure
-// there comes after the content is written, as with execd).
+// store writes one uploaded file. execd reads the whole request before it
+// touches the target, so a broken upload leaves the target as it was; here
+// the content streams into a hidden file beside the target, which takes its
+// place once complete (keeping an existing file's mode and owner). Parents
+// are created; mode and owner are applied last, so a failure there comes
+// after the content is in place, as with execd.
 func (fa *fileAPI) store(m uploadMeta, src io.Reader) error {
 	ref, err := fa.resolve(m.Path)
 	if err != nil {
@@ -441,18 +454,11 @@ func (fa *fileAPI) store(m uploadMeta, src io.Reader) error {
 	if err := root.MkdirAll(dir, 0o755); err != nil {
 		return fa.storeError(ref, err, "error creating directory "+path.Dir(ref.abs)+": ")
 	}
-	f, err := root.OpenFile(ref.name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o755)
+	dst, err := fa.openUpload(ref)
 	if err != nil {
 		return fa.storeError(ref, err, "error opening destination file "+ref.abs+": ")
 	}
-	_, err = io.Copy(f, src)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := dst.write(src); err != nil {
 		return &httpError{http.StatusInternalServerError, "RUNTIME_ERROR", "error writing file " + ref.abs + ": " + cause(err)}
 	}
 	syncDir(root, dir)
@@ -460,6 +466,65 @@ func (fa *fileAPI) store(m uploadMeta, src io.Reader) error {
 		return &httpError{http.StatusInternalServerError, "RUNTIME_ERROR", "error chmoding file " + ref.abs + ": " + err.Error()}
 	}
 	return nil
+}
+
+// uploadFile is where an upload's content goes: a hidden file that
+// replaces the target when complete or, when the target is a symlink, the
+// file it points to, written in place as execd writes through links.
+type uploadFile struct {
+	root      *os.Root
+	f         *os.File
+	tmp, name string      // tmp "": written in place
+	old       os.FileInfo // the file replaced, if any
+}
+
+func (fa *fileAPI) openUpload(ref fileRef) (*uploadFile, error) {
+	u := &uploadFile{root: fa.root(), name: ref.name}
+	old, err := u.root.Lstat(ref.name)
+	switch {
+	case err == nil && old.IsDir():
+		return nil, syscall.EISDIR
+	case err == nil && old.Mode()&os.ModeSymlink != 0:
+		u.f, err = u.root.OpenFile(ref.name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o755)
+		return u, err
+	case err == nil:
+		u.old = old
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, err
+	}
+	suffix := make([]byte, 8)
+	rand.Read(suffix)
+	u.tmp = path.Join(path.Dir(ref.name), ".osb-upload-"+hex.EncodeToString(suffix))
+	u.f, err = u.root.OpenFile(u.tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755)
+	return u, err
+}
+
+// write copies the content, makes it durable and puts it in place; on
+// failure the target is untouched and the hidden file removed.
+func (u *uploadFile) write(src io.Reader) error {
+	_, err := io.Copy(u.f, src)
+	if err == nil {
+		err = u.f.Sync()
+	}
+	if cerr := u.f.Close(); err == nil {
+		err = cerr
+	}
+	if u.tmp == "" {
+		return err
+	}
+	if err == nil && u.old != nil {
+		err = u.root.Chmod(u.tmp, u.old.Mode().Perm())
+		if st, ok := u.old.Sys().(*syscall.Stat_t); ok && err == nil {
+			u.root.Chown(u.tmp, int(st.Uid), int(st.Gid)) // only root can; others keep their own
+		}
+	}
+	if err == nil {
+		err = u.root.Rename(u.tmp, u.name)
+	}
+	if err != nil {
+		u.root.Remove(u.tmp)
+	}
+	return err
 }
 
 func (fa *fileAPI) storeError(ref fileRef, err error, prefix string) error {
@@ -489,7 +554,7 @@ func (fa *fileAPI) download(w http.ResponseWriter, r *http.Request) {
 	}
 	ref, err := fa.resolve(p)
 	if err != nil {
-		refuseOutside(w, err, p)
+		badPath(w, err, p)
 		return
 	}
 	f, err := fa.root().Open(ref.name)
@@ -673,7 +738,7 @@ func (fa *fileAPI) info(w http.ResponseWriter, r *http.Request) {
 	for _, p := range r.URL.Query()["path"] {
 		ref, err := fa.resolve(p)
 		if err != nil {
-			refuseOutside(w, err, p)
+			badPath(w, err, p)
 			return
 		}
 		fi, err := fa.root().Lstat(ref.name)
@@ -714,7 +779,7 @@ func (fa *fileAPI) search(w http.ResponseWriter, r *http.Request) {
 	}
 	ref, err := fa.resolveDir(p)
 	if err != nil {
-		refuseOutside(w, err, p)
+		badPath(w, err, p)
 		return
 	}
 	if _, err := fa.root().Stat(ref.name); err != nil {
@@ -767,7 +832,7 @@ func (fa *fileAPI) list(w http.ResponseWriter, r *http.Request) {
 	}
 	ref, err := fa.resolveDir(p)
 	if err != nil {
-		refuseOutside(w, err, p)
+		badPath(w, err, p)
 		return
 	}
 	fi, err := fa.root().Lstat(ref.name)
@@ -836,7 +901,7 @@ func (fa *fileAPI) mkdir(w http.ResponseWriter, r *http.Request) {
 	for _, p := range sortedKeys(req) {
 		ref, err := fa.resolve(p)
 		if err != nil {
-			refuseOutside(w, err, p)
+			badPath(w, err, p)
 			return
 		}
 		fi, statErr := fa.root().Lstat(ref.name)
@@ -864,7 +929,7 @@ func (fa *fileAPI) removeDirs(w http.ResponseWriter, r *http.Request) {
 	for _, p := range r.URL.Query()["path"] {
 		ref, err := fa.resolve(p)
 		if err != nil {
-			refuseOutside(w, err, p)
+			badPath(w, err, p)
 			return
 		}
 		if isAreaRoot(ref) {
@@ -885,7 +950,7 @@ func (fa *fileAPI) removeFiles(w http.ResponseWriter, r *http.Request) {
 	for _, p := range r.URL.Query()["path"] {
 		ref, err := fa.resolve(p)
 		if err != nil {
-			refuseOutside(w, err, p)
+			badPath(w, err, p)
 			return
 		}
 		fi, err := fa.root().Lstat(ref.name)
@@ -928,12 +993,12 @@ func (fa *fileAPI) move(w http.ResponseWriter, r *http.Request) {
 		}
 		src, err := fa.resolve(m.Src)
 		if err != nil {
-			refuseOutside(w, err, m.Src)
+			badPath(w, err, m.Src)
 			return
 		}
 		dest, err := fa.resolve(m.Dest)
 		if err != nil {
-			refuseOutside(w, err, m.Dest)
+			badPath(w, err, m.Dest)
 			return
 		}
 		if status, msg := fa.moveOne(src, dest); status != 0 {
@@ -997,7 +1062,7 @@ func (fa *fileAPI) replace(w http.ResponseWriter, r *http.Request) {
 	for _, p := range keys {
 		ref, err := fa.resolve(p)
 		if err != nil {
-			refuseOutside(w, err, p)
+			badPath(w, err, p)
 			return
 		}
 		n, err := fa.replaceIn(ref, []byte(req[p].Old), []byte(req[p].New))
@@ -1033,7 +1098,7 @@ func (fa *fileAPI) chmod(w http.ResponseWriter, r *http.Request) {
 	for _, p := range sortedKeys(req) {
 		ref, err := fa.resolve(p)
 		if err != nil {
-			refuseOutside(w, err, p)
+			badPath(w, err, p)
 			return
 		}
 		if _, err := fa.root().Stat(ref.name); err != nil {

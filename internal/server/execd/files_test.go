@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"mime/multipart"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/textproto"
@@ -167,6 +168,66 @@ func TestUploadSemantics(t *testing.T) {
 	}
 }
 
+func TestUploadKeepsWhatItReplaces(t *testing.T) {
+	sb, base := fileServer(t)
+	target := hostPath(sb, "/workspace/kept")
+	os.WriteFile(target, []byte("old"), 0o600)
+	// Mode 0 keeps the mode of the file replaced.
+	upload(t, base, meta("kept", 0), content("new")).expect(t, 200)
+	if fi, _ := os.Stat(target); fi.Mode().Perm() != 0o600 || mustRead(t, target) != "new" {
+		t.Errorf("replaced file: %v %q", fi.Mode(), mustRead(t, target))
+	}
+	// A symlink is written through, as execd does.
+	os.Symlink("kept", hostPath(sb, "/workspace/link"))
+	upload(t, base, meta("link", 0), content("through")).expect(t, 200)
+	if fi, _ := os.Lstat(hostPath(sb, "/workspace/link")); fi.Mode()&os.ModeSymlink == 0 || mustRead(t, target) != "through" {
+		t.Errorf("symlink replaced instead of written through: %v", fi.Mode())
+	}
+}
+
+// TestBrokenUploadLeavesTheTarget cuts an upload half way through its file
+// part: the file it was replacing stays as it was, and nothing is left over.
+func TestBrokenUploadLeavesTheTarget(t *testing.T) {
+	sb := newSandbox(t)
+	closed := make(chan struct{})
+	srv := httptest.NewUnstartedServer(New(sb, Options{}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateClosed {
+			close(closed) // after the handler has returned
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+	target := hostPath(sb, "/workspace/target")
+	os.WriteFile(target, []byte("precious"), 0o644)
+
+	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := "--B\r\nContent-Disposition: form-data; name=\"metadata\"; filename=\"metadata\"\r\n\r\n" +
+		`{"path":"/workspace/target","mode":644}` + "\r\n--B\r\nContent-Disposition: form-data; name=\"file\"; filename=\"f\"\r\n\r\n" +
+		strings.Repeat("partial ", 1000)
+	fmt.Fprintf(conn, "POST /files/upload HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=B\r\nContent-Length: %d\r\n\r\n%s", len(body)+100000, body)
+	conn.Close()
+	<-closed
+	if got := mustRead(t, target); got != "precious" {
+		t.Errorf("target changed by a broken upload: %.40q…", got)
+	}
+	if left, _ := filepath.Glob(hostPath(sb, "/workspace/.osb-upload-*")); len(left) != 0 {
+		t.Errorf("left over: %v", left)
+	}
+}
+
+func mustRead(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
 func TestUploadErrors(t *testing.T) {
 	_, base := fileServer(t)
 	cases := []struct {
@@ -317,6 +378,7 @@ func TestInfo(t *testing.T) {
 	if b := do(t, "GET", base+"/files/info", nil).body; strings.TrimSpace(b) != "{}" {
 		t.Errorf("no path: %q", b)
 	}
+	do(t, "GET", base+"/files/info"+q("path", "a\x00b"), nil).expect(t, 400, "INVALID_FILE", `invalid path "a\x00b"`)
 	do(t, "GET", base+"/files/info"+q("path", "f/a.txt", "path", "f/nope"), nil).
 		expect(t, 404, "FILE_NOT_FOUND", "file not found. stat /workspace/f/nope: no such file or directory")
 }

@@ -1,0 +1,95 @@
+package file
+
+import (
+	"context"
+	"fmt"
+	"path"
+
+	"github.com/spf13/cobra"
+
+	"github.com/osb-dev/osb/internal/cmdutil"
+	"github.com/osb-dev/osb/internal/transfer"
+)
+
+type downloadOptions struct {
+	f          *cmdutil.Factory
+	SandboxID  string
+	RemotePath string
+	LocalPath  string
+	Format     string
+}
+
+func newCmdDownload(f *cmdutil.Factory, runF func(context.Context, *downloadOptions) error) *cobra.Command {
+	opts := &downloadOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "download SANDBOX_ID REMOTE_PATH LOCAL_PATH",
+		Short: "Download a file of the sandbox.",
+		Long: "Download REMOTE_PATH to LOCAL_PATH, streaming it to disk as it arrives.\n\n" +
+			"A regular file is replaced only once the whole file has arrived: until then\n" +
+			"it stays as it was, and a failed or interrupted download leaves it untouched\n" +
+			"(the new content is staged in a hidden .osb-download-* directory beside it,\n" +
+			"and it keeps its permission bits). Missing parent directories are created.\n" +
+			"Named pipes and devices receive the bytes directly, so they may get part of\n" +
+			"a file that fails. \"-\", /dev/stdout, or any path that is osb's standard\n" +
+			"output gets the bytes alone, with no message. A directory as LOCAL_PATH, or a\n" +
+			"file that cannot be written, is refused before anything is downloaded.",
+		Args:              cobra.ExactArgs(3),
+		ValidArgsFunction: completeIDThenLocal(f, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.SandboxID, opts.RemotePath, opts.LocalPath = args[0], args[1], args[2]
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runDownload(cmd.Context(), opts)
+		},
+	}
+	cmdutil.OutputFlag(cmd, &opts.Format, "table", "table", "json", "yaml")
+	return cmd
+}
+
+func runDownload(ctx context.Context, opts *downloadOptions) error {
+	ios := opts.f.IOStreams
+	dest, err := transfer.Open(opts.LocalPath, ios.Out)
+	if err != nil {
+		return cmdutil.UsageErrorf("cannot download to '%s': %v", opts.LocalPath, err)
+	}
+	defer dest.Abort()
+	dp, err := opts.f.Execd(ctx, opts.SandboxID)
+	if err != nil {
+		return err
+	}
+	dl, err := dp.Download(ctx, opts.RemotePath)
+	if err != nil {
+		return err
+	}
+	defer dl.Body.Close()
+	// Bytes sent to stdout come with nothing else, not even progress.
+	var progress *transfer.Progress
+	if !dest.Stdout {
+		progress = transfer.NewProgress(ios, opts.Format, "Downloading "+path.Base(opts.RemotePath), dl.Size)
+	}
+	_, err = transfer.Copy(dest, progress.Reader(dl.Body), dl.Size)
+	progress.Done()
+	if err != nil {
+		return readFailed(ctx, opts.RemotePath, err)
+	}
+	if err := dest.Commit(); err != nil {
+		return fmt.Errorf("cannot save the download to '%s': %w", opts.LocalPath, err)
+	}
+	if dest.Stdout {
+		return nil
+	}
+	return opts.f.Printer(opts.Format).Success("Downloaded: " + opts.RemotePath + " → " + opts.LocalPath)
+}
+
+// readFailed explains a download that broke off. An interruption is
+// reported as such (the caller prints "Aborted.").
+func readFailed(ctx context.Context, remote string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return fmt.Errorf("download of %s failed: %w", remote, err)
+}

@@ -1,0 +1,123 @@
+package file_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/osb-dev/osb/internal/cmdtest"
+	"github.com/osb-dev/osb/internal/cmdutil"
+	"github.com/osb-dev/osb/internal/commands"
+	"github.com/osb-dev/osb/internal/iostreams"
+)
+
+// Bad input is refused with exit 2 before any request: the server here is
+// unreachable, so reaching it would fail differently (exit 6).
+func TestUsageErrors(t *testing.T) {
+	env := cmdtest.Offline(t)
+	env.Vars["OPEN_SANDBOX_DOMAIN"] = "127.0.0.1:1"
+	dir := t.TempDir()
+	mode := "invalid permission mode '%s'. Use a permission value like 644 or 755"
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"write", "sb", "/f", "-c", "x", "--mode", "0o755"}, strings.Replace(mode, "%s", "0o755", 1)},
+		{[]string{"write", "sb", "/f", "-c", "x", "--mode", "rwx"}, strings.Replace(mode, "%s", "rwx", 1)},
+		{[]string{"write", "sb", "/f", "-c", "x", "--mode", "789"}, strings.Replace(mode, "%s", "789", 1)},
+		{[]string{"mkdir", "sb", "/d", "--mode", "-1"}, strings.Replace(mode, "%s", "-1", 1)},
+		{[]string{"chmod", "sb", "/f", "--mode", "u+x"}, strings.Replace(mode, "%s", "u+x", 1)},
+		{[]string{"chmod", "sb", "/f"}, `required flag(s) "mode" not set`},
+		{[]string{"replace", "sb", "/f", "--old", "", "--new", "x"}, "--old must not be empty"},
+		{[]string{"replace", "sb", "/f", "--old", "a"}, `required flag(s) "new" not set`},
+		{[]string{"search", "sb", "/"}, `required flag(s) "pattern" not set`},
+		{[]string{"cat", "sb", "/f", "--encoding", "latin-1"}, "unsupported encoding 'latin-1'"},
+		{[]string{"cat", "sb", "/f", "-o", "json"}, "'json' is not one of 'raw'"},
+		{[]string{"upload", "sb", dir + "/missing", "/f"}, "local path '" + dir + "/missing' does not exist"},
+		{[]string{"upload", "sb", dir, "/f"}, "is a directory; upload takes a file"},
+		{[]string{"download", "sb", "/f", dir}, "is a directory"},
+		{[]string{"ls", "sb", "/", "--depth", "0"}, "--depth must be 1 or more"},
+		{[]string{"rm", "sb"}, "requires at least 2 arg(s)"},
+		{[]string{"mv", "sb", "a"}, "accepts 3 arg(s)"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			expectError(t, env.Run(append([]string{"file"}, tc.args...)...), 2, tc.want)
+		})
+	}
+}
+
+func TestServerErrors(t *testing.T) {
+	env, id := newEnv(t)
+	env.Must("file", "write", id, "/workspace/a", "-c", "A")
+	env.Must("file", "write", id, "/workspace/b", "-c", "B")
+	env.Must("file", "mkdir", id, "/workspace/dir")
+
+	expectError(t, env.Run("file", "cat", id, "/workspace/nope"), 4, "file not found. open /workspace/nope: no such file or directory (HTTP 404, code FILE_NOT_FOUND)")
+	expectError(t, env.Run("file", "info", id, "/workspace/a", "/workspace/nope"), 4, "file not found")
+	expectError(t, env.Run("file", "mv", id, "/workspace/a", "/workspace/b"), 1, "destination path already exists: /workspace/b")
+	if got := env.Must("file", "cat", id, "/workspace/b"); got != "B" {
+		t.Errorf("mv replaced its destination: %q", got)
+	}
+	expectError(t, env.Run("file", "rm", id, "/workspace/dir"), 1, "path is a directory")
+	expectError(t, env.Run("file", "cat", id, "../../etc/passwd"), 1, "outside the sandbox filesystem")
+	expectError(t, env.Run("file", "ls", id, "/workspace/a"), 1, "path is not a directory: /workspace/a")
+	expectError(t, env.Run("file", "cat", "no-such-sandbox", "/workspace/a"), 4, "")
+
+	// Under -o json an error is an object on stderr, stdout stays empty.
+	r := env.Run("file", "info", id, "/workspace/nope", "-o", "json")
+	var obj map[string]any
+	if r.Code != 4 || r.Stdout != "" || json.Unmarshal([]byte(r.Stderr), &obj) != nil || obj["code"] != "FILE_NOT_FOUND" || obj["http_status"] != 404.0 {
+		t.Errorf("json error: %+v", r)
+	}
+}
+
+// TestProgress: a progress bar goes to stderr only when a person can see
+// it, and never under -o json or -o yaml.
+func TestProgress(t *testing.T) {
+	env, id := newEnv(t)
+	src := localFile(t, "f", strings.Repeat("x", 1<<20), 0o644)
+	for _, tc := range []struct {
+		tty      bool
+		format   string
+		progress bool
+	}{{true, "table", true}, {true, "json", false}, {true, "yaml", false}, {false, "table", false}} {
+		env.TTY = tc.tty
+		up := env.Run("file", "upload", id, src, "/tmp/f", "-o", tc.format)
+		down := env.Run("file", "download", id, "/tmp/f", t.TempDir()+"/f", "-o", tc.format)
+		for verb, r := range map[string]cmdtest.Result{"Uploading": up, "Downloading": down} {
+			if r.Code != 0 {
+				t.Fatalf("%+v", r)
+			}
+			if shown := strings.Contains(r.Stderr, verb+" f") && strings.Contains(r.Stderr, "100%"); shown != tc.progress {
+				t.Errorf("tty %v -o %s: %s progress shown %v, stderr %q", tc.tty, tc.format, verb, shown, r.Stderr)
+			}
+			if !tc.progress && r.Stderr != "" {
+				t.Errorf("tty %v -o %s: stderr %q", tc.tty, tc.format, r.Stderr)
+			}
+		}
+	}
+	// Not even on a terminal when the download goes to stdout.
+	env.TTY = true
+	if r := env.Run("file", "download", id, "/tmp/f", "-"); r.Code != 0 || len(r.Stdout) != 1<<20 || r.Stderr != "" {
+		t.Errorf("download to stdout on a terminal: exit %d, %d bytes, stderr %q", r.Code, len(r.Stdout), r.Stderr)
+	}
+}
+
+// TestStdinHint: write without -c tells a person at a terminal how to end input.
+func TestStdinHint(t *testing.T) {
+	env, id := newEnv(t)
+	for _, tty := range []bool{true, false} {
+		ios, in, out, errOut := iostreams.Test()
+		in.WriteString("typed")
+		ios.SetTTY(tty, false, false)
+		f := cmdutil.New(ios, func(k string) string { return env.Vars[k] })
+		code := commands.Run(t.Context(), f, []string{"file", "write", id, "/tmp/typed"})
+		hint := "Reading from stdin (Ctrl+D to finish):\n"
+		if want := map[bool]string{true: hint, false: ""}[tty]; code != 0 || errOut.String() != want || out.String() != "OK: Written: /tmp/typed\n" {
+			t.Errorf("stdin tty %v: exit %d, stdout %q, stderr %q", tty, code, out, errOut)
+		}
+	}
+	if got := env.Must("file", "cat", id, "/tmp/typed"); got != "typed" {
+		t.Errorf("%q", got)
+	}
+}

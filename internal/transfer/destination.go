@@ -1,0 +1,178 @@
+// Package transfer moves file contents between osb and a sandbox without
+// holding them in memory: where a download lands (and how an existing file
+// is replaced only once the download is complete), the byte-count check, and
+// the progress display.
+package transfer
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// StagePrefix names the hidden directory a download is staged in, next to
+// the file it will replace.
+const StagePrefix = ".osb-download-"
+
+// Destination is where a download goes. It is prepared before any request,
+// so that a destination that cannot be written fails without one. Write the
+// bytes to it, then Commit on success or Abort on failure.
+type Destination struct {
+	// Stdout is true when the bytes go to osb's own standard output; the
+	// caller then prints nothing else there.
+	Stdout bool
+
+	w        io.Writer
+	file     *os.File    // the special file, or the staged file
+	stageDir string      // "" unless staging
+	target   string      // the file a staged download replaces
+	oldMode  fs.FileMode // the replaced file's permission bits
+	replaces bool        // target existed
+}
+
+// Open prepares the download destination named by path ("-" is stdout).
+// It creates the missing parent directories, then:
+//   - a path that is osb's stdout (/dev/stdout, /dev/fd/1, a symlink to
+//     them, or the very file or pipe stdout is) gets the bytes directly;
+//   - a directory is an error;
+//   - other non-regular files (FIFOs, devices) are written directly;
+//   - a regular or missing file is staged in a hidden directory beside it
+//     and renamed over it by Commit (an existing file must be writable now,
+//     and keeps its permission bits).
+func Open(path string, stdout io.Writer) (*Destination, error) {
+	if path == "-" {
+		return &Destination{Stdout: true, w: stdout}, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+		return nil, err
+	}
+	fi, err := os.Stat(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	switch {
+	case fi != nil && isStdout(path, fi, stdout):
+		return &Destination{Stdout: true, w: stdout}, nil
+	case fi != nil && fi.IsDir():
+		return nil, fmt.Errorf("%s: is a directory", path)
+	case fi != nil && !fi.Mode().IsRegular():
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return nil, err
+		}
+		return &Destination{w: f, file: f}, nil
+	}
+	return stage(path, fi)
+}
+
+// stage prepares the staged download of a regular file (fi nil: missing).
+func stage(path string, fi fs.FileInfo) (*Destination, error) {
+	target, err := resolveLinks(path)
+	if err != nil {
+		return nil, err
+	}
+	d := &Destination{target: target}
+	if fi != nil {
+		// Fail now, before downloading anything, if it cannot be replaced;
+		// opening without O_TRUNC leaves it as it is.
+		f, err := os.OpenFile(target, os.O_WRONLY, 0)
+		if err != nil {
+			return nil, err
+		}
+		f.Close()
+		d.replaces, d.oldMode = true, fi.Mode().Perm()
+	}
+	d.stageDir, err = os.MkdirTemp(filepath.Dir(target), StagePrefix)
+	if err != nil {
+		return nil, err
+	}
+	// Created like any new file: 0666 less the umask.
+	d.file, err = os.Create(filepath.Join(d.stageDir, "download"))
+	if err != nil {
+		os.RemoveAll(d.stageDir)
+		return nil, err
+	}
+	d.w = d.file
+	return d, nil
+}
+
+// resolveLinks follows symlinks in path, including a final one whose target
+// does not exist yet, so the download replaces the file the link points to
+// rather than the link.
+func resolveLinks(path string) (string, error) {
+	for range 40 {
+		fi, err := os.Lstat(path)
+		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			dir, err := filepath.EvalSymlinks(filepath.Dir(path))
+			if err != nil {
+				return "", err
+			}
+			return filepath.Join(dir, filepath.Base(path)), nil
+		}
+		link, err := os.Readlink(path)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(link) {
+			link = filepath.Join(filepath.Dir(path), link)
+		}
+		path = link
+	}
+	return "", fmt.Errorf("%s: too many levels of symbolic links", path)
+}
+
+// stdoutNames are the names of "my standard output" on Linux.
+var stdoutNames = map[string]bool{"/dev/stdout": true, "/dev/fd/1": true, "/proc/self/fd/1": true}
+
+// isStdout reports whether the file at path (fi, symlinks followed) is
+// where stdout writes.
+func isStdout(path string, fi fs.FileInfo, stdout io.Writer) bool {
+	if f, ok := stdout.(interface{ Stat() (fs.FileInfo, error) }); ok {
+		if ofi, err := f.Stat(); err == nil {
+			return os.SameFile(fi, ofi)
+		}
+	}
+	// stdout is not a file (osb run in-process): only its names count.
+	target, err := filepath.EvalSymlinks(path)
+	return stdoutNames[filepath.Clean(path)] || (err == nil && stdoutNames[target])
+}
+
+// Write writes downloaded bytes.
+func (d *Destination) Write(p []byte) (int, error) { return d.w.Write(p) }
+
+// Commit finishes a complete download: a staged file takes the place of
+// the target (with the replaced file's permission bits) in one rename.
+func (d *Destination) Commit() error {
+	if d.file == nil {
+		return nil
+	}
+	err := d.file.Close()
+	d.file = nil
+	if d.stageDir == "" {
+		return err
+	}
+	defer os.RemoveAll(d.stageDir)
+	staged := filepath.Join(d.stageDir, "download")
+	if err == nil && d.replaces {
+		err = os.Chmod(staged, d.oldMode)
+	}
+	if err == nil {
+		err = os.Rename(staged, d.target)
+	}
+	return err
+}
+
+// Abort gives up: the staged file is removed and the target is untouched.
+// Safe to call after Commit, and more than once.
+func (d *Destination) Abort() {
+	if d.file != nil {
+		d.file.Close()
+		d.file = nil
+	}
+	if d.stageDir != "" {
+		os.RemoveAll(d.stageDir)
+	}
+}

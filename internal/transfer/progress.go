@@ -1,0 +1,56 @@
+package transfer
+
+import (
+	"io"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+
+	"github.com/osb-dev/osb/internal/iostreams"
+)
+
+// Progress shows a transfer on stderr: bytes, rate and time left. A nil
+// *Progress shows nothing, so callers need no conditions.
+type Progress struct {
+	bar *progressbar.ProgressBar
+}
+
+// NewProgress returns a progress display for a transfer of total bytes (-1:
+// unknown), or nil when no one would see it: stderr is not a terminal, or
+// the output is meant for a program (json, yaml).
+func NewProgress(ios *iostreams.IOStreams, format, label string, total int64) *Progress {
+	if !ios.ShowProgress() || (format != "" && format != "table") {
+		return nil
+	}
+	bar := progressbar.NewOptions64(total,
+		progressbar.OptionSetWriter(ios.ErrOut),
+		progressbar.OptionSetDescription(label),
+		progressbar.OptionShowBytes(true),
+		progressbar.OptionShowTotalBytes(true),
+		progressbar.OptionSetPredictTime(true),
+		progressbar.OptionSetWidth(30),
+		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionEnableColorCodes(ios.ColorEnabledStderr()),
+		// Only redraw on progress: no background goroutine to stop.
+		progressbar.OptionSetSpinnerChangeInterval(0),
+	)
+	return &Progress{bar: bar}
+}
+
+// Reader counts the bytes read through r.
+func (p *Progress) Reader(r io.Reader) io.Reader {
+	if p == nil {
+		return r
+	}
+	return io.TeeReader(r, p.bar)
+}
+
+// Done stops and erases the display, so that what comes next (a result
+// line, an error) starts on a clean line.
+func (p *Progress) Done() {
+	if p == nil {
+		return
+	}
+	p.bar.Exit()
+	p.bar.Clear()
+}
