@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/osb-dev/osb/internal/server/servertest"
 )
@@ -74,4 +75,30 @@ func (r Result) Combined() string {
 		return r.Stdout
 	}
 	return r.Stdout + "--- stderr\n" + r.Stderr
+}
+
+// NewSandbox creates a sandbox through osb (`sandbox create -i python:3.11
+// -o json` and args) and returns its id.
+func (e *Env) NewSandbox(args ...string) string {
+	e.T.Helper()
+	out := e.Must(append([]string{"sandbox", "create", "-i", "python:3.11", "-o", "json"}, args...)...)
+	var v struct{ ID string }
+	if err := json.Unmarshal([]byte(out), &v); err != nil || v.ID == "" {
+		e.T.Fatalf("sandbox create printed no id: %v\n%s", err, out)
+	}
+	return v.ID
+}
+
+// Eventually polls cond until it holds, and fails the test naming what it
+// waited for if it never does within a minute (a generous bound for a
+// shared, slow machine: a wait, not a timing assertion).
+func Eventually(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting: %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

@@ -74,6 +74,7 @@ func (s *Server) transition(w http.ResponseWriter, id, from, via, to, conflictCo
 	} else {
 		rec.setState(to, "")
 	}
+	rec.noteTransition(to, err)
 	s.mu.Unlock()
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, codeInternal, err.Error())
@@ -107,6 +108,7 @@ func (s *Server) renewExpiration(w http.ResponseWriter, r *http.Request) {
 	default:
 		rec.expiresAt = &at
 		rec.timer.Reset(time.Until(at))
+		rec.addEvent("Renewed", "expires at "+formatTime(at))
 		writeJSON(w, http.StatusOK, map[string]string{"expiresAt": formatTime(at)})
 	}
 }

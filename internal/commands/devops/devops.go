@@ -1,14 +1,114 @@
-// Package devops implements the `osb devops` commands.
+// Package devops implements the experimental `osb devops` commands: the
+// legacy plain-text diagnostics routes (logs, inspect, events, summary).
 package devops
 
 import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+
 	"github.com/spf13/cobra"
 
+	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/cmdutil"
 )
 
 // NewCmdDevops returns the `devops` group.
 func NewCmdDevops(f *cmdutil.Factory) *cobra.Command {
 	cmd := cmdutil.NewGroup("devops", "Experimental diagnostics for sandbox troubleshooting.")
+	cmd.Long = "Experimental diagnostics: the server's plain-text logs, inspection, events and\n" +
+		"summary of a sandbox. 'logs' and 'events' are deprecated in favour of\n" +
+		"'osb diagnostics logs' and 'osb diagnostics events'."
+	cmd.AddCommand(
+		newCmdLogs(f, nil),
+		newCmdInspect(f, nil),
+		newCmdEvents(f, nil),
+		newCmdSummary(f, nil),
+	)
 	return cmd
+}
+
+// textOptions is what every devops command has.
+type textOptions struct {
+	f         *cmdutil.Factory
+	SandboxID string
+	Format    string
+}
+
+// newTextCmd builds a devops command taking SANDBOX_ID and only -o raw.
+func newTextCmd(opts *textOptions, use, short string, run func(context.Context) error) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   use,
+		Short: short,
+		Long:  short + " SANDBOX_ID may be any unique prefix of the id.",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.SandboxID = args[0]
+			return run(cmd.Context())
+		},
+	}
+	cmdutil.OutputFlag(cmd, &opts.Format, "raw", "raw")
+	return cmd
+}
+
+// positive rejects a count flag below 1 before any request.
+func positive(name string, n int) error {
+	if n < 1 {
+		return cmdutil.UsageErrorf("--%s must be at least 1, got %d", name, n)
+	}
+	return nil
+}
+
+// printText streams a legacy diagnostics route to stdout, ending it with a
+// newline when it lacks one. An unknown sandbox is exit 4.
+func printText(ctx context.Context, opts *textOptions, route string, q url.Values) error {
+	c, err := opts.f.Client()
+	if err != nil {
+		return err
+	}
+	err = cmdutil.WithSandboxID(ctx, c, opts.SandboxID, func(id string) error {
+		body, err := c.LegacyDiagnostic(ctx, id, route, q)
+		if err != nil {
+			return err
+		}
+		defer body.Close()
+		return copyText(opts.f.IOStreams.Out, body)
+	})
+	if client.IsStatus(err, http.StatusNotFound) {
+		return &cmdutil.ExitError{Code: cmdutil.ExitNotFound, Err: fmt.Errorf("Sandbox '%s' not found.", opts.SandboxID)}
+	}
+	return err
+}
+
+func copyText(w io.Writer, r io.Reader) error {
+	tw := &lastByteWriter{w: w}
+	if _, err := io.Copy(tw, r); err != nil {
+		return err
+	}
+	if tw.last != '\n' {
+		_, err := io.WriteString(w, "\n")
+		return err
+	}
+	return nil
+}
+
+// lastByteWriter remembers the last byte written through it.
+type lastByteWriter struct {
+	w    io.Writer
+	last byte
+}
+
+func (l *lastByteWriter) Write(p []byte) (int, error) {
+	n, err := l.w.Write(p)
+	if n > 0 {
+		l.last = p[n-1]
+	}
+	return n, err
+}
+
+// deprecated warns on stderr that a command has a stable replacement.
+func deprecated(opts *textOptions, old, replacement string) {
+	opts.f.Printer(opts.Format).Warning(fmt.Sprintf("`osb devops %s` is deprecated. Use `osb diagnostics %s`.", old, replacement))
 }

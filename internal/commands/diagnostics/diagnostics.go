@@ -1,4 +1,5 @@
-// Package diagnostics implements the `osb diagnostics` commands.
+// Package diagnostics implements `osb diagnostics logs` and `osb
+// diagnostics events`: the stable, scoped Diagnostics API.
 package diagnostics
 
 import (
@@ -10,5 +11,14 @@ import (
 // NewCmdDiagnostics returns the `diagnostics` group.
 func NewCmdDiagnostics(f *cmdutil.Factory) *cobra.Command {
 	cmd := cmdutil.NewGroup("diagnostics", "Stable sandbox diagnostics: scoped logs and events.")
+	cmd.Long = "Fetch a sandbox's diagnostic logs or events for a scope (--scope). The server\n" +
+		"answers with the text inline or with a content URL; raw output (the default)\n" +
+		"prints the text, or the content URL for URL-delivered diagnostics.\n\n" +
+		"A server that does not implement scoped diagnostics (HTTP 501) is asked for\n" +
+		"its legacy unscoped text instead, with a warning that the scope was not applied."
+	cmd.AddCommand(
+		newCmdLogs(f, nil),
+		newCmdEvents(f, nil),
+	)
 	return cmd
 }

@@ -1,4 +1,5 @@
-// Package template implements the `osb template` commands.
+// Package template implements the `osb template` commands: create, get,
+// list and delete.
 package template
 
 import (
@@ -10,5 +11,14 @@ import (
 // NewCmdTemplate returns the `template` group.
 func NewCmdTemplate(f *cmdutil.Factory) *cobra.Command {
 	cmd := cmdutil.NewGroup("template", "🏗 Manage sandbox templates (golden-image builds).")
+	cmd.Long = "Manage templates: server-side presets of image, entrypoint, environment and\n" +
+		"resources that sandboxes are created from with 'osb sandbox create --template'.\n" +
+		"A template starts Pending and can back sandboxes once it is Succeeded."
+	cmd.AddCommand(
+		newCmdCreate(f, nil),
+		newCmdGet(f, nil),
+		newCmdList(f, nil),
+		newCmdDelete(f, nil),
+	)
 	return cmd
 }

@@ -1,0 +1,43 @@
+package devops
+
+import (
+	"context"
+	"net/url"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/osb-dev/osb/internal/cmdutil"
+)
+
+type logsOptions struct {
+	textOptions
+	Tail  int
+	Since string
+}
+
+func newCmdLogs(f *cmdutil.Factory, runF func(context.Context, *logsOptions) error) *cobra.Command {
+	opts := &logsOptions{textOptions: textOptions{f: f}}
+	cmd := newTextCmd(&opts.textOptions, "logs SANDBOX_ID", "Deprecated: print a sandbox's last log lines; use 'osb diagnostics logs'.",
+		func(ctx context.Context) error {
+			if runF != nil {
+				return runF(ctx, opts)
+			}
+			return runLogs(ctx, opts)
+		})
+	cmd.Flags().IntVarP(&opts.Tail, "tail", "n", 100, "Number of trailing log lines.")
+	cmd.Flags().StringVarP(&opts.Since, "since", "s", "", "Only logs newer than this duration, e.g. 10m or 1h.")
+	return cmd
+}
+
+func runLogs(ctx context.Context, opts *logsOptions) error {
+	deprecated(&opts.textOptions, "logs", "logs")
+	if err := positive("tail", opts.Tail); err != nil {
+		return err
+	}
+	q := url.Values{"tail": {strconv.Itoa(opts.Tail)}}
+	if opts.Since != "" {
+		q.Set("since", opts.Since)
+	}
+	return printText(ctx, &opts.textOptions, "logs", q)
+}

@@ -1,0 +1,159 @@
+package diagnostics
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/osb-dev/osb/internal/client"
+	"github.com/osb-dev/osb/internal/cmdutil"
+	"github.com/osb-dev/osb/internal/output"
+)
+
+// fetchKind is what differs between `logs` and `events`.
+type fetchKind struct {
+	kind      string // client.DiagnosticLogs or client.DiagnosticEvents
+	title     string
+	short     string
+	scopeHelp string
+	example   string
+}
+
+type fetchOptions struct {
+	f         *cmdutil.Factory
+	kind      fetchKind
+	SandboxID string
+	Scope     string
+	Format    string
+}
+
+// maxLegacyText bounds what the 501 fallback reads: it becomes one inline
+// descriptor in memory.
+const maxLegacyText = 16 << 20
+
+func newCmdFetch(f *cmdutil.Factory, runF func(context.Context, *fetchOptions) error, k fetchKind) *cobra.Command {
+	opts := &fetchOptions{f: f, kind: k}
+	cmd := &cobra.Command{
+		Use:   k.kind + " SANDBOX_ID",
+		Short: k.short,
+		Long: k.short + " SANDBOX_ID may be any unique prefix of the id.\n\n" +
+			"raw output prints the text (warnings about it go to stderr), or the content URL\n" +
+			"when the server delivers it by URL; table, json and yaml show the descriptor.",
+		Example: k.example,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.SandboxID = args[0]
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runFetch(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVarP(&opts.Scope, "scope", "s", "", k.scopeHelp)
+	_ = cmd.MarkFlagRequired("scope")
+	cmdutil.EnumFlag(cmd, &opts.Format, "output", "o", "raw", []string{"table", "json", "yaml", "raw"},
+		"Output format: table, json, yaml, raw. raw prints inline text, or the content URL for URL-delivered diagnostics.")
+	return cmd
+}
+
+func runFetch(ctx context.Context, opts *fetchOptions) error {
+	if strings.TrimSpace(opts.Scope) == "" {
+		return cmdutil.UsageErrorf("--scope must not be empty")
+	}
+	c, err := opts.f.Client()
+	if err != nil {
+		return err
+	}
+	var d *client.Diagnostic
+	err = cmdutil.WithSandboxID(ctx, c, opts.SandboxID, func(id string) error {
+		d, err = c.GetDiagnostic(ctx, id, opts.kind.kind, opts.Scope)
+		if client.IsStatus(err, http.StatusNotImplemented) {
+			d, err = legacyFallback(ctx, c, id, opts.kind.kind, opts.Scope)
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return render(opts.f.Printer(opts.Format), opts.kind.title, d)
+}
+
+// legacyFallback asks a server without the scoped API (HTTP 501) for its
+// legacy unscoped text, and presents it as an inline descriptor whose
+// warning says the scope was not applied.
+func legacyFallback(ctx context.Context, c *client.Client, id, kind, scope string) (*client.Diagnostic, error) {
+	body, err := c.LegacyDiagnostic(ctx, id, kind, nil)
+	if err != nil {
+		return nil, fmt.Errorf("the server does not implement scoped diagnostics (HTTP 501) and its legacy %s route failed: %w", kind, err)
+	}
+	defer body.Close()
+	raw, err := io.ReadAll(io.LimitReader(body, maxLegacyText+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading the legacy %s text: %w", kind, err)
+	}
+	text := string(raw[:min(len(raw), maxLegacyText)])
+	n := int64(len(text))
+	return &client.Diagnostic{
+		SandboxID: id, Kind: kind, Scope: scope, Delivery: client.DeliveryInline,
+		ContentType: "text/plain", Content: &text, ContentLength: &n, Truncated: len(raw) > maxLegacyText,
+		Warnings: []string{fmt.Sprintf("the server does not implement scoped diagnostics (HTTP 501); "+
+			"showing its legacy unscoped %s text, so scope '%s' was not applied", kind, scope)},
+	}, nil
+}
+
+// diagnosticView is the descriptor as osb prints it: the official client's
+// snake_case keys, every key present (null when unset).
+type diagnosticView struct {
+	SandboxID     string   `json:"sandbox_id"`
+	Kind          string   `json:"kind"`
+	Scope         string   `json:"scope"`
+	Delivery      string   `json:"delivery"`
+	ContentType   string   `json:"content_type"`
+	Truncated     bool     `json:"truncated"`
+	Content       *string  `json:"content"`
+	ContentURL    *string  `json:"content_url"`
+	ContentLength *int64   `json:"content_length"`
+	ExpiresAt     *string  `json:"expires_at"`
+	Warnings      []string `json:"warnings"`
+}
+
+func render(p *output.Printer, title string, d *client.Diagnostic) error {
+	if p.Format != output.Raw {
+		return p.Object(title, diagnosticView{
+			SandboxID: d.SandboxID, Kind: d.Kind, Scope: d.Scope, Delivery: d.Delivery, ContentType: d.ContentType,
+			Truncated: d.Truncated, Content: d.Content, ContentURL: d.ContentURL, ContentLength: d.ContentLength,
+			ExpiresAt: cmdutil.Timestamp(d.ExpiresAt), Warnings: d.Warnings,
+		})
+	}
+	if d.Truncated {
+		p.Warning("diagnostic content was truncated.")
+	}
+	for _, w := range d.Warnings {
+		p.Warning(w)
+	}
+	switch {
+	case d.Delivery == client.DeliveryInline:
+		text := ""
+		if d.Content != nil {
+			text = *d.Content
+		}
+		return writeText(p.IO.Out, text)
+	case d.ContentURL != nil && *d.ContentURL != "":
+		return p.Text(*d.ContentURL)
+	}
+	return errors.New("Diagnostic response did not include inline content or a content URL.")
+}
+
+// writeText prints text as it is, ending it with a newline when it lacks one.
+func writeText(w io.Writer, text string) error {
+	if !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	_, err := io.WriteString(w, text)
+	return err
+}

@@ -1,0 +1,128 @@
+package snapshot
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/osb-dev/osb/internal/client"
+	"github.com/osb-dev/osb/internal/cmdutil"
+)
+
+type createOptions struct {
+	f           *cmdutil.Factory
+	SandboxID   string
+	Name        string
+	NameSet     bool
+	Wait        bool
+	WaitTimeout cmdutil.DurationValue
+	Format      string
+}
+
+const (
+	defaultWaitTimeout = 10 * time.Minute
+	// waitPoll is how often --wait asks for the snapshot's state.
+	waitPoll = 500 * time.Millisecond
+)
+
+func newCmdCreate(f *cmdutil.Factory, runF func(context.Context, *createOptions) error) *cobra.Command {
+	opts := &createOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "create SANDBOX_ID",
+		Short: "Snapshot a running sandbox.",
+		Long: "Ask the server for a snapshot of a running sandbox. SANDBOX_ID may be any\n" +
+			"unique prefix of the id. The snapshot is taken asynchronously: it starts\n" +
+			"Creating; --wait polls until it is Ready (exit 0) or Failed (exit 1), for at\n" +
+			"most --wait-timeout (default 10m; running out of time is exit 5).",
+		Example: "  osb snapshot create 3f2a --name before-upgrade --wait\n" +
+			"  osb snapshot create 3f2a --wait-timeout 30m -o json",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.SandboxID = args[0]
+			opts.NameSet = cmd.Flags().Changed("name")
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runCreate(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Name, "name", "", "Name for the snapshot.")
+	fl.BoolVar(&opts.Wait, "wait", false, "Wait until the snapshot is Ready or Failed.")
+	cmdutil.DurationFlag(fl, &opts.WaitTimeout, "wait-timeout", "", "How long --wait waits, e.g. 10m (implies --wait; default 10m).")
+	cmdutil.OutputFlag(cmd, &opts.Format, "table", "table", "json", "yaml")
+	return cmd
+}
+
+func runCreate(ctx context.Context, opts *createOptions) error {
+	if opts.NameSet && opts.Name == "" {
+		return cmdutil.UsageErrorf("--name must not be empty")
+	}
+	if opts.WaitTimeout.Set && opts.WaitTimeout.D <= 0 {
+		return cmdutil.UsageErrorf("--wait-timeout must be more than 0")
+	}
+	c, err := opts.f.Client()
+	if err != nil {
+		return err
+	}
+	var snap *client.Snapshot
+	err = cmdutil.WithSandboxID(ctx, c, opts.SandboxID, func(id string) error {
+		snap, err = c.CreateSnapshot(ctx, id, opts.Name)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	var waitErr error
+	if opts.Wait || opts.WaitTimeout.Set {
+		timeout := defaultWaitTimeout
+		if opts.WaitTimeout.Set {
+			timeout = opts.WaitTimeout.D
+		}
+		snap, waitErr = waitSettled(ctx, c, snap, timeout)
+	}
+	// The snapshot exists whatever the wait gave: its id is printed either way.
+	if err := opts.f.Printer(opts.Format).Panel("Snapshot Created", newSnapshotView(snap).panel()); err != nil {
+		return err
+	}
+	return waitErr
+}
+
+// waitSettled polls until the snapshot is Ready (nil error) or Failed (exit
+// 1), for at most timeout (exit 5). It returns the last state it saw.
+func waitSettled(ctx context.Context, c *client.Client, snap *client.Snapshot, timeout time.Duration) (*client.Snapshot, error) {
+	wctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	tick := time.NewTicker(waitPoll)
+	defer tick.Stop()
+	for {
+		switch snap.Status.State {
+		case client.SnapshotReady:
+			return snap, nil
+		case client.SnapshotFailed:
+			msg := "no reason given"
+			if m := snap.Status.Message; m != nil && *m != "" {
+				msg = *m
+			}
+			return snap, &cmdutil.ExitError{Code: cmdutil.ExitFailure, Err: fmt.Errorf("snapshot %s failed: %s", snap.ID, msg)}
+		}
+		select {
+		case <-tick.C:
+		case <-wctx.Done():
+			if ctx.Err() != nil {
+				return snap, ctx.Err()
+			}
+			return snap, &cmdutil.ExitError{Code: cmdutil.ExitTimeout,
+				Err: fmt.Errorf("snapshot %s was not Ready within %s (it is %s)", snap.ID, timeout, snap.Status.State)}
+		}
+		next, err := c.GetSnapshot(wctx, snap.ID)
+		switch {
+		case err == nil:
+			snap = next
+		case wctx.Err() == nil:
+			return snap, err
+		}
+	}
+}

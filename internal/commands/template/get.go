@@ -1,0 +1,50 @@
+package template
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+
+	"github.com/osb-dev/osb/internal/cmdutil"
+)
+
+type getOptions struct {
+	f          *cmdutil.Factory
+	TemplateID string
+	Format     string
+}
+
+func newCmdGet(f *cmdutil.Factory, runF func(context.Context, *getOptions) error) *cobra.Command {
+	opts := &getOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "get TEMPLATE_ID",
+		Short: "Show one template and its build status.",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.TemplateID = args[0]
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runGet(cmd.Context(), opts)
+		},
+	}
+	cmdutil.OutputFlag(cmd, &opts.Format, "table", "table", "json", "yaml")
+	return cmd
+}
+
+func runGet(ctx context.Context, opts *getOptions) error {
+	c, err := opts.f.Client()
+	if err != nil {
+		return err
+	}
+	t, err := c.GetTemplate(ctx, opts.TemplateID)
+	if err != nil {
+		return err
+	}
+	view := newTemplateView(t)
+	p := opts.f.Printer(opts.Format)
+	if p.Structured() {
+		return p.Data(view)
+	}
+	return p.Object("Template Info", view.record())
+}
