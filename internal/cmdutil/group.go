@@ -21,10 +21,14 @@ func NewGroup(use, short string) *cobra.Command {
 // config file, so a broken file cannot stop it.
 const NoConfig = "osb:no-config"
 
-// SkipsConfig reports whether cmd or a parent is marked NoConfig.
+// SkipsConfig reports whether cmd or a parent is marked NoConfig. Cobra's
+// own help and __complete commands count as marked: help reads no config,
+// and __complete parses the completed command's flags itself, after the
+// root's hooks, so a completion that needs the config loads it then (a
+// broken file then only means no candidates).
 func SkipsConfig(cmd *cobra.Command) bool {
 	for c := cmd; c != nil; c = c.Parent() {
-		if _, ok := c.Annotations[NoConfig]; ok {
+		if _, ok := c.Annotations[NoConfig]; ok || c.Name() == cobra.ShellCompRequestCmd || c.Name() == "help" {
 			return true
 		}
 	}

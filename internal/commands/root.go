@@ -101,6 +101,7 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 		template.NewCmdTemplate(f),
 	)
 	addHelpTopics(root)
+	addCompletion(root, f)
 	markArgErrors(root)
 	return root
 }

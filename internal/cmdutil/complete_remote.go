@@ -1,0 +1,79 @@
+package cmdutil
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/osb-dev/osb/internal/client"
+)
+
+// CompletionLister offers candidates to add as it walks a server listing.
+type CompletionLister func(ctx context.Context, c *client.Client, add func(cobra.Completion)) error
+
+// CompleteListed completes the first argument from a server listing, with
+// the rules of CompleteSandboxIDs: a short budget, a listing cut short still
+// offers what it found, and any failure gives no candidates and no message.
+func CompleteListed(f *Factory, list CompletionLister) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		c, err := f.Client()
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		ctx := cmd.Context()
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		ctx, cancel := context.WithTimeout(ctx, completionBudget)
+		defer cancel()
+		var out []cobra.Completion
+		_ = list(ctx, c, func(comp cobra.Completion) {
+			if strings.HasPrefix(comp, toComplete) {
+				out = append(out, comp)
+			}
+		})
+		slices.Sort(out)
+		return out, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// SnapshotCandidates lists snapshots as "id<TAB>state name".
+func SnapshotCandidates(ctx context.Context, c *client.Client, add func(cobra.Completion)) error {
+	for page := 1; ; page++ {
+		list, err := c.ListSnapshots(ctx, client.ListSnapshotsParams{Page: page, PageSize: client.MaxPageSize})
+		if err != nil {
+			return err
+		}
+		for _, s := range list.Items {
+			desc := s.Status.State
+			if s.Name != nil {
+				desc += " " + *s.Name
+			}
+			add(cobra.CompletionWithDesc(s.ID, desc))
+		}
+		if !list.Pagination.HasNextPage || len(list.Items) == 0 {
+			return nil
+		}
+	}
+}
+
+// TemplateCandidates lists templates as "id<TAB>phase image".
+func TemplateCandidates(ctx context.Context, c *client.Client, add func(cobra.Completion)) error {
+	for page := 1; ; page++ {
+		list, err := c.ListTemplates(ctx, client.ListTemplatesParams{Page: page, PageSize: client.MaxPageSize})
+		if err != nil {
+			return err
+		}
+		for _, t := range list.Items {
+			add(cobra.CompletionWithDesc(t.TemplateID, strings.TrimSpace(t.Status.Phase+" "+t.Image)))
+		}
+		if !list.Pagination.HasNextPage || len(list.Items) == 0 {
+			return nil
+		}
+	}
+}

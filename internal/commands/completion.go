@@ -1,0 +1,174 @@
+package commands
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/osb-dev/osb/internal/cmdutil"
+)
+
+// addCompletion gives root the `completion` command and fills in argument
+// completion for every command whose usage line names ids the server can list.
+func addCompletion(root *cobra.Command, f *cmdutil.Factory) {
+	root.AddCommand(newCmdCompletion(f))
+	completeIDArgs(root, f)
+}
+
+type completionShell struct {
+	name, install string
+	write         func(root *cobra.Command, w io.Writer, descriptions bool) error
+}
+
+var completionShells = []completionShell{
+	{"bash", `Needs the bash-completion package. For this shell only:
+
+  source <(osb completion bash)
+
+For every new shell, on Linux:
+
+  osb completion bash > /etc/bash_completion.d/osb
+
+and on macOS with Homebrew:
+
+  osb completion bash > $(brew --prefix)/etc/bash_completion.d/osb`,
+		func(root *cobra.Command, w io.Writer, desc bool) error { return root.GenBashCompletionV2(w, desc) }},
+	{"zsh", `If completion is not yet on in zsh, add this to ~/.zshrc first:
+
+  autoload -U compinit; compinit
+
+For this shell only:
+
+  source <(osb completion zsh)
+
+For every new shell, write the script into a directory of $fpath:
+
+  osb completion zsh > "${fpath[1]}/_osb"`,
+		func(root *cobra.Command, w io.Writer, desc bool) error {
+			if desc {
+				return root.GenZshCompletion(w)
+			}
+			return root.GenZshCompletionNoDesc(w)
+		}},
+	{"fish", `For this shell only:
+
+  osb completion fish | source
+
+For every new shell:
+
+  osb completion fish > ~/.config/fish/completions/osb.fish`,
+		func(root *cobra.Command, w io.Writer, desc bool) error { return root.GenFishCompletion(w, desc) }},
+	{"powershell", `For this session only:
+
+  osb completion powershell | Out-String | Invoke-Expression
+
+For every new session, add the line above to your PowerShell profile.`,
+		func(root *cobra.Command, w io.Writer, desc bool) error {
+			if desc {
+				return root.GenPowerShellCompletionWithDesc(w)
+			}
+			return root.GenPowerShellCompletion(w)
+		}},
+}
+
+// newCmdCompletion returns `osb completion SHELL`. It needs no config file
+// and no server, so it works even when the config file is broken.
+func newCmdCompletion(f *cmdutil.Factory) *cobra.Command {
+	cmd := cmdutil.NewGroup("completion", "Print the shell completion script for bash, zsh, fish or PowerShell.")
+	cmd.Long = `Print a script that teaches your shell to complete osb commands, flags, flag
+values and ids. Sandbox, snapshot and template ids are fetched from the
+configured server (with a 2-second limit; nothing is offered when the server
+cannot be reached), and shown with their state where the shell can show it.
+
+Run 'osb completion SHELL --help' for how to install the script for that shell.`
+	cmd.Annotations = map[string]string{cmdutil.NoConfig: ""}
+	for _, sh := range completionShells {
+		cmd.AddCommand(newCmdCompletionShell(f, sh))
+	}
+	return cmd
+}
+
+func newCmdCompletionShell(f *cmdutil.Factory, sh completionShell) *cobra.Command {
+	var noDesc bool
+	cmd := &cobra.Command{
+		Use:   sh.name,
+		Short: fmt.Sprintf("Print the completion script for %s.", sh.name),
+		Long:  fmt.Sprintf("Print the completion script for %s.\n\n%s", sh.name, sh.install),
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return sh.write(cmd.Root(), f.IOStreams.Out, !noDesc)
+		},
+	}
+	cmd.Flags().BoolVar(&noDesc, "no-descriptions", false, "Leave out the descriptions shown next to candidates.")
+	return cmd
+}
+
+// completeIDArgs gives every command that has no completion of its own, and
+// whose usage line starts with an id the server can list (SANDBOX_ID,
+// SNAPSHOT_ID, TEMPLATE_ID), completion of that argument. Execution and
+// session ids are not completed: execd has no route that lists them.
+func completeIDArgs(cmd *cobra.Command, f *cmdutil.Factory) {
+	for _, sub := range cmd.Commands() {
+		completeIDArgs(sub, f)
+	}
+	if cmd.ValidArgsFunction != nil || cmd.HasSubCommands() {
+		return
+	}
+	params := usageParams(cmd.Use)
+	if len(params) == 0 {
+		return
+	}
+	var ids cobra.CompletionFunc
+	switch first := params[0]; first.name {
+	case "SANDBOX_ID":
+		ids = cmdutil.CompleteSandboxIDs(f, first.variadic)
+	case "SNAPSHOT_ID":
+		ids = cmdutil.CompleteListed(f, cmdutil.SnapshotCandidates)
+	case "TEMPLATE_ID":
+		ids = cmdutil.CompleteListed(f, cmdutil.TemplateCandidates)
+	default:
+		return
+	}
+	cmd.ValidArgsFunction = func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		// A local path later on the line (file upload/download) keeps the
+		// shell's own file completion.
+		if len(args) < len(params) && strings.HasPrefix(params[len(args)].name, "LOCAL") {
+			return nil, cobra.ShellCompDirectiveDefault
+		}
+		return ids(c, args, toComplete)
+	}
+}
+
+// usageParam is one positional placeholder of a usage line, e.g. SANDBOX_ID...
+type usageParam struct {
+	name     string
+	variadic bool
+}
+
+// usageParams reads the positional placeholders (upper-case words) of a
+// usage line such as "kill SANDBOX_ID..." or "run SANDBOX_ID COMMAND...".
+func usageParams(use string) []usageParam {
+	var params []usageParam
+	words := strings.Fields(use)[1:]
+	for i := 0; i < len(words); i++ {
+		w := strings.Trim(words[i], "[]")
+		if w == "--" {
+			continue
+		}
+		if strings.HasPrefix(w, "-") {
+			if i+1 < len(words) && words[i+1] == strings.ToUpper(words[i+1]) {
+				i++ // the flag's value, as in "--mode MODE"
+			}
+			continue
+		}
+		variadic := strings.HasSuffix(w, "...")
+		w = strings.TrimSuffix(w, "...")
+		if w == "" || w != strings.ToUpper(w) {
+			continue
+		}
+		params = append(params, usageParam{name: w, variadic: variadic})
+	}
+	return params
+}

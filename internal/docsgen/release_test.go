@@ -1,0 +1,311 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/osb-dev/osb/internal/cmdutil"
+	"github.com/osb-dev/osb/internal/commands"
+	"github.com/osb-dev/osb/internal/iostreams"
+)
+
+// goreleaser itself cannot run in every test environment, so this test
+// checks what goreleaser.yaml says against the code it describes.
+
+const (
+	modulePath = "github.com/osb-dev/osb"
+	repoRoot   = "../.."
+)
+
+type releaseConfig struct {
+	Version int `yaml:"version"`
+	Before  struct {
+		Hooks []string `yaml:"hooks"`
+	} `yaml:"before"`
+	Builds []struct {
+		ID      string   `yaml:"id"`
+		Main    string   `yaml:"main"`
+		Binary  string   `yaml:"binary"`
+		Env     []string `yaml:"env"`
+		Goos    []string `yaml:"goos"`
+		Goarch  []string `yaml:"goarch"`
+		Ldflags []string `yaml:"ldflags"`
+	} `yaml:"builds"`
+	Archives []struct {
+		IDs   []string      `yaml:"ids"`
+		Files []archiveFile `yaml:"files"`
+	} `yaml:"archives"`
+	Checksum struct {
+		NameTemplate string `yaml:"name_template"`
+	} `yaml:"checksum"`
+}
+
+// archiveFile is either a glob or {src, dst, strip_parent}.
+type archiveFile struct {
+	Src string `yaml:"src"`
+	Dst string `yaml:"dst"`
+}
+
+func (a *archiveFile) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode {
+		return n.Decode(&a.Src)
+	}
+	type plain archiveFile
+	return n.Decode((*plain)(a))
+}
+
+func loadReleaseConfig(t *testing.T) releaseConfig {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(repoRoot, "goreleaser.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg releaseConfig
+	if err := yaml.Unmarshal(b, &cfg); err != nil {
+		t.Fatalf("goreleaser.yaml: %v", err)
+	}
+	if cfg.Version != 2 {
+		t.Fatalf("goreleaser.yaml: version %d, want 2", cfg.Version)
+	}
+	if len(cfg.Builds) != 1 || len(cfg.Archives) == 0 {
+		t.Fatalf("goreleaser.yaml: want one build and an archive, got %d builds, %d archives", len(cfg.Builds), len(cfg.Archives))
+	}
+	return cfg
+}
+
+func TestReleaseBuildsEveryTarget(t *testing.T) {
+	b := loadReleaseConfig(t).Builds[0]
+	if b.Main != "./cmd/osb" || b.Binary != "osb" {
+		t.Errorf("build main %q binary %q, want ./cmd/osb and osb", b.Main, b.Binary)
+	}
+	if !hasMainFunc(t, filepath.Join(repoRoot, b.Main)) {
+		t.Errorf("%s holds no main package", b.Main)
+	}
+	if !slices.Contains(b.Env, "CGO_ENABLED=0") {
+		t.Errorf("build env %v lacks CGO_ENABLED=0 (the binary must be static)", b.Env)
+	}
+	for _, os := range []string{"linux", "darwin", "windows"} {
+		if !slices.Contains(b.Goos, os) {
+			t.Errorf("goos %v lacks %s", b.Goos, os)
+		}
+	}
+	for _, arch := range []string{"amd64", "arm64"} {
+		if !slices.Contains(b.Goarch, arch) {
+			t.Errorf("goarch %v lacks %s", b.Goarch, arch)
+		}
+	}
+}
+
+var stampRE = regexp.MustCompile(`-X ([^=\s]+)\.(\w+)=`)
+
+// Every -X must name a string variable that exists, and every variable of
+// internal/build must be stamped.
+func TestReleaseStampsRealVariables(t *testing.T) {
+	b := loadReleaseConfig(t).Builds[0]
+	stamped := map[string]bool{}
+	for _, fl := range b.Ldflags {
+		for _, m := range stampRE.FindAllStringSubmatch(fl, -1) {
+			pkg, name := m[1], m[2]
+			rel, ok := strings.CutPrefix(pkg, modulePath+"/")
+			if !ok {
+				t.Errorf("ldflags stamp %s.%s is outside the module", pkg, name)
+				continue
+			}
+			if !stringVars(t, filepath.Join(repoRoot, rel))[name] {
+				t.Errorf("ldflags stamp %s.%s: no such string variable", pkg, name)
+			}
+			stamped[rel+"."+name] = true
+		}
+	}
+	for name := range stringVars(t, filepath.Join(repoRoot, "internal/build")) {
+		if !stamped["internal/build."+name] {
+			t.Errorf("internal/build.%s is not stamped by ldflags", name)
+		}
+	}
+}
+
+// The hooks must run only programs, commands and flags that exist, and
+// produce the files the archives pick up.
+func TestReleaseHooksAndArchiveFiles(t *testing.T) {
+	cfg := loadReleaseConfig(t)
+	generated := map[string]bool{}
+	for _, hook := range cfg.Before.Hooks {
+		checkHook(t, hook, generated)
+	}
+	if len(generated) == 0 {
+		t.Error("no hook writes the completion scripts")
+	}
+	for _, a := range cfg.Archives {
+		for _, id := range a.IDs {
+			if id != cfg.Builds[0].ID {
+				t.Errorf("archive refers to build %q, which does not exist", id)
+			}
+		}
+		for _, f := range a.Files {
+			if n := countGenerated(f.Src, generated); n > 0 {
+				continue
+			}
+			matches, err := filepath.Glob(filepath.Join(repoRoot, f.Src))
+			if err != nil || len(matches) == 0 {
+				t.Errorf("archive file %q matches nothing in the repository or the hooks' output", f.Src)
+			}
+		}
+	}
+	if cfg.Checksum.NameTemplate == "" {
+		t.Error("no checksum file")
+	}
+}
+
+func countGenerated(glob string, generated map[string]bool) int {
+	n := 0
+	for path := range generated {
+		if ok, _ := filepath.Match(glob, path); ok {
+			n++
+		}
+	}
+	return n
+}
+
+var shRedirect = regexp.MustCompile(`^sh -c "(.*) > (\S+)"$`)
+
+func checkHook(t *testing.T, hook string, generated map[string]bool) {
+	t.Helper()
+	cmdline, outFile := hook, ""
+	if m := shRedirect.FindStringSubmatch(hook); m != nil {
+		cmdline, outFile = m[1], m[2]
+	}
+	words := strings.Fields(cmdline)
+	switch {
+	case hook == "go mod download", hook == "mkdir -p completions":
+	case len(words) >= 3 && words[0] == "go" && words[1] == "run" && words[2] == "./internal/docsgen":
+		for _, w := range words[3:] {
+			if flag.Lookup(strings.TrimLeft(w, "-")) == nil {
+				t.Errorf("hook %q: docsgen has no flag %s", hook, w)
+			}
+		}
+	case len(words) >= 3 && words[0] == "go" && words[1] == "run" && words[2] == "./cmd/osb" && outFile != "":
+		out := runOsb(t, words[3:])
+		if len(out) < 500 || !strings.Contains(out, "osb") {
+			t.Errorf("hook %q: osb %s printed no script:\n%.200s", hook, strings.Join(words[3:], " "), out)
+		}
+		generated[outFile] = true
+	default:
+		t.Errorf("hook %q is not one this test knows how to check; teach it", hook)
+	}
+}
+
+// runOsb runs an osb command line in-process, as the hook would.
+func runOsb(t *testing.T, args []string) string {
+	t.Helper()
+	ios, _, out, errOut := iostreams.Test()
+	f := cmdutil.New(ios, func(string) string { return "" })
+	if code := commands.Run(context.Background(), f, args); code != 0 {
+		t.Errorf("osb %s: exit %d: %s", strings.Join(args, " "), code, errOut)
+	}
+	return out.String()
+}
+
+func hasMainFunc(t *testing.T, dir string) bool {
+	found := false
+	eachFile(t, dir, func(f *ast.File) {
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && f.Name.Name == "main" && fd.Recv == nil && fd.Name.Name == "main" {
+				found = true
+			}
+		}
+	})
+	return found
+}
+
+// stringVars lists the package-level string variables declared in dir.
+func stringVars(t *testing.T, dir string) map[string]bool {
+	vars := map[string]bool{}
+	eachFile(t, dir, func(f *ast.File) {
+		for _, d := range f.Decls {
+			gd, ok := d.(*ast.GenDecl)
+			if !ok || gd.Tok != token.VAR {
+				continue
+			}
+			for _, spec := range gd.Specs {
+				vs := spec.(*ast.ValueSpec)
+				for i, name := range vs.Names {
+					if isStringSpec(vs, i) {
+						vars[name.Name] = true
+					}
+				}
+			}
+		}
+	})
+	return vars
+}
+
+func isStringSpec(vs *ast.ValueSpec, i int) bool {
+	if id, ok := vs.Type.(*ast.Ident); ok {
+		return id.Name == "string"
+	}
+	if vs.Type == nil && i < len(vs.Values) {
+		lit, ok := vs.Values[i].(*ast.BasicLit)
+		return ok && lit.Kind == token.STRING
+	}
+	return false
+}
+
+func eachFile(t *testing.T, dir string, fn func(*ast.File)) {
+	t.Helper()
+	paths, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+	for _, p := range paths {
+		if strings.HasSuffix(p, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fn(f)
+	}
+}
+
+// Where goreleaser itself is installed, it validates the file too.
+func TestGoreleaserCheck(t *testing.T) {
+	bin, err := exec.LookPath("goreleaser")
+	if err != nil {
+		t.Skip("goreleaser is not installed; the tests above check what they can without it")
+	}
+	cmd := exec.Command(bin, "check", "--config", "goreleaser.yaml")
+	cmd.Dir = repoRoot
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("goreleaser check: %v\n%s", err, out)
+	}
+}
+
+// Every operating system the release targets must compile: goreleaser
+// builds them all, and a Linux-only field or signal breaks the release.
+// One architecture per system is enough to catch that.
+func TestReleaseTargetsCompile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("cross-compiles the whole program")
+	}
+	b := loadReleaseConfig(t).Builds[0]
+	for _, goos := range b.Goos {
+		t.Run(goos, func(t *testing.T) {
+			cmd := exec.Command("go", "build", "-o", os.DevNull, b.Main)
+			cmd.Dir = repoRoot
+			cmd.Env = append(os.Environ(), "GOOS="+goos, "GOARCH=amd64", "CGO_ENABLED=0")
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Errorf("GOOS=%s go build %s: %v\n%s", goos, b.Main, err, out)
+			}
+		})
+	}
+}
