@@ -6,7 +6,7 @@ COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null)
 DATE    ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
 LDFLAGS := -s -w -X $(PKG)/internal/build.Version=$(VERSION) -X $(PKG)/internal/build.Commit=$(COMMIT) -X $(PKG)/internal/build.Date=$(DATE)
 
-.PHONY: build install test test-short lint docs docs-check bench
+.PHONY: build install test test-short lint docs docs-check release-check bench
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/osb ./cmd/osb
@@ -24,3 +24,18 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+
+# Reference pages and man pages come from the command tree; a test fails when
+# the committed ones are stale.
+docs:
+	$(GO) run ./internal/docsgen
+
+docs-check:
+	$(GO) test -count=1 -run 'TestCommittedDocsAreCurrent|TestManPagesRender' ./internal/docsgen
+
+release-check:
+	$(GO) test -count=1 -run 'Release|Goreleaser' ./internal/docsgen
+
+# Start-up, latency, throughput and memory beside curl; writes bench/results.md.
+bench:
+	bench/run

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/osb-dev/osb/internal/client"
@@ -15,8 +15,11 @@ import (
 // runs op again with the full id. Two or more matches are a usage error
 // that lists them. The common case, a full id, costs nothing extra.
 func WithSandboxID(ctx context.Context, c *client.Client, id string, op func(id string) error) error {
+	if strings.TrimSpace(id) == "" {
+		return UsageErrorf("the sandbox id must not be empty")
+	}
 	err := op(id)
-	if err == nil || !client.IsStatus(err, http.StatusNotFound) || id == "" {
+	if err == nil || !client.IsStatus(err, http.StatusNotFound) {
 		return err
 	}
 	full, rerr := ResolveSandboxPrefix(ctx, c, id)
@@ -27,6 +30,16 @@ func WithSandboxID(ctx context.Context, c *client.Client, id string, op func(id 
 		return err
 	}
 	return op(full)
+}
+
+// WithSandbox runs op with the client and the full id of the sandbox named
+// by id or a unique prefix of it (see WithSandboxID).
+func (f *Factory) WithSandbox(ctx context.Context, id string, op func(c *client.Client, id string) error) error {
+	c, err := f.Client()
+	if err != nil {
+		return err
+	}
+	return WithSandboxID(ctx, c, id, func(full string) error { return op(c, full) })
 }
 
 // ResolveSandboxPrefix returns the one sandbox id starting with prefix, ""
@@ -48,7 +61,7 @@ func ResolveSandboxPrefix(ctx context.Context, c *client.Client, prefix string) 
 	case 1:
 		return matches[0], nil
 	}
-	sort.Strings(matches)
+	slices.Sort(matches)
 	return "", UsageErrorf("sandbox id prefix '%s' is ambiguous; it matches: %s", prefix, strings.Join(matches, ", "))
 }
 

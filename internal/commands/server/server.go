@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/osb-dev/osb/internal/cmdutil"
-	"github.com/osb-dev/osb/internal/server"
 )
 
 type serverOptions struct {
@@ -63,11 +62,16 @@ func runServer(cmd *cobra.Command, opts *serverOptions) error {
 		key = hex.EncodeToString(b)
 		fmt.Fprintf(stderr, "Generated API key: %s\n", key)
 	}
-	return server.Run(cmd.Context(), server.Options{
-		Listen:          opts.Listen,
-		APIKey:          key,
-		DataDir:         opts.DataDir,
-		EndpointHeaders: opts.EndpointHeaders,
-		Log:             stderr,
+	return serve(cmd.Context(), settings{
+		listen:          opts.Listen,
+		apiKey:          key,
+		dataDir:         opts.DataDir,
+		endpointHeaders: opts.EndpointHeaders,
 	}, stderr)
+}
+
+// settings is what the server needs, independent of the platform.
+type settings struct {
+	listen, apiKey, dataDir string
+	endpointHeaders         bool
 }
