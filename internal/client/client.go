@@ -87,9 +87,6 @@ func joinBase(proto, addr string) string {
 	return proto + "://" + addr
 }
 
-// BaseURL is the lifecycle base, e.g. http://localhost:8080/v1.
-func (c *Client) BaseURL() string { return c.base }
-
 // Options returns the options the client was built with.
 func (c *Client) Options() Options { return c.opts }
 

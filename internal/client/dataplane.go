@@ -41,9 +41,6 @@ func (c *Client) DataPlane(ctx context.Context, sandboxID string, port int) (*Da
 	return &DataPlane{c: c, SandboxID: sandboxID, Endpoint: ep, t: target{base: joinBase(c.opts.Protocol, ep.Endpoint), headers: h}}, nil
 }
 
-// BaseURL is the data plane's base, e.g. http://127.0.0.1:4321/proxy/18080.
-func (d *DataPlane) BaseURL() string { return d.t.base }
-
 // Do sends a request and decodes the JSON answer into out (see Client.Do).
 func (d *DataPlane) Do(ctx context.Context, r *Request, out any) (http.Header, error) {
 	return d.c.do(ctx, d.t, r, out)

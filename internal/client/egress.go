@@ -64,10 +64,6 @@ func (c *Client) Egress(ctx context.Context, sandboxID string) (*Egress, error) 
 // SandboxID is the (full) id of the sandbox.
 func (e *Egress) SandboxID() string { return e.sandboxID }
 
-// ControlPlane reports whether calls go to the lifecycle server rather
-// than a sidecar (template sandboxes).
-func (e *Egress) ControlPlane() bool { return e.sidecar == nil }
-
 // policy sends one /policy call to the sidecar, or the same call to the
 // lifecycle server's networkpolicy route.
 func (e *Egress) policy(ctx context.Context, method string, body any) (*PolicyStatus, error) {

@@ -14,7 +14,7 @@ import (
 // Unknown fields are ignored and unknown states kept as strings.
 type Sandbox struct {
 	ID         string            `json:"id"`
-	Status     SandboxStatus     `json:"status"`
+	Status     Status            `json:"status"`
 	Image      *ImageSpec        `json:"image,omitempty"`
 	SnapshotID *string           `json:"snapshotId,omitempty"`
 	Entrypoint []string          `json:"entrypoint"`
@@ -26,8 +26,8 @@ type Sandbox struct {
 	ExpiresAt  *time.Time        `json:"expiresAt,omitempty"`
 }
 
-// SandboxStatus is a sandbox's state with why it is in it.
-type SandboxStatus struct {
+// Status is the state of a sandbox or a snapshot, with why it is in it.
+type Status struct {
 	State            string     `json:"state"`
 	Reason           *string    `json:"reason,omitempty"`
 	Message          *string    `json:"message,omitempty"`
@@ -68,11 +68,14 @@ type Pagination struct {
 	HasNextPage bool `json:"hasNextPage"`
 }
 
-// SandboxList is one page of sandboxes.
-type SandboxList struct {
-	Items      []Sandbox  `json:"items"`
+// Page is one page of a list response.
+type Page[T any] struct {
+	Items      []T        `json:"items"`
 	Pagination Pagination `json:"pagination"`
 }
+
+// SandboxList is one page of sandboxes.
+type SandboxList = Page[Sandbox]
 
 // ListSandboxesParams filters a listing; zero values are left out.
 type ListSandboxesParams struct {
@@ -93,6 +96,18 @@ type Endpoint struct {
 // MaxPageSize is the largest page the server accepts.
 const MaxPageSize = 200
 
+// pageQuery holds page and pageSize when they are set.
+func pageQuery(page, pageSize int) url.Values {
+	q := url.Values{}
+	if page > 0 {
+		q.Set("page", strconv.Itoa(page))
+	}
+	if pageSize > 0 {
+		q.Set("pageSize", strconv.Itoa(pageSize))
+	}
+	return q
+}
+
 func sandboxPath(id string) string { return "/sandboxes/" + url.PathEscape(id) }
 
 // CreateSandbox posts a CreateSandboxRequest (any JSON-encodable value).
@@ -111,18 +126,12 @@ func (c *Client) GetSandbox(ctx context.Context, id string) (*Sandbox, error) {
 
 // ListSandboxes fetches one page.
 func (c *Client) ListSandboxes(ctx context.Context, p ListSandboxesParams) (*SandboxList, error) {
-	q := url.Values{}
+	q := pageQuery(p.Page, p.PageSize)
 	for _, s := range p.States {
 		q.Add("state", s)
 	}
 	if len(p.Metadata) > 0 {
 		q.Set("metadata", EncodeMetadataFilter(p.Metadata))
-	}
-	if p.Page > 0 {
-		q.Set("page", strconv.Itoa(p.Page))
-	}
-	if p.PageSize > 0 {
-		q.Set("pageSize", strconv.Itoa(p.PageSize))
 	}
 	var list SandboxList
 	_, err := c.Do(ctx, &Request{Method: http.MethodGet, Path: "/sandboxes", Query: q}, &list)
@@ -189,13 +198,6 @@ func (c *Client) RenewSandbox(ctx context.Context, id string, at time.Time) (tim
 	body := map[string]string{"expiresAt": at.UTC().Format(time.RFC3339Nano)}
 	_, err := c.Do(ctx, &Request{Method: http.MethodPost, Path: sandboxPath(id) + "/renew-expiration", JSON: body}, &out)
 	return out.ExpiresAt, err
-}
-
-// PatchMetadata applies a JSON merge patch to a sandbox's metadata (nil deletes a key).
-func (c *Client) PatchMetadata(ctx context.Context, id string, patch map[string]*string) (*Sandbox, error) {
-	var sb Sandbox
-	_, err := c.Do(ctx, &Request{Method: http.MethodPatch, Path: sandboxPath(id) + "/metadata", JSON: patch}, &sb)
-	return &sb, err
 }
 
 type endpointKey struct {

@@ -17,7 +17,8 @@ type MetricsEvent struct {
 }
 
 // sdkMetrics is the SDK's SandboxMetrics shape, which some servers stream
-// instead of execd's.
+// instead of execd's: Metrics under other JSON names (the fields must stay
+// in step, for the conversion).
 type sdkMetrics struct {
 	CPUCount   float64 `json:"cpu_count"`
 	CPUUsedPct float64 `json:"cpu_used_percentage"`
@@ -91,7 +92,7 @@ func parseMetricsLine(line []byte) (ev MetricsEvent, ok bool, err error) {
 	} else {
 		var s sdkMetrics
 		err = json.Unmarshal(line, &s)
-		m = Metrics{CPUCount: s.CPUCount, CPUUsedPct: s.CPUUsedPct, MemTotal: s.MemTotal, MemUsed: s.MemUsed, Timestamp: s.Timestamp}
+		m = Metrics(s) // the same fields under the SDK's names
 	}
 	if err != nil {
 		return ev, false, fmt.Errorf("metrics stream sent a sample osb cannot read: %w", err)

@@ -10,19 +10,11 @@ import (
 // Snapshot is a persistent capture of a sandbox. Unknown states are kept
 // as strings.
 type Snapshot struct {
-	ID        string         `json:"id"`
-	SandboxID string         `json:"sandboxId"`
-	Name      *string        `json:"name,omitempty"`
-	Status    SnapshotStatus `json:"status"`
-	CreatedAt *time.Time     `json:"createdAt,omitempty"`
-}
-
-// SnapshotStatus is a snapshot's state with why it is in it.
-type SnapshotStatus struct {
-	State            string     `json:"state"`
-	Reason           *string    `json:"reason,omitempty"`
-	Message          *string    `json:"message,omitempty"`
-	LastTransitionAt *time.Time `json:"lastTransitionAt,omitempty"`
+	ID        string     `json:"id"`
+	SandboxID string     `json:"sandboxId"`
+	Name      *string    `json:"name,omitempty"`
+	Status    Status     `json:"status"`
+	CreatedAt *time.Time `json:"createdAt,omitempty"`
 }
 
 // Snapshot states a client waits for; others may appear.
@@ -32,10 +24,7 @@ const (
 )
 
 // SnapshotList is one page of snapshots.
-type SnapshotList struct {
-	Items      []Snapshot `json:"items"`
-	Pagination Pagination `json:"pagination"`
-}
+type SnapshotList = Page[Snapshot]
 
 // ListSnapshotsParams filters a listing; zero values are left out.
 type ListSnapshotsParams struct {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"net/url"
-	"strconv"
 	"time"
 )
 
@@ -52,10 +51,7 @@ type CreateTemplateRequest struct {
 }
 
 // TemplateList is one page of templates.
-type TemplateList struct {
-	Items      []Template `json:"items"`
-	Pagination Pagination `json:"pagination"`
-}
+type TemplateList = Page[Template]
 
 // ListTemplatesParams filters a listing; zero values are left out.
 type ListTemplatesParams struct {
@@ -95,16 +91,4 @@ func (c *Client) ListTemplates(ctx context.Context, p ListTemplatesParams) (*Tem
 func (c *Client) DeleteTemplate(ctx context.Context, id string) error {
 	_, err := c.Do(ctx, &Request{Method: http.MethodDelete, Path: templatePath(id)}, nil)
 	return err
-}
-
-// pageQuery holds page and pageSize when they are set.
-func pageQuery(page, pageSize int) url.Values {
-	q := url.Values{}
-	if page > 0 {
-		q.Set("page", strconv.Itoa(page))
-	}
-	if pageSize > 0 {
-		q.Set("pageSize", strconv.Itoa(pageSize))
-	}
-	return q
 }

@@ -9,14 +9,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/osb-dev/osb/internal/server"
 	"github.com/osb-dev/osb/internal/server/servertest"
 )
 
 // localClient starts a local server and returns a client for it.
 func localClient(t *testing.T) *Client {
 	t.Helper()
-	srv := servertest.Start(t, func(o *server.Options) { o.NoIsolation = true })
+	srv := servertest.Start(t, servertest.NoIsolation)
 	c, err := New(Options{Domain: srv.Addr(), APIKey: servertest.APIKey})
 	if err != nil {
 		t.Fatal(err)

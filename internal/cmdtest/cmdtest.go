@@ -6,9 +6,11 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -80,10 +82,17 @@ func (e *Env) RunContext(ctx context.Context, stdin *strings.Reader, args ...str
 	if e.TTY {
 		ios.SetTTY(false, true, true)
 	}
+	code := commands.Run(ctx, e.Factory(ios), args)
+	return Result{Stdout: stdout.String(), Stderr: stderr.String(), Code: code}
+}
+
+// Factory returns what commands.Run needs to run a command line in this
+// environment with the given streams: tests that read the output while the
+// command still runs bring their own writers.
+func (e *Env) Factory(ios *iostreams.IOStreams) *cmdutil.Factory {
 	f := cmdutil.New(ios, e.getenv)
 	f.ClientOptions = e.ClientOptions
-	code := commands.Run(ctx, f, args)
-	return Result{Stdout: stdout.String(), Stderr: stderr.String(), Code: code}
+	return f
 }
 
 func (e *Env) getenv(k string) string { return e.Vars[k] }
@@ -114,18 +123,8 @@ var (
 // Normalize replaces each given dynamic value (ids, ports) by its label and
 // every timestamp by <TIME>, so golden files stay stable.
 func Normalize(s string, replace map[string]string) string {
-	keys := make([]string, 0, len(replace))
-	for k := range replace {
-		keys = append(keys, k)
-	}
 	// Longer values first, so an id is not half-replaced by its prefix.
-	for i := range keys {
-		for j := i + 1; j < len(keys); j++ {
-			if len(keys[j]) > len(keys[i]) {
-				keys[i], keys[j] = keys[j], keys[i]
-			}
-		}
-	}
+	keys := slices.SortedFunc(maps.Keys(replace), func(a, b string) int { return len(b) - len(a) })
 	for _, k := range keys {
 		if k != "" {
 			s = strings.ReplaceAll(s, k, replace[k])

@@ -9,12 +9,8 @@ import (
 // Egress connects to a sandbox's egress API (accepting a unique id prefix):
 // its sidecar, or the lifecycle server for a sandbox made from a template.
 func (f *Factory) Egress(ctx context.Context, sandboxID string) (*client.Egress, error) {
-	c, err := f.Client()
-	if err != nil {
-		return nil, err
-	}
 	var e *client.Egress
-	err = WithSandboxID(ctx, c, sandboxID, func(id string) error {
+	err := f.WithSandbox(ctx, sandboxID, func(c *client.Client, id string) error {
 		var err error
 		e, err = c.Egress(ctx, id)
 		return err

@@ -5,7 +5,6 @@ package cmdutil
 import (
 	"context"
 	"fmt"
-	"io"
 	"sync"
 	"time"
 
@@ -100,25 +99,11 @@ func (f *Factory) Execd(ctx context.Context, sandboxID string) (*client.DataPlan
 
 // DataPlane resolves a port of a sandbox (accepting a unique id prefix).
 func (f *Factory) DataPlane(ctx context.Context, sandboxID string, port int) (*client.DataPlane, error) {
-	c, err := f.Client()
-	if err != nil {
-		return nil, err
-	}
 	var dp *client.DataPlane
-	err = WithSandboxID(ctx, c, sandboxID, func(id string) error {
+	err := f.WithSandbox(ctx, sandboxID, func(c *client.Client, id string) error {
 		var err error
 		dp, err = c.DataPlane(ctx, id, port)
 		return err
 	})
 	return dp, err
 }
-
-// Debugf writes a line to stderr under -v.
-func (f *Factory) Debugf(format string, args ...any) {
-	if f.Verbose {
-		fmt.Fprintf(f.IOStreams.ErrOut, "* "+format+"\n", args...)
-	}
-}
-
-// Stderr is where diagnostics go.
-func (f *Factory) Stderr() io.Writer { return f.IOStreams.ErrOut }

@@ -13,26 +13,37 @@ import (
 // kept exact (json.Number). Every problem is a usage error (exit 2) naming
 // the file and, for bad JSON, the line and column.
 func ReadJSONObjectFile(path string) (map[string]any, error) {
-	fi, err := os.Stat(path)
-	switch {
-	case err != nil:
-		return nil, UsageErrorf("cannot read request file '%s': %v", path, errors.Unwrap(err))
-	case fi.IsDir():
-		return nil, UsageErrorf("request file '%s' is a directory", path)
-	}
-	data, err := os.ReadFile(path)
+	v, err := ReadJSONFile(path, "request file")
 	if err != nil {
-		return nil, UsageErrorf("cannot read request file '%s': %v", path, err)
-	}
-	v, err := DecodeJSON(data)
-	if err != nil {
-		return nil, UsageErrorf("Invalid JSON in request file '%s': %v", path, err)
+		return nil, err
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
 		return nil, UsageErrorf("Request file '%s' must contain a JSON object.", path)
 	}
 	return obj, nil
+}
+
+// ReadJSONFile reads a file holding one JSON value of any kind, numbers kept
+// exact. what names the file in messages ("network policy file"); every
+// problem is a usage error (exit 2).
+func ReadJSONFile(path, what string) (any, error) {
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return nil, UsageErrorf("cannot read %s '%s': %v", what, path, errors.Unwrap(err))
+	case fi.IsDir():
+		return nil, UsageErrorf("%s '%s' is a directory", what, path)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, UsageErrorf("cannot read %s '%s': %v", what, path, err)
+	}
+	v, err := DecodeJSON(data)
+	if err != nil {
+		return nil, UsageErrorf("Invalid JSON in %s '%s': %v", what, path, err)
+	}
+	return v, nil
 }
 
 // DecodeJSON parses exactly one JSON value, numbers as json.Number; errors

@@ -2,12 +2,13 @@ package cmdutil
 
 import (
 	"fmt"
-	"github.com/osb-dev/osb/internal/config"
 	"math"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/osb-dev/osb/internal/config"
 )
 
 var durationRE = regexp.MustCompile(`^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$`)

@@ -18,6 +18,8 @@ the remote command's own exit code, and otherwise:
   124  the remote command hit its --timeout
   125  osb failed before the remote exit code was known
   130  interrupted from the keyboard (Ctrl-C)
+  128+n  the remote command was killed by signal n (137: SIGKILL) with no
+       --timeout of osb's in play
 
 Some results are not failures and exit 0: 'osb sandbox health' on an unhealthy
 sandbox (read the output), 'osb config init' when the file already exists, and

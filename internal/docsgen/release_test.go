@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"gopkg.in/yaml.v3"
+	"github.com/goccy/go-yaml"
 
 	"github.com/osb-dev/osb/internal/cmdutil"
 	"github.com/osb-dev/osb/internal/commands"
@@ -58,12 +58,12 @@ type archiveFile struct {
 	Dst string `yaml:"dst"`
 }
 
-func (a *archiveFile) UnmarshalYAML(n *yaml.Node) error {
-	if n.Kind == yaml.ScalarNode {
-		return n.Decode(&a.Src)
+func (a *archiveFile) UnmarshalYAML(unmarshal func(any) error) error {
+	if unmarshal(&a.Src) == nil {
+		return nil
 	}
 	type plain archiveFile
-	return n.Decode((*plain)(a))
+	return unmarshal((*plain)(a))
 }
 
 func loadReleaseConfig(t *testing.T) releaseConfig {

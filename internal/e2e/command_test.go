@@ -20,11 +20,7 @@ func TestCommandRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary; skipped under -short")
 	}
-	bin := buildOsb(t)
-	home := t.TempDir()
-	const key = "e2e-key"
-	addr := startServer(t, bin, home, key)
-	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "OPEN_SANDBOX_DOMAIN=" + addr, "OPEN_SANDBOX_API_KEY=" + key}
+	bin, env := startServer(t)
 	var created struct{ ID string }
 	out := osb(t, bin, env, "sandbox", "create", "-i", "python:3.11", "-o", "json").expect(t, 0, "sandbox create")
 	if err := json.Unmarshal([]byte(out.stdout), &created); err != nil || created.ID == "" {

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,11 +32,20 @@ func buildOsb(t *testing.T) string {
 	return bin
 }
 
-// startServer runs `osb server` on a free loopback port and returns its
-// address once it says it is listening. It is stopped with SIGINT at cleanup.
-func startServer(t *testing.T, bin, home, key string) string {
+// serverProcess is `osb server` running in the background.
+type serverProcess struct {
+	cmd  *exec.Cmd
+	addr string        // the host:port it listens on
+	logs bytes.Buffer  // its stderr; read it once done is closed
+	done chan struct{} // closed when its stderr ends
+}
+
+// launchServer starts `osb server` on a free loopback port, args added to
+// its flags, and returns once it says it is listening. A server still
+// running at cleanup is killed.
+func launchServer(t *testing.T, bin, home, key string, args ...string) *serverProcess {
 	t.Helper()
-	cmd := exec.Command(bin, "server", "--listen", "127.0.0.1:0", "--api-key", key)
+	cmd := exec.Command(bin, append([]string{"server", "--listen", "127.0.0.1:0", "--api-key", key}, args...)...)
 	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -44,45 +54,75 @@ func startServer(t *testing.T, bin, home, key string) string {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	s := &serverProcess{cmd: cmd, done: make(chan struct{})}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			<-s.done
+			cmd.Wait()
+		}
+	})
 	addr := make(chan string, 1)
-	var logs bytes.Buffer
-	done := make(chan struct{})
 	go func() {
-		defer close(done)
+		defer close(s.done)
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
-			logs.WriteString(sc.Text() + "\n")
+			s.logs.WriteString(sc.Text() + "\n")
 			if rest, ok := strings.CutPrefix(sc.Text(), "osb server listening on http://"); ok {
 				addr <- rest
 			}
 		}
 	}()
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGINT)
-		exited := make(chan error, 1)
-		go func() { <-done; exited <- cmd.Wait() }()
-		select {
-		case err := <-exited:
-			if err != nil {
-				t.Errorf("osb server did not exit cleanly on SIGINT: %v\n%s", err, logs.String())
-			}
-		case <-time.After(time.Minute):
-			cmd.Process.Kill()
-			<-exited
-			t.Errorf("osb server ignored SIGINT for a minute\n%s", logs.String())
-		}
-	})
 	select {
-	case a := <-addr:
-		return a
-	case <-done:
-		t.Fatalf("osb server exited before listening:\n%s", logs.String())
+	case s.addr = <-addr:
+		return s
+	case <-s.done:
+		t.Fatalf("osb server exited before listening:\n%s", s.logs.String())
 	case <-time.After(time.Minute):
 		cmd.Process.Kill()
-		<-done
-		t.Fatalf("osb server did not say it was listening within a minute:\n%s", logs.String())
+		<-s.done
+		t.Fatalf("osb server did not say it was listening within a minute:\n%s", s.logs.String())
 	}
-	return ""
+	return nil
+}
+
+// stop sends sig and waits for the server to exit, a minute at most (then
+// it is killed), and returns how it exited.
+func (s *serverProcess) stop(sig os.Signal) error {
+	s.cmd.Process.Signal(sig)
+	exited := make(chan error, 1)
+	go func() { <-s.done; exited <- s.cmd.Wait() }()
+	select {
+	case err := <-exited:
+		return err
+	case <-time.After(time.Minute):
+		s.cmd.Process.Kill()
+		<-exited
+		return fmt.Errorf("it ignored %v for a minute", sig)
+	}
+}
+
+// startServer builds osb and runs `osb server` for the test; at cleanup the
+// server must exit cleanly on SIGINT. It returns the binary and an
+// environment that points osb at the server.
+func startServer(t *testing.T) (bin string, env []string) {
+	t.Helper()
+	bin = buildOsb(t)
+	home := t.TempDir()
+	const key = "e2e-key"
+	s := launchServer(t, bin, home, key)
+	t.Cleanup(func() {
+		if err := s.stop(syscall.SIGINT); err != nil {
+			t.Errorf("osb server did not exit cleanly on SIGINT: %v\n%s", err, s.logs.String())
+		}
+	})
+	return bin, clientEnv(home, s.addr, key)
+}
+
+// clientEnv is the whole environment of an osb process using the server
+// at addr.
+func clientEnv(home, addr, key string) []string {
+	return []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "OPEN_SANDBOX_DOMAIN=" + addr, "OPEN_SANDBOX_API_KEY=" + key}
 }
 
 type result struct {
@@ -120,11 +160,7 @@ func TestSandboxLifecycle(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary; skipped under -short")
 	}
-	bin := buildOsb(t)
-	home := t.TempDir()
-	const key = "e2e-key"
-	addr := startServer(t, bin, home, key)
-	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "OPEN_SANDBOX_DOMAIN=" + addr, "OPEN_SANDBOX_API_KEY=" + key}
+	bin, env := startServer(t)
 	run := func(code int, args ...string) result {
 		t.Helper()
 		return osb(t, bin, env, args...).expect(t, code, args...)

@@ -1,13 +1,10 @@
 package e2e
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -23,33 +20,8 @@ func TestServerStopLeavesNothingBehind(t *testing.T) {
 	bin := buildOsb(t)
 	home, data := t.TempDir(), t.TempDir()
 	const key = "stop-key"
-	srv := exec.Command(bin, "server", "--listen", "127.0.0.1:0", "--api-key", key, "--data-dir", data)
-	srv.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
-	var logs bytes.Buffer
-	stderr, _ := srv.StderrPipe()
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Process.Kill()
-	addr := make(chan string, 1)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			logs.WriteString(sc.Text() + "\n")
-			if rest, ok := strings.CutPrefix(sc.Text(), "osb server listening on http://"); ok {
-				addr <- rest
-			}
-		}
-	}()
-	var a string
-	select {
-	case a = <-addr:
-	case <-time.After(time.Minute):
-		t.Fatalf("osb server did not start:\n%s", logs.String())
-	}
-	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "OPEN_SANDBOX_DOMAIN=" + a, "OPEN_SANDBOX_API_KEY=" + key}
+	srv := launchServer(t, bin, home, key, "--data-dir", data)
+	env := clientEnv(home, srv.addr, key)
 
 	// A marker no other process on the machine carries: sleep takes fractions.
 	marker := "4242.17"
@@ -61,20 +33,16 @@ func TestServerStopLeavesNothingBehind(t *testing.T) {
 		}
 		osb(t, bin, env, "command", "run", sb.ID, "-d", "-o", "json", "--", "sleep", marker).expect(t, 0)
 	}
-	if n := countProcesses(marker); n != 2 {
-		t.Fatalf("%d sandbox processes running before the stop, want 2", n)
+	// run -d returns once the command is started; its process may not have
+	// become `sleep` yet.
+	for deadline := time.Now().Add(time.Minute); countProcesses(marker) != 2; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d sandbox processes running before the stop, want 2", countProcesses(marker))
+		}
 	}
 
-	srv.Process.Signal(syscall.SIGTERM)
-	exited := make(chan error, 1)
-	go func() { <-done; exited <- srv.Wait() }()
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Fatalf("osb server exited with %v on SIGTERM\n%s", err, logs.String())
-		}
-	case <-time.After(time.Minute):
-		t.Fatalf("osb server ignored SIGTERM\n%s", logs.String())
+	if err := srv.stop(syscall.SIGTERM); err != nil {
+		t.Fatalf("osb server exited with %v on SIGTERM\n%s", err, srv.logs.String())
 	}
 	if n := countProcesses(marker); n != 0 {
 		t.Errorf("%d sandbox processes survived the server", n)

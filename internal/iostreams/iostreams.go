@@ -1,16 +1,13 @@
 // Package iostreams is the one authority on the process's standard streams:
-// whether they are terminals, whether colour is allowed, and how wide the
-// screen is. Commands get their streams from here so tests can swap in buffers.
+// whether they are terminals and whether colour is allowed. Commands get their streams from here so tests can swap in buffers.
 package iostreams
 
 import (
 	"bytes"
 	"io"
 	"os"
-	"strconv"
 
 	"github.com/mattn/go-isatty"
-	"golang.org/x/term"
 )
 
 // IOStreams bundles the three standard streams with what is known about them.
@@ -23,12 +20,11 @@ type IOStreams struct {
 	stdoutTTY bool
 	stderrTTY bool
 	noColor   bool
-	width     int
 }
 
 // System returns streams bound to the real stdin, stdout and stderr.
 func System() *IOStreams {
-	s := &IOStreams{
+	return &IOStreams{
 		In:        os.Stdin,
 		Out:       os.Stdout,
 		ErrOut:    os.Stderr,
@@ -36,22 +32,13 @@ func System() *IOStreams {
 		stdoutTTY: isTerminal(os.Stdout),
 		stderrTTY: isTerminal(os.Stderr),
 		noColor:   os.Getenv("NO_COLOR") != "",
-		width:     80,
 	}
-	if s.stdoutTTY {
-		if w, _, err := term.GetSize(int(os.Stdout.Fd())); err == nil && w > 0 {
-			s.width = w
-		}
-	} else if c, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && c > 0 {
-		s.width = c
-	}
-	return s
 }
 
 // Test returns streams backed by buffers; none of them is a terminal.
 func Test() (*IOStreams, *bytes.Buffer, *bytes.Buffer, *bytes.Buffer) {
 	in, out, errOut := &bytes.Buffer{}, &bytes.Buffer{}, &bytes.Buffer{}
-	return &IOStreams{In: in, Out: out, ErrOut: errOut, width: 80}, in, out, errOut
+	return &IOStreams{In: in, Out: out, ErrOut: errOut}, in, out, errOut
 }
 
 func isTerminal(f *os.File) bool {
@@ -60,12 +47,6 @@ func isTerminal(f *os.File) bool {
 
 // IsStdinTTY reports whether stdin is a terminal.
 func (s *IOStreams) IsStdinTTY() bool { return s.stdinTTY }
-
-// IsStdoutTTY reports whether stdout is a terminal.
-func (s *IOStreams) IsStdoutTTY() bool { return s.stdoutTTY }
-
-// IsStderrTTY reports whether stderr is a terminal.
-func (s *IOStreams) IsStderrTTY() bool { return s.stderrTTY }
 
 // SetTTY overrides terminal detection; tests use it to check terminal rendering.
 func (s *IOStreams) SetTTY(stdin, stdout, stderr bool) {
@@ -83,6 +64,3 @@ func (s *IOStreams) ColorEnabledStderr() bool { return s.stderrTTY && !s.noColor
 
 // ShowProgress reports whether a progress display on stderr would be seen by a person.
 func (s *IOStreams) ShowProgress() bool { return s.stderrTTY }
-
-// TerminalWidth is the width of stdout, 80 when unknown.
-func (s *IOStreams) TerminalWidth() int { return s.width }

@@ -265,29 +265,31 @@ func (s *Server) parseCreate(w http.ResponseWriter, body map[string]any) (create
 		writeDetails(w, v.details)
 		return req, false
 	}
-	if req.templateID != "" {
-		if msg := checkTemplateMode(body); msg != "" {
-			writeError(w, http.StatusBadRequest, codeInvalidParameter, msg)
-			return req, false
-		}
-	}
-	if msg := unsupported(body, pool); msg != "" {
-		writeError(w, http.StatusBadRequest, codeNotSupported, msg)
-		return req, false
-	}
-	if err := checkLabels(req.metadata); err != nil {
-		writeError(w, http.StatusBadRequest, codeInvalidLabel, err.Error())
-		return req, false
-	}
-	if msg := checkPlatform(req.platform); msg != "" {
-		writeError(w, http.StatusBadRequest, codeInvalidParameter, msg)
-		return req, false
-	}
-	if req.egress.problem != "" {
-		writeError(w, http.StatusBadRequest, codeInvalidParameter, req.egress.problem)
+	if code, msg := refuseCreate(&req, body, pool); msg != "" {
+		writeError(w, http.StatusBadRequest, code, msg)
 		return req, false
 	}
 	return req, true
+}
+
+// refuseCreate gives the code and message of the first 400 the server itself
+// answers a well-formed request with, or an empty message.
+func refuseCreate(req *createRequest, body map[string]any, pool bool) (code, msg string) {
+	if req.templateID != "" {
+		if msg := checkTemplateMode(body); msg != "" {
+			return codeInvalidParameter, msg
+		}
+	}
+	if msg := unsupported(body, pool); msg != "" {
+		return codeNotSupported, msg
+	}
+	if err := checkLabels(req.metadata); err != nil {
+		return codeInvalidLabel, err.Error()
+	}
+	if msg := checkPlatform(req.platform); msg != "" {
+		return codeInvalidParameter, msg
+	}
+	return codeInvalidParameter, req.egress.problem
 }
 
 // unsupported names request features the local runtime cannot honour; they

@@ -3,9 +3,10 @@ package server
 import (
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -376,11 +377,7 @@ func orNone(s string) string {
 
 // labelText renders metadata as k=v pairs in key order.
 func labelText(m map[string]string) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(m))
 	for i, k := range keys {
 		keys[i] = k + "=" + m[k]
 	}

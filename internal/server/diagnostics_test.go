@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/osb-dev/osb/internal/server/servertest"
 )
 
 // loggingSandbox creates a sandbox whose entrypoint writes two lines, and
@@ -23,7 +25,7 @@ func loggingSandbox(t *testing.T, c *client) string {
 
 func TestScopedDiagnostics(t *testing.T) {
 	t.Parallel()
-	c := newClient(t, noIsolation)
+	c := newClient(t, servertest.NoIsolation)
 	id := loggingSandbox(t, c)
 	r := c.expect(200, c.do("GET", "/sandboxes/"+id+"/diagnostics/logs?scope=container", nil))
 	m := r.json(t)
@@ -81,7 +83,7 @@ func TestScopedDiagnostics(t *testing.T) {
 
 func TestDiagnosticLogsTruncated(t *testing.T) {
 	t.Parallel()
-	c := newClient(t, noIsolation)
+	c := newClient(t, servertest.NoIsolation)
 	id := loggingSandbox(t, c)
 	sb, _ := c.srv.Sandbox(id)
 	f, err := os.OpenFile(sb.LogPath(), os.O_APPEND|os.O_WRONLY, 0)
@@ -106,7 +108,7 @@ func TestDiagnosticLogsTruncated(t *testing.T) {
 
 func TestLegacyDiagnostics(t *testing.T) {
 	t.Parallel()
-	c := newClient(t, noIsolation)
+	c := newClient(t, servertest.NoIsolation)
 	id := loggingSandbox(t, c)
 	base := "/sandboxes/" + id + "/diagnostics"
 	text := func(path string, deprecated bool) string {

@@ -2,8 +2,9 @@ package server
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -18,12 +19,7 @@ const reservedPrefix = "opensandbox.io/"
 // checkLabels validates metadata in key order, so the first error is stable.
 // The message names the offending key.
 func checkLabels(m map[string]string) error {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if err := checkLabel(k, m[k]); err != nil {
 			return err
 		}

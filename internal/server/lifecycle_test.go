@@ -11,6 +11,7 @@ import (
 
 	"github.com/osb-dev/osb/internal/server"
 	"github.com/osb-dev/osb/internal/server/sandbox"
+	"github.com/osb-dev/osb/internal/server/servertest"
 )
 
 func TestHealthAndVersionNeedNoKey(t *testing.T) {
@@ -175,7 +176,7 @@ func TestCreateValidation(t *testing.T) {
 
 func TestListFiltersAndPages(t *testing.T) {
 	t.Parallel()
-	c := newClient(t, func(o *server.Options) { o.NoIsolation = true })
+	c := newClient(t, servertest.NoIsolation)
 	a := c.create(map[string]any{"metadata": map[string]string{"team": "a", "env": "dev"}})
 	b := c.create(map[string]any{"metadata": map[string]string{"team": "b", "env": "dev"}})
 	d := c.create(map[string]any{"metadata": map[string]string{"team": "a", "env": "prod"}})
@@ -223,7 +224,7 @@ func TestListFiltersAndPages(t *testing.T) {
 
 func TestListBeyond200(t *testing.T) {
 	t.Parallel()
-	c := newClient(t, func(o *server.Options) { o.NoIsolation = true })
+	c := newClient(t, servertest.NoIsolation)
 	const n = 205
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 4)

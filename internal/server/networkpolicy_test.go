@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/osb-dev/osb/internal/cmdtest"
 	"github.com/osb-dev/osb/internal/server"
+	"github.com/osb-dev/osb/internal/server/servertest"
 )
 
 var startPolicy = map[string]any{"defaultAction": "deny", "egress": []any{
@@ -29,7 +31,7 @@ func policyOf(t *testing.T, r response) string {
 
 func TestCreateSeedsTheEgressSidecar(t *testing.T) {
 	t.Parallel()
-	var log syncBuffer
+	var log cmdtest.SyncBuffer
 	c := newClient(t, func(o *server.Options) { o.NoIsolation = true; o.Log = &log })
 	id := c.create(map[string]any{"networkPolicy": startPolicy})
 	if want := "sandbox " + id + ": egress policy stored (default deny, 2 rule(s)); NOT enforced"; !strings.Contains(log.String(), want) {
@@ -72,7 +74,7 @@ func TestCreateSeedsTheEgressSidecar(t *testing.T) {
 
 func TestCreateValidatesEgressFields(t *testing.T) {
 	t.Parallel()
-	c := newClient(t, func(o *server.Options) { o.NoIsolation = true })
+	c := newClient(t, servertest.NoIsolation)
 	for _, bad := range []map[string]any{
 		{"networkPolicy": "deny"},
 		{"networkPolicy": map[string]any{"defaultAction": "block"}},
@@ -140,7 +142,7 @@ func TestNetworkPolicyRouteReachesTheSidecar(t *testing.T) {
 
 func TestTemplateSandboxKeepsPolicyOnTheControlPlane(t *testing.T) {
 	t.Parallel()
-	c := newClient(t, func(o *server.Options) { o.NoIsolation = true })
+	c := newClient(t, servertest.NoIsolation)
 	tpl := c.expect(201, c.do("POST", "/templates", map[string]any{"image": "python:3.11", "publish": "s3://bucket/tpl"})).json(t)["templateId"].(string)
 	if !eventually(t, 30*time.Second, func() bool {
 		return strings.Contains(string(c.do("GET", "/templates/"+tpl, nil).body), `"Succeeded"`)

@@ -5,34 +5,17 @@ import (
 	"context"
 	"net/http"
 	"regexp"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/osb-dev/osb/internal/cmdtest"
 	"github.com/osb-dev/osb/internal/server"
 )
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 func TestRun(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
-	var stderr, log syncBuffer
+	var stderr, log cmdtest.SyncBuffer
 	done := make(chan error, 1)
 	go func() {
 		done <- server.Run(ctx, server.Options{Listen: "127.0.0.1:0", APIKey: "k", DataDir: t.TempDir(), Log: &log}, &stderr)

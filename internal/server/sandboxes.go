@@ -1,10 +1,11 @@
 package server
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"net/url"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -195,30 +196,44 @@ func (s *Server) listSandboxes(w http.ResponseWriter, r *http.Request) {
 			match = append(match, rec)
 		}
 	}
-	sort.Slice(match, func(i, j int) bool { return match[i].seq < match[j].seq })
-	total := len(match)
-	start := min((q.page-1)*q.pageSize, total)
-	end := min(start+q.pageSize, total)
-	items := make([]sandboxJSON, 0, end-start)
-	for _, rec := range match[start:end] {
-		items = append(items, rec.view(true))
+	slices.SortFunc(match, func(a, b *record) int { return cmp.Compare(a.seq, b.seq) })
+	views := make([]sandboxJSON, len(match))
+	for i, rec := range match {
+		views[i] = rec.view(true)
 	}
 	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, page(views, q))
+}
+
+// page cuts one page out of items, with the pagination block of every
+// list response.
+func page[T any](items []T, q listQuery) map[string]any {
+	total := len(items)
+	start := min((q.page-1)*q.pageSize, total)
+	end := min(start+q.pageSize, total)
 	pages := (total + q.pageSize - 1) / q.pageSize
-	writeJSON(w, http.StatusOK, map[string]any{
-		"items": items,
+	out := append(make([]T, 0, end-start), items[start:end]...)
+	return map[string]any{
+		"items": out,
 		"pagination": map[string]any{"page": q.page, "pageSize": q.pageSize, "totalItems": total,
 			"totalPages": pages, "hasNextPage": q.page < pages},
-	})
+	}
 }
 
 // matches applies the filters; call with s.mu held.
 func (q listQuery) matches(rec *record) bool {
-	if len(q.states) > 0 && !q.states[strings.ToLower(rec.state)] {
-		return false
-	}
-	for k, v := range q.metadata {
-		if got, ok := rec.metadata[k]; !ok || got != v {
+	return q.stateMatches(rec.state) && labelsMatch(rec.metadata, q.metadata)
+}
+
+// stateMatches applies the state filter, which ignores case.
+func (q listQuery) stateMatches(state string) bool {
+	return len(q.states) == 0 || q.states[strings.ToLower(state)]
+}
+
+// labelsMatch reports whether have holds every key=value of want.
+func labelsMatch(have, want map[string]string) bool {
+	for k, v := range want {
+		if got, ok := have[k]; !ok || got != v {
 			return false
 		}
 	}

@@ -11,7 +11,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -124,7 +124,7 @@ func loadSnapshots(dir string) (*snapshotStore, error) {
 		}
 		metas = append(metas, m)
 	}
-	sort.Slice(metas, func(i, j int) bool { return metas[i].CreatedAt < metas[j].CreatedAt })
+	slices.SortFunc(metas, func(a, b snapshotMeta) int { return strings.Compare(a.CreatedAt, b.CreatedAt) })
 	for _, m := range metas {
 		ss.items[m.ID] = &snapshotEntry{meta: m}
 		ss.order = append(ss.order, m.ID)
@@ -388,7 +388,7 @@ func (s *Server) listSnapshots(w http.ResponseWriter, r *http.Request) {
 	match := s.snapshots.list(func(m *snapshotMeta) bool {
 		return (sandboxID == "" || m.SandboxID == sandboxID) &&
 			(!values.Has("name") || m.Name == name) &&
-			(len(q.states) == 0 || q.states[strings.ToLower(m.Status.State)])
+			q.stateMatches(m.Status.State)
 	})
 	writeJSON(w, http.StatusOK, page(match, q))
 }
@@ -500,7 +500,7 @@ func copyOpened(src, dst *os.Root, name string, fi fs.FileInfo, depth int, st *c
 		if err := dst.Mkdir(name, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 			return err
 		}
-		sort.Strings(names)
+		slices.Sort(names)
 		for _, n := range names {
 			if err := copyTree(src, dst, path.Join(name, n), depth+1, st); err != nil {
 				return err

@@ -4,9 +4,10 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -85,15 +86,6 @@ func treeOf(t *testing.T, dir string) map[string]string {
 	return out
 }
 
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 // settledSnapshot polls a snapshot until it is no longer Creating.
 func settledSnapshot(t *testing.T, c *client, id string) map[string]any {
 	t.Helper()
@@ -116,7 +108,7 @@ func snapshotOf(t *testing.T, c *client, sandboxID string, body any) string {
 
 func TestSnapshotRoundTrip(t *testing.T) {
 	t.Parallel()
-	c := newClient(t, noIsolation)
+	c := newClient(t, servertest.NoIsolation)
 	src := c.create(map[string]any{"entrypoint": []string{"sleep", "3600"}})
 	fillSandbox(t, c, src)
 
@@ -145,12 +137,12 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	dstSB, _ := c.srv.Sandbox(restored)
 	want, got := treeOf(t, srcSB.FSDir()), treeOf(t, dstSB.FSDir())
 	delete(want, filepath.Join("workspace", "fifo"))
-	for _, k := range sortedKeys(want) {
+	for _, k := range slices.Sorted(maps.Keys(want)) {
 		if got[k] != want[k] {
 			t.Errorf("%s: restored %q, source %q", k, got[k], want[k])
 		}
 	}
-	for _, k := range sortedKeys(got) {
+	for _, k := range slices.Sorted(maps.Keys(got)) {
 		if _, ok := want[k]; !ok {
 			t.Errorf("%s: restored but not in the source", k)
 		}
@@ -179,7 +171,7 @@ func TestSnapshotRoundTrip(t *testing.T) {
 
 func TestSnapshotRequests(t *testing.T) {
 	t.Parallel()
-	c := newClient(t, noIsolation)
+	c := newClient(t, servertest.NoIsolation)
 	a := c.create(nil)
 	b := c.create(nil)
 	refused := []struct {

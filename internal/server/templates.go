@@ -11,7 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -99,7 +99,7 @@ func loadTemplates(dir string) (*templateStore, error) {
 		}
 		loaded = append(loaded, &t)
 	}
-	sort.Slice(loaded, func(i, j int) bool { return loaded[i].CreatedAt < loaded[j].CreatedAt })
+	slices.SortFunc(loaded, func(a, b *templateJSON) int { return strings.Compare(a.CreatedAt, b.CreatedAt) })
 	for _, t := range loaded {
 		ts.items[t.TemplateID] = t
 		ts.order = append(ts.order, t.TemplateID)
@@ -366,31 +366,6 @@ func (s *Server) listTemplates(w http.ResponseWriter, r *http.Request) {
 	}
 	match := s.templates.list(func(t *templateJSON) bool { return labelsMatch(t.Metadata, q.metadata) })
 	writeJSON(w, http.StatusOK, page(match, q))
-}
-
-// labelsMatch reports whether have holds every key=value of want.
-func labelsMatch(have, want map[string]string) bool {
-	for k, v := range want {
-		if got, ok := have[k]; !ok || got != v {
-			return false
-		}
-	}
-	return true
-}
-
-// page cuts one page out of items, with the pagination block of every
-// list response.
-func page[T any](items []T, q listQuery) map[string]any {
-	total := len(items)
-	start := min((q.page-1)*q.pageSize, total)
-	end := min(start+q.pageSize, total)
-	pages := (total + q.pageSize - 1) / q.pageSize
-	out := append(make([]T, 0, end-start), items[start:end]...)
-	return map[string]any{
-		"items": out,
-		"pagination": map[string]any{"page": q.page, "pageSize": q.pageSize, "totalItems": total,
-			"totalPages": pages, "hasNextPage": q.page < pages},
-	}
 }
 
 func (s *Server) getTemplate(w http.ResponseWriter, r *http.Request) {

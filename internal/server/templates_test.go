@@ -6,10 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/osb-dev/osb/internal/server"
+	"github.com/osb-dev/osb/internal/server/servertest"
 )
-
-func noIsolation(o *server.Options) { o.NoIsolation = true }
 
 // settledTemplate polls a template until its check is over and returns it.
 func settledTemplate(t *testing.T, c *client, id string) map[string]any {
@@ -33,7 +31,7 @@ func createTemplate(t *testing.T, c *client, body map[string]any) string {
 
 func TestTemplateLifecycle(t *testing.T) {
 	t.Parallel()
-	c := newClient(t, noIsolation)
+	c := newClient(t, servertest.NoIsolation)
 	body := map[string]any{
 		"image": "python:3.11", "publish": "s3://bucket/publish", "format": "native",
 		"entrypoint": []string{"tail", "-f", "/dev/null"}, "env": map[string]string{"A": "1"},
@@ -84,7 +82,7 @@ func TestTemplateLifecycle(t *testing.T) {
 
 func TestTemplateValidation(t *testing.T) {
 	t.Parallel()
-	c := newClient(t, noIsolation)
+	c := newClient(t, servertest.NoIsolation)
 	base := func(extra map[string]any) map[string]any {
 		b := map[string]any{"image": "python:3.11", "publish": "s3://bucket/p"}
 		for k, v := range extra {
@@ -141,7 +139,7 @@ func TestTemplateValidation(t *testing.T) {
 
 func TestCreateFromTemplate(t *testing.T) {
 	t.Parallel()
-	c := newClient(t, noIsolation)
+	c := newClient(t, servertest.NoIsolation)
 	id := createTemplate(t, c, map[string]any{
 		"image": "registry.example.com/team/app:1.2", "publish": "s3://bucket/p",
 		"entrypoint": []string{"sh", "-c", `printf '%s' "$GREETING" > greeting; exec tail -f /dev/null`},

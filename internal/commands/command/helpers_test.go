@@ -3,38 +3,25 @@ package command_test
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"io"
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/osb-dev/osb/internal/cmdtest"
-	"github.com/osb-dev/osb/internal/cmdutil"
 	"github.com/osb-dev/osb/internal/commands"
 	"github.com/osb-dev/osb/internal/iostreams"
 	"github.com/osb-dev/osb/internal/server"
 )
 
-// newEnv starts a local server (sandboxes in namespaces where the machine
+// newSandbox starts a local server (sandboxes in namespaces where the machine
 // allows it, as `osb server` runs them) and creates one sandbox.
-func newEnv(t *testing.T, opts ...func(*server.Options)) (*cmdtest.Env, string) {
+func newSandbox(t *testing.T, opts ...func(*server.Options)) (*cmdtest.Env, string) {
 	t.Helper()
 	env := cmdtest.New(t, opts...)
-	return env, createSandbox(t, env)
-}
-
-func createSandbox(t *testing.T, env *cmdtest.Env, args ...string) string {
-	t.Helper()
-	out := env.Must(append([]string{"sandbox", "create", "-i", "python:3.11", "-o", "json"}, args...)...)
-	var v struct{ ID string }
-	if err := json.Unmarshal([]byte(out), &v); err != nil || v.ID == "" {
-		t.Fatalf("sandbox create printed no id: %v\n%s", err, out)
-	}
-	return v.ID
+	return env, env.NewSandbox()
 }
 
 // expect fails unless r has exactly this exit code, stdout and stderr.
@@ -49,7 +36,7 @@ func expect(t *testing.T, r cmdtest.Result, code int, stdout, stderr string) {
 // pipe, so a test can read the output while the command still runs.
 type piped struct {
 	out    *bufio.Reader
-	stderr *syncBuffer
+	stderr *cmdtest.SyncBuffer
 	cancel context.CancelFunc // what the first Ctrl-C does to the command
 	done   chan int           // the exit code, once it has ended
 }
@@ -59,9 +46,9 @@ func startPiped(t *testing.T, env *cmdtest.Env, args ...string) *piped {
 	t.Helper()
 	pr, pw := io.Pipe()
 	ios, _, _, _ := iostreams.Test()
-	stderr := &syncBuffer{}
+	stderr := &cmdtest.SyncBuffer{}
 	ios.Out, ios.ErrOut = pw, stderr
-	f := cmdutil.New(ios, func(k string) string { return env.Vars[k] })
+	f := env.Factory(ios)
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &piped{out: bufio.NewReader(pr), stderr: stderr, cancel: cancel, done: make(chan int, 1)}
 	go func() {
@@ -97,24 +84,6 @@ func (p *piped) wait(t *testing.T) (int, string) {
 		t.Fatal("the command did not end")
 	}
 	return 0, ""
-}
-
-// syncBuffer is a buffer the command writes while the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // procsWith lists host processes whose command line contains token.

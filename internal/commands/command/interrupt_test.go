@@ -11,7 +11,7 @@ import (
 )
 
 func TestCtrlCStopsTheRemoteCommand(t *testing.T) {
-	env, sb := newEnv(t)
+	env, sb := newSandbox(t)
 	token := fmt.Sprintf("1000.%d", time.Now().UnixNano()%1000000)
 	p := startPiped(t, env, "command", "run", sb, "--", "sh", "-c", "echo $$; exec sleep "+token)
 	pid := strings.TrimSpace(p.line(t))
@@ -32,7 +32,7 @@ func TestCtrlCStopsTheRemoteCommand(t *testing.T) {
 }
 
 func TestKillAndExpiryEndSandboxProcesses(t *testing.T) {
-	env, sb := newEnv(t, func(o *server.Options) { o.MinTimeout = time.Second })
+	env, sb := newSandbox(t, func(o *server.Options) { o.MinTimeout = time.Second })
 	token := fmt.Sprintf("2000.%d", time.Now().UnixNano()%1000000)
 	backgroundID(t, env, "--no-use-server-proxy", sb, "sleep "+token+" & sleep "+token)
 	sessionRunsInBackground(t, env, sb, "sleep "+token)
@@ -42,7 +42,7 @@ func TestKillAndExpiryEndSandboxProcesses(t *testing.T) {
 	env.Must("sandbox", "kill", sb)
 	waitNoProcs(t, token)
 
-	expiring := createSandbox(t, env, "--timeout", "2s")
+	expiring := env.NewSandbox("--timeout", "2s")
 	token = fmt.Sprintf("3000.%d", time.Now().UnixNano()%1000000)
 	backgroundID(t, env, "--no-use-server-proxy", expiring, "sleep "+token)
 	if len(procsWith(token)) == 0 {

@@ -28,7 +28,7 @@ func waitDone(t *testing.T, env *cmdtest.Env, sb, id string, global ...string) {
 const gated = `echo first; while [ ! -e go ]; do sleep 0.02; done; echo second >&2; printf tail; exit 4`
 
 func TestStatusAndLogs(t *testing.T) {
-	env, sb := newEnv(t)
+	env, sb := newSandbox(t)
 	id := backgroundID(t, env, "--no-use-server-proxy", sb, gated)
 	labels := map[string]string{id: "<EXEC>", sb: "<SANDBOX>"}
 	golden := func(name string, r cmdtest.Result) {
@@ -69,7 +69,7 @@ func TestStatusAndLogs(t *testing.T) {
 }
 
 func TestLogsFollow(t *testing.T) {
-	env, sb := newEnv(t)
+	env, sb := newSandbox(t)
 	id := backgroundID(t, env, "--no-use-server-proxy", sb, gated)
 	p := startPiped(t, env, "command", "logs", sb, id, "--follow")
 	// The first line shows while the command still waits for its go.
@@ -103,7 +103,7 @@ func TestLogsFollow(t *testing.T) {
 }
 
 func TestInterruptCommand(t *testing.T) {
-	env, sb := newEnv(t)
+	env, sb := newSandbox(t)
 	id := backgroundID(t, env, "--no-use-server-proxy", sb, "sleep 1000")
 	expect(t, env.Run("command", "interrupt", sb, id), 0, "OK: Interrupted: "+id+"\n", "")
 	out := env.Must("command", "status", sb, id, "-o", "json")

@@ -11,7 +11,7 @@ import (
 )
 
 func TestRunExitCodes(t *testing.T) {
-	env, sb := newEnv(t)
+	env, sb := newSandbox(t)
 	run := func(args ...string) cmdtest.Result {
 		return env.Run(append([]string{"command", "run", sb}, args...)...)
 	}
@@ -38,7 +38,7 @@ func TestRunExitCodes(t *testing.T) {
 }
 
 func TestRunOutput(t *testing.T) {
-	env, sb := newEnv(t)
+	env, sb := newSandbox(t)
 	run := func(args ...string) cmdtest.Result {
 		return env.Run(append([]string{"command", "run", sb, "--"}, args...)...)
 	}
@@ -57,7 +57,7 @@ func TestRunOutput(t *testing.T) {
 }
 
 func TestRunEnvWorkdirUser(t *testing.T) {
-	env, sb := newEnv(t)
+	env, sb := newSandbox(t)
 	r := env.Run("command", "run", sb, "-e", "FOO=bar", "-e", "EMPTY=", "-e", "FOO=baz=1", "-w", "/tmp", "--",
 		"sh", "-c", `echo "$FOO|$EMPTY|$(basename "$PWD")"`)
 	expect(t, r, 0, "baz=1||tmp\n", "")
@@ -69,7 +69,7 @@ func TestRunEnvWorkdirUser(t *testing.T) {
 }
 
 func TestRunShowsOutputAsItComes(t *testing.T) {
-	env, sb := newEnv(t)
+	env, sb := newSandbox(t)
 	p := startPiped(t, env, "command", "run", sb, "--", "sh", "-c", "echo first; while [ ! -e gate ]; do sleep 0.02; done; echo second")
 	// The first line arrives while the command still waits for its gate.
 	if got := p.line(t); got != "first\n" {
@@ -82,7 +82,7 @@ func TestRunShowsOutputAsItComes(t *testing.T) {
 }
 
 func TestRunUsageErrorsSendNothing(t *testing.T) {
-	env, sb := newEnv(t)
+	env, sb := newSandbox(t)
 	cases := []struct {
 		args []string
 		err  string
@@ -109,7 +109,7 @@ func TestRunUsageErrorsSendNothing(t *testing.T) {
 var idRE = regexp.MustCompile(`^[0-9a-f]{32}$`)
 
 func TestRunJSONResult(t *testing.T) {
-	env, sb := newEnv(t)
+	env, sb := newSandbox(t)
 	r := env.Run("command", "run", sb, "-o", "json", "--", "sh", "-c", "echo out; echo err >&2; exit 3")
 	if r.Code != 3 || r.Stderr != "" {
 		t.Fatalf("exit %d, stderr %q", r.Code, r.Stderr)
@@ -144,7 +144,7 @@ func TestRunJSONResult(t *testing.T) {
 }
 
 func TestRunBackground(t *testing.T) {
-	env, sb := newEnv(t)
+	env, sb := newSandbox(t)
 	r := env.Run("command", "run", sb, "-d", "--", "sh", "-c", "echo started")
 	m := regexp.MustCompile(`^--- Background Command Started ---\n  execution_id: ([0-9a-f]{32})\n  sandbox_id: ` + sb + `\n  mode: background\n$`).FindStringSubmatch(r.Stdout)
 	if r.Code != 0 || m == nil || r.Stderr != "" {
@@ -170,7 +170,7 @@ func TestRunBackground(t *testing.T) {
 func TestRunThroughProxyWithEndpointHeaders(t *testing.T) {
 	// Every data-plane request needs the endpoint's token header; through
 	// the server proxy the endpoint also carries a path prefix.
-	env, sb := newEnv(t, func(o *server.Options) { o.EndpointHeaders = true })
+	env, sb := newSandbox(t, func(o *server.Options) { o.EndpointHeaders = true })
 	for _, proxy := range []string{"--no-use-server-proxy", "--use-server-proxy"} {
 		expect(t, env.Run(proxy, "command", "run", sb, "--", "sh", "-c", "echo hi; echo err >&2"), 0, "hi\n", "err\n")
 		id := backgroundID(t, env, proxy, sb, "echo bg")

@@ -31,11 +31,8 @@ func newCmdCreate(f *cmdutil.Factory, runF func(context.Context, *createOptions)
 		ValidArgsFunction: cmdutil.CompleteSandboxIDs(f, false),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.SandboxID = args[0]
-			payload, err := readPayload(f, opts.File)
-			if err != nil {
-				return err
-			}
-			if opts.Request, err = createRequest(payload); err != nil {
+			var err error
+			if opts.Request, err = readPayload(f, opts.File, createRequest); err != nil {
 				return err
 			}
 			if runF != nil {

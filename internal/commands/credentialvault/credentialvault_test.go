@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/osb-dev/osb/internal/cmdtest"
@@ -45,35 +44,17 @@ const rotateJSON = `{
 	"bindings": {"delete": ["svc"]}
 }`
 
-// logBuffer collects the server log; the server writes from its goroutines.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 type fixture struct {
 	t   *testing.T
 	env *cmdtest.Env
-	log *logBuffer
+	log *cmdtest.SyncBuffer
 	dir string
 	all []cmdtest.Result // every run, checked for the secret at the end
 }
 
 func newFixture(t *testing.T, opts ...func(*server.Options)) *fixture {
 	t.Helper()
-	fx := &fixture{t: t, log: &logBuffer{}, dir: t.TempDir()}
+	fx := &fixture{t: t, log: &cmdtest.SyncBuffer{}, dir: t.TempDir()}
 	fx.env = cmdtest.New(t, append([]func(*server.Options){func(o *server.Options) { o.NoIsolation = true; o.Log = fx.log }}, opts...)...)
 	t.Cleanup(fx.checkNoSecret)
 	return fx
@@ -200,7 +181,9 @@ func TestVaultBadPayloadSendsNothing(t *testing.T) {
 	}{
 		{"create", "<missing>", "Error: Payload file not found: " + missing + "\n"},
 		{"create", "<dir>", "Error: Payload file not found: " + fx.dir + "\n"},
-		{"create", "credentials: [\n  - name: a\n    source: {value: \"" + secret + "\"\n", "from <FILE>: not valid JSON or YAML (line "},
+		{"create", "credentials: [\n  - name: a\n    source: {value: \"" + secret + "\"\n", "Error: Failed to read credential vault payload from <FILE>: not valid JSON or YAML (line 3).\n"},
+		{"create", "credentials: []\nbindings: []\ncredentials:\n  - {name: a, source: {value: " + secret + "}}\n", "Error: Failed to read credential vault payload from <FILE>: not valid JSON or YAML (line 3).\n"},
+		{"create", "credentials:\n\t- {name: a, source: {value: " + secret + "}}\n", "Error: Failed to read credential vault payload from <FILE>: not valid JSON or YAML (line 2).\n"},
 		{"create", "", "Error: Credential vault payload must be a JSON/YAML object.\n"},
 		{"create", "[1, 2]", "Error: Credential vault payload must be a JSON/YAML object.\n"},
 		{"create", `{"credentials": []}`, "Error: Credential vault payload field 'bindings' must be a list.\n"},

@@ -31,11 +31,8 @@ func newCmdPatch(f *cmdutil.Factory, runF func(context.Context, *patchOptions) e
 		ValidArgsFunction: cmdutil.CompleteSandboxIDs(f, false),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.SandboxID = args[0]
-			payload, err := readPayload(f, opts.File)
-			if err != nil {
-				return err
-			}
-			if opts.Request, err = patchRequest(payload); err != nil {
+			var err error
+			if opts.Request, err = readPayload(f, opts.File, patchRequest); err != nil {
 				return err
 			}
 			if runF != nil {

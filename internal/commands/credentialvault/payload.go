@@ -3,14 +3,15 @@ package credentialvault
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
-	"regexp"
 	"slices"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"github.com/goccy/go-yaml"
 
 	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/cmdutil"
@@ -21,21 +22,24 @@ import (
 
 const maxPayload = 8 << 20
 
-// readPayload reads a JSON or YAML object from path, or stdin for "-".
-func readPayload(f *cmdutil.Factory, path string) (map[string]any, error) {
+// readPayload reads a JSON or YAML object from path, or stdin for "-", and
+// turns it into a request with check: every problem is found before any
+// request is sent.
+func readPayload[T any](f *cmdutil.Factory, path string, check func(map[string]any) (T, error)) (T, error) {
+	var none T
 	data, err := readPayloadBytes(f, path)
 	if err != nil {
-		return nil, err
+		return none, err
 	}
 	v, err := decodePayload(data)
 	if err != nil {
-		return nil, cmdutil.UsageErrorf("Failed to read credential vault payload from %s: %v.", path, err)
+		return none, cmdutil.UsageErrorf("Failed to read credential vault payload from %s: %v.", path, err)
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return nil, cmdutil.UsageErrorf("Credential vault payload must be a JSON/YAML object.")
+		return none, cmdutil.UsageErrorf("Credential vault payload must be a JSON/YAML object.")
 	}
-	return obj, nil
+	return check(obj)
 }
 
 func readPayloadBytes(f *cmdutil.Factory, path string) ([]byte, error) {
@@ -68,8 +72,6 @@ func unwrapPathError(err error) error {
 	return err
 }
 
-var yamlLine = regexp.MustCompile(`line (\d+)`)
-
 // decodePayload parses JSON (any layout, tabs included), else YAML.
 func decodePayload(data []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -79,10 +81,13 @@ func decodePayload(data []byte) (any, error) {
 		return v, nil
 	}
 	if err := yaml.Unmarshal(data, &v); err != nil {
-		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-			return nil, fmt.Errorf("not valid JSON or YAML (line %s)", m[1])
+		// The YAML error's own text quotes the source around the problem,
+		// which may be a secret: only its line is shown.
+		var ye yaml.Error
+		if errors.As(err, &ye) && ye.GetToken() != nil {
+			return nil, fmt.Errorf("not valid JSON or YAML (line %d)", ye.GetToken().Position.Line)
 		}
-		return nil, fmt.Errorf("not valid JSON or YAML")
+		return nil, errors.New("not valid JSON or YAML")
 	}
 	return v, nil
 }
@@ -101,21 +106,12 @@ func object(x any, path string, allowed ...string) (map[string]any, error) {
 	if !ok {
 		return nil, invalid(path, "must be an object")
 	}
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if !slices.Contains(allowed, k) {
 			return nil, invalid(path, "unknown field '%s' (allowed: %s)", k, strings.Join(allowed, ", "))
 		}
 	}
 	return m, nil
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 func join(path, key string) string {
@@ -397,50 +393,47 @@ func patchRequest(payload map[string]any) (*client.CredentialVaultPatch, error) 
 	return req, err
 }
 
-func deletes(m map[string]any, path string) ([]string, error) {
-	return list(m["delete"], join(path, "delete"), func(x any, p string) (string, error) {
+// mutations reads the add, replace and delete lists of one part of a patch
+// (path is "credentials" or "bindings"); item checks an added or replaced one.
+func mutations[T any](x any, path string, item func(any, string) (T, error)) (add, replace []T, del []string, err error) {
+	m, err := object(x, path, "add", "replace", "delete")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if add, err = list(m["add"], join(path, "add"), item); err != nil {
+		return nil, nil, nil, err
+	}
+	if replace, err = list(m["replace"], join(path, "replace"), item); err != nil {
+		return nil, nil, nil, err
+	}
+	del, err = list(m["delete"], join(path, "delete"), func(x any, p string) (string, error) {
 		s, err := stringItem(x, p)
 		if err == nil && strings.TrimSpace(s) == "" {
 			err = invalid(p, "must not be blank")
 		}
 		return s, err
 	})
+	return add, replace, del, err
 }
 
 func credentialMutations(x any) (*client.CredentialMutations, error) {
 	if x == nil {
 		return nil, nil
 	}
-	m, err := object(x, "credentials", "add", "replace", "delete")
+	add, replace, del, err := mutations(x, "credentials", credentialItem)
 	if err != nil {
 		return nil, err
 	}
-	out := &client.CredentialMutations{}
-	if out.Add, err = list(m["add"], "credentials.add", credentialItem); err != nil {
-		return nil, err
-	}
-	if out.Replace, err = list(m["replace"], "credentials.replace", credentialItem); err != nil {
-		return nil, err
-	}
-	out.Delete, err = deletes(m, "credentials")
-	return out, err
+	return &client.CredentialMutations{Add: add, Replace: replace, Delete: del}, nil
 }
 
 func bindingMutations(x any) (*client.BindingMutations, error) {
 	if x == nil {
 		return nil, nil
 	}
-	m, err := object(x, "bindings", "add", "replace", "delete")
+	add, replace, del, err := mutations(x, "bindings", bindingItem)
 	if err != nil {
 		return nil, err
 	}
-	out := &client.BindingMutations{}
-	if out.Add, err = list(m["add"], "bindings.add", bindingItem); err != nil {
-		return nil, err
-	}
-	if out.Replace, err = list(m["replace"], "bindings.replace", bindingItem); err != nil {
-		return nil, err
-	}
-	out.Delete, err = deletes(m, "bindings")
-	return out, err
+	return &client.BindingMutations{Add: add, Replace: replace, Delete: del}, nil
 }

@@ -64,11 +64,7 @@ func positive(name string, n int) error {
 // printText streams a legacy diagnostics route to stdout, ending it with a
 // newline when it lacks one. An unknown sandbox is exit 4.
 func printText(ctx context.Context, opts *textOptions, route string, q url.Values) error {
-	c, err := opts.f.Client()
-	if err != nil {
-		return err
-	}
-	err = cmdutil.WithSandboxID(ctx, c, opts.SandboxID, func(id string) error {
+	err := opts.f.WithSandbox(ctx, opts.SandboxID, func(c *client.Client, id string) error {
 		body, err := c.LegacyDiagnostic(ctx, id, route, q)
 		if err != nil {
 			return err

@@ -8,14 +8,14 @@ import (
 	"testing"
 
 	"github.com/osb-dev/osb/internal/cmdtest"
-	"github.com/osb-dev/osb/internal/server"
+	"github.com/osb-dev/osb/internal/server/servertest"
 )
 
 // newSandbox starts a local server and a sandbox whose entrypoint prints
 // three lines, and waits until they are in its log.
 func newSandbox(t *testing.T) (*cmdtest.Env, string) {
 	t.Helper()
-	env := cmdtest.New(t, func(o *server.Options) { o.NoIsolation = true })
+	env := cmdtest.New(t, servertest.NoIsolation)
 	id := env.NewSandbox("--entrypoint", "sh", "--entrypoint", "-c", "--entrypoint", "echo one; echo two; echo three; exec tail -f /dev/null")
 	cmdtest.Eventually(t, "the entrypoint's output", func() bool {
 		return env.Run("devops", "logs", id).Stdout == "one\ntwo\nthree\n"

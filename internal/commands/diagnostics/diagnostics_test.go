@@ -11,14 +11,14 @@ import (
 	"testing"
 
 	"github.com/osb-dev/osb/internal/cmdtest"
-	"github.com/osb-dev/osb/internal/server"
+	"github.com/osb-dev/osb/internal/server/servertest"
 )
 
 // newSandbox starts a local server and a sandbox whose entrypoint prints
 // two lines, and waits until both are in its log.
 func newSandbox(t *testing.T) (*cmdtest.Env, string) {
 	t.Helper()
-	env := cmdtest.New(t, func(o *server.Options) { o.NoIsolation = true })
+	env := cmdtest.New(t, servertest.NoIsolation)
 	id := env.NewSandbox("--entrypoint", "sh", "--entrypoint", "-c", "--entrypoint", "echo hello; echo oops >&2; exec tail -f /dev/null")
 	cmdtest.Eventually(t, "the entrypoint's output", func() bool {
 		return env.Must("diagnostics", "logs", id, "-s", "container") == "hello\noops\n"

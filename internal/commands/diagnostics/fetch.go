@@ -65,12 +65,9 @@ func runFetch(ctx context.Context, opts *fetchOptions) error {
 	if strings.TrimSpace(opts.Scope) == "" {
 		return cmdutil.UsageErrorf("--scope must not be empty")
 	}
-	c, err := opts.f.Client()
-	if err != nil {
-		return err
-	}
 	var d *client.Diagnostic
-	err = cmdutil.WithSandboxID(ctx, c, opts.SandboxID, func(id string) error {
+	err := opts.f.WithSandbox(ctx, opts.SandboxID, func(c *client.Client, id string) error {
+		var err error
 		d, err = c.GetDiagnostic(ctx, id, opts.kind.kind, opts.Scope)
 		if client.IsStatus(err, http.StatusNotImplemented) {
 			d, err = legacyFallback(ctx, c, id, opts.kind.kind, opts.Scope)

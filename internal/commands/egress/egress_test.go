@@ -4,30 +4,26 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/osb-dev/osb/internal/cmdtest"
 	"github.com/osb-dev/osb/internal/server"
+	"github.com/osb-dev/osb/internal/server/servertest"
 )
 
 const startPolicy = `{"defaultAction": "deny", "egress": [{"action": "allow", "target": "pypi.org"}]}`
 
 func newEnv(t *testing.T, opts ...func(*server.Options)) *cmdtest.Env {
 	t.Helper()
-	return cmdtest.New(t, append([]func(*server.Options){func(o *server.Options) { o.NoIsolation = true }}, opts...)...)
+	return cmdtest.New(t, append([]func(*server.Options){servertest.NoIsolation}, opts...)...)
 }
 
 // create makes a sandbox with the start policy and returns its id.
 func create(t *testing.T, env *cmdtest.Env, args ...string) string {
 	t.Helper()
-	policy := filepath.Join(t.TempDir(), "policy.json")
-	if err := os.WriteFile(policy, []byte(startPolicy), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	policy := cmdtest.WriteFile(t, "policy.json", startPolicy)
 	out := env.Must(append([]string{"sandbox", "create", "-o", "json", "--network-policy-file", policy}, args...)...)
 	var v struct{ ID string }
 	if err := json.Unmarshal([]byte(out), &v); err != nil || v.ID == "" {

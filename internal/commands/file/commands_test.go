@@ -12,7 +12,7 @@ import (
 // unisolated commands run on host paths, in the sandbox's workspace.
 func TestCommandsSeeTheSameFiles(t *testing.T) {
 	env := cmdtest.New(t)
-	id := createSandbox(t, env)
+	id := env.NewSandbox()
 	target := "from-command"
 	if env.Server.Isolated() {
 		target = "/workspace/from-command"

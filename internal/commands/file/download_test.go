@@ -86,11 +86,11 @@ func expectKept(t *testing.T, dir, path string) {
 }
 
 func TestDownloadReplacesOnlyOnSuccess(t *testing.T) {
-	env, id := newEnv(t)
+	env, id := newSandbox(t)
 	dir, path := existing(t)
 
 	r := env.Run("file", "download", id, "/workspace/missing", path)
-	expectError(t, r, 4, "file not found")
+	r.ExpectError(t, 4, "file not found")
 	expectKept(t, dir, path)
 
 	env.Must("file", "write", id, "/workspace/new", "-c", "new content")
@@ -108,7 +108,7 @@ func TestDownloadCutHalfWay(t *testing.T) {
 	b := newBrokenExecd(t)
 	dir, path := existing(t)
 	r := b.env(t).Run("file", "download", "sb-1", "cut", path)
-	expectError(t, r, 1, "download of cut failed: the connection ended after 500 of 1000 bytes")
+	r.ExpectError(t, 1, "download of cut failed: the connection ended after 500 of 1000 bytes")
 	expectKept(t, dir, path)
 }
 
@@ -133,7 +133,7 @@ func TestDownloadRefusedBeforeAnyRequest(t *testing.T) {
 	env := cmdtest.Offline(t)
 	env.Vars["OPEN_SANDBOX_DOMAIN"] = "127.0.0.1:1"
 	dir := t.TempDir()
-	expectError(t, env.Run("file", "download", "sb-1", "/x", dir), 2, "is a directory")
+	env.Run("file", "download", "sb-1", "/x", dir).ExpectError(t, 2, "is a directory")
 
 	ro := filepath.Join(dir, "read-only")
 	os.WriteFile(ro, []byte("keep"), 0o444)
@@ -143,7 +143,7 @@ func TestDownloadRefusedBeforeAnyRequest(t *testing.T) {
 		}
 		t.Cleanup(func() { exec.Command("chattr", "-i", ro).Run() })
 	}
-	expectError(t, env.Run("file", "download", "sb-1", "/x", ro), 2, "cannot download to '"+ro+"'")
+	env.Run("file", "download", "sb-1", "/x", ro).ExpectError(t, 2, "cannot download to '"+ro+"'")
 	if got := readLocal(t, ro); got != "keep" {
 		t.Errorf("read-only file changed: %q", got)
 	}
@@ -174,7 +174,7 @@ func asOsb(t *testing.T, env *cmdtest.Env, stdout *os.File, args ...string) (cod
 // file, or a file opened for appending: every name for stdout gets the
 // bytes alone, in every format, and nothing else is printed.
 func TestDownloadToStdout(t *testing.T) {
-	env, id := newEnv(t)
+	env, id := newSandbox(t)
 	payload := "payload\x00\xff"
 	env.RunStdin(payload, "file", "write", id, "/tmp/p")
 	env.Must("file", "write", id, "/tmp/empty", "-c", "")

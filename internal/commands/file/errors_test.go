@@ -41,27 +41,27 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"mv", "sb", "a"}, "accepts 3 arg(s)"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			expectError(t, env.Run(append([]string{"file"}, tc.args...)...), 2, tc.want)
+			env.Run(append([]string{"file"}, tc.args...)...).ExpectError(t, 2, tc.want)
 		})
 	}
 }
 
 func TestServerErrors(t *testing.T) {
-	env, id := newEnv(t)
+	env, id := newSandbox(t)
 	env.Must("file", "write", id, "/workspace/a", "-c", "A")
 	env.Must("file", "write", id, "/workspace/b", "-c", "B")
 	env.Must("file", "mkdir", id, "/workspace/dir")
 
-	expectError(t, env.Run("file", "cat", id, "/workspace/nope"), 4, "file not found. open /workspace/nope: no such file or directory (HTTP 404, code FILE_NOT_FOUND)")
-	expectError(t, env.Run("file", "info", id, "/workspace/a", "/workspace/nope"), 4, "file not found")
-	expectError(t, env.Run("file", "mv", id, "/workspace/a", "/workspace/b"), 1, "destination path already exists: /workspace/b")
+	env.Run("file", "cat", id, "/workspace/nope").ExpectError(t, 4, "file not found. open /workspace/nope: no such file or directory (HTTP 404, code FILE_NOT_FOUND)")
+	env.Run("file", "info", id, "/workspace/a", "/workspace/nope").ExpectError(t, 4, "file not found")
+	env.Run("file", "mv", id, "/workspace/a", "/workspace/b").ExpectError(t, 1, "destination path already exists: /workspace/b")
 	if got := env.Must("file", "cat", id, "/workspace/b"); got != "B" {
 		t.Errorf("mv replaced its destination: %q", got)
 	}
-	expectError(t, env.Run("file", "rm", id, "/workspace/dir"), 1, "path is a directory")
-	expectError(t, env.Run("file", "cat", id, "../../etc/passwd"), 1, "outside the sandbox filesystem")
-	expectError(t, env.Run("file", "ls", id, "/workspace/a"), 1, "path is not a directory: /workspace/a")
-	expectError(t, env.Run("file", "cat", "no-such-sandbox", "/workspace/a"), 4, "")
+	env.Run("file", "rm", id, "/workspace/dir").ExpectError(t, 1, "path is a directory")
+	env.Run("file", "cat", id, "../../etc/passwd").ExpectError(t, 1, "outside the sandbox filesystem")
+	env.Run("file", "ls", id, "/workspace/a").ExpectError(t, 1, "path is not a directory: /workspace/a")
+	env.Run("file", "cat", "no-such-sandbox", "/workspace/a").ExpectError(t, 4, "")
 
 	// Under -o json an error is an object on stderr, stdout stays empty.
 	r := env.Run("file", "info", id, "/workspace/nope", "-o", "json")
@@ -74,7 +74,7 @@ func TestServerErrors(t *testing.T) {
 // TestProgress: a progress bar goes to stderr only when a person can see
 // it, and never under -o json or -o yaml.
 func TestProgress(t *testing.T) {
-	env, id := newEnv(t)
+	env, id := newSandbox(t)
 	src := localFile(t, "f", strings.Repeat("x", 1<<20), 0o644)
 	for _, tc := range []struct {
 		tty      bool
@@ -105,7 +105,7 @@ func TestProgress(t *testing.T) {
 
 // TestStdinHint: write without -c tells a person at a terminal how to end input.
 func TestStdinHint(t *testing.T) {
-	env, id := newEnv(t)
+	env, id := newSandbox(t)
 	for _, tty := range []bool{true, false} {
 		ios, in, out, errOut := iostreams.Test()
 		in.WriteString("typed")

@@ -2,7 +2,6 @@ package file_test
 
 import (
 	"crypto/sha256"
-	"encoding/json"
 	"io"
 	"os"
 	"os/user"
@@ -14,7 +13,7 @@ import (
 
 	"github.com/osb-dev/osb/internal/cmdtest"
 	"github.com/osb-dev/osb/internal/commands"
-	"github.com/osb-dev/osb/internal/server"
+	"github.com/osb-dev/osb/internal/server/servertest"
 	"github.com/osb-dev/osb/internal/transfer"
 )
 
@@ -29,21 +28,11 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// newEnv starts a local server with one sandbox and returns the sandbox id.
-func newEnv(t *testing.T) (*cmdtest.Env, string) {
+// newSandbox starts a local server with one sandbox and returns the sandbox id.
+func newSandbox(t *testing.T) (*cmdtest.Env, string) {
 	t.Helper()
-	env := cmdtest.New(t, func(o *server.Options) { o.NoIsolation = true })
-	return env, createSandbox(t, env)
-}
-
-func createSandbox(t *testing.T, env *cmdtest.Env) string {
-	t.Helper()
-	out := env.Must("sandbox", "create", "-i", "python:3.11", "-o", "json")
-	var v struct{ ID string }
-	if err := json.Unmarshal([]byte(out), &v); err != nil || v.ID == "" {
-		t.Fatalf("sandbox create printed no id: %v\n%s", err, out)
-	}
-	return v.ID
+	env := cmdtest.New(t, servertest.NoIsolation)
+	return env, env.NewSandbox()
 }
 
 // ownerRE matches the local user and group names, which differ between machines.
@@ -70,31 +59,6 @@ var cellGap = regexp.MustCompile(`(\S)  +`)
 func norm(s, id string) string {
 	s = ownerRE.ReplaceAllString(cmdtest.Normalize(s, map[string]string{id: "<ID>"}), "<OWNER>")
 	return cellGap.ReplaceAllString(s, "$1  ")
-}
-
-// golden compares a result (stdout, then stderr when any) with testdata.
-func golden(t *testing.T, name string, r cmdtest.Result, id string) {
-	t.Helper()
-	got := r.Stdout
-	if r.Stderr != "" {
-		got += "--- stderr\n" + r.Stderr
-	}
-	cmdtest.Golden(t, name, norm(got, id))
-}
-
-// expectError checks a failed command: its exit code, one stderr line
-// holding want, nothing on stdout.
-func expectError(t *testing.T, r cmdtest.Result, code int, want string) {
-	t.Helper()
-	if r.Code != code {
-		t.Fatalf("exit %d, want %d\nstdout: %q\nstderr: %q", r.Code, code, r.Stdout, r.Stderr)
-	}
-	if r.Stdout != "" {
-		t.Errorf("stdout should be empty, got %q", r.Stdout)
-	}
-	if strings.Count(r.Stderr, "\n") != 1 || !strings.HasPrefix(r.Stderr, "Error: ") || !strings.Contains(r.Stderr, want) {
-		t.Errorf("stderr should be one Error: line containing %q, got %q", want, r.Stderr)
-	}
 }
 
 // localFile writes content to a fresh temp dir and returns its path.

@@ -34,7 +34,7 @@ func eachFormat(t *testing.T, env *cmdtest.Env, id, name string, setup func(form
 }
 
 func TestMessagesInEachFormat(t *testing.T) {
-	env, id := newEnv(t)
+	env, id := newSandbox(t)
 	local := localFile(t, "local.txt", "local content", 0o644)
 	dlDir := t.TempDir()
 
@@ -92,7 +92,7 @@ func fixtureTree(t *testing.T, env *cmdtest.Env, id string) {
 }
 
 func TestListingsInEachFormat(t *testing.T) {
-	env, id := newEnv(t)
+	env, id := newSandbox(t)
 	fixtureTree(t, env, id)
 	eachFormat(t, env, id, "info", nil, func(string) []string {
 		return []string{"file", "info", id, "/workspace/proj/readme.md", "proj/main.py"}
@@ -125,7 +125,7 @@ func TestListingsInEachFormat(t *testing.T) {
 
 // TestTerminalRendering shows tables and messages as a person sees them.
 func TestTerminalRendering(t *testing.T) {
-	env, id := newEnv(t)
+	env, id := newSandbox(t)
 	fixtureTree(t, env, id)
 	env.TTY = true
 	// Times and owner names set the widths of the info table: check its frame only.

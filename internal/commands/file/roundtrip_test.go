@@ -16,7 +16,7 @@ func payloads() map[string]string {
 }
 
 func TestWriteThenCat(t *testing.T) {
-	env, id := newEnv(t)
+	env, id := newSandbox(t)
 	for name, data := range payloads() {
 		t.Run(name, func(t *testing.T) {
 			r := env.RunStdin(data, "file", "write", id, "/tmp/"+name)
@@ -37,7 +37,7 @@ func TestWriteThenCat(t *testing.T) {
 }
 
 func TestUploadThenDownload(t *testing.T) {
-	env, id := newEnv(t)
+	env, id := newSandbox(t)
 	for name, data := range payloads() {
 		t.Run(name, func(t *testing.T) {
 			src := localFile(t, name, data, 0o600)
@@ -63,7 +63,7 @@ func TestUploadThenDownload(t *testing.T) {
 
 // TestStdinUpload sends standard input with "-".
 func TestStdinUpload(t *testing.T) {
-	env, id := newEnv(t)
+	env, id := newSandbox(t)
 	r := env.RunStdin("from stdin\x00", "file", "upload", id, "-", "/tmp/in")
 	if r.Code != 0 || r.Stdout != "OK: Uploaded: - → /tmp/in\n" {
 		t.Fatalf("%+v", r)
@@ -82,7 +82,7 @@ func TestLargeRoundTrip(t *testing.T) {
 	if testing.Short() {
 		t.Skip("200 MB transfer")
 	}
-	env, id := newEnv(t)
+	env, id := newSandbox(t)
 	dir := t.TempDir()
 	src := filepath.Join(dir, "big")
 	f, err := os.Create(src)

@@ -93,7 +93,7 @@ func TestCreateTimeouts(t *testing.T) {
 
 func TestCreateConfigDefaults(t *testing.T) {
 	env := newEnv(t)
-	writeConfig(t, env, "[defaults]\nimage = \"python:3.12\"\ntimeout = \"15m\"\n")
+	env.WriteConfig("[defaults]\nimage = \"python:3.12\"\ntimeout = \"15m\"\n")
 	out := env.Must("sandbox", "create")
 	id := sandboxIDs(t, env)[0]
 	cmdtest.Golden(t, "create_config_defaults", norm(out, id))
@@ -108,16 +108,16 @@ func TestCreateConfigDefaults(t *testing.T) {
 		t.Errorf("flags should override defaults:\n%s", out)
 	}
 
-	writeConfig(t, env, "[defaults]\nimage = \"python:3.12\"\ntimeout = \"none\"\n")
+	env.WriteConfig("[defaults]\nimage = \"python:3.12\"\ntimeout = \"none\"\n")
 	out = env.Must("sandbox", "create", "-o", "json")
 	if !strings.Contains(out, `"timeout": "manual-cleanup"`) {
 		t.Errorf("defaults.timeout = none should mean manual cleanup:\n%s", out)
 	}
 
-	writeConfig(t, env, "[defaults]\nimage = \"python:3.12\"\ntimeout = \"soon\"\n")
+	env.WriteConfig("[defaults]\nimage = \"python:3.12\"\ntimeout = \"soon\"\n")
 	env.Run("sandbox", "create").ExpectError(t, 2, "invalid defaults.timeout in the config file: invalid duration 'soon'")
 	// A request file ignores the config's defaults.
-	f := writeFile(t, "req.json", `{"image": "busybox"}`)
+	f := cmdtest.WriteFile(t, "req.json", `{"image": "busybox"}`)
 	out = env.Must("sandbox", "create", "-f", f, "-o", "json")
 	if !strings.Contains(out, `"timeout": "sdk-default"`) || !strings.Contains(out, `"image": "busybox"`) {
 		t.Errorf("-f must not take config defaults:\n%s", out)
@@ -127,7 +127,7 @@ func TestCreateConfigDefaults(t *testing.T) {
 
 func TestCreateRequestFile(t *testing.T) {
 	env := newEnv(t)
-	f := writeFile(t, "req.json", `{
+	f := cmdtest.WriteFile(t, "req.json", `{
   "image": {"uri": "registry.example/app:2", "auth": {"username": "robot", "password": "s3cret-pw"}},
   "timeout": null,
   "env": {"MODE": "test"},
@@ -183,7 +183,7 @@ func TestCreateValidation(t *testing.T) {
 		{"policy not JSON", []string{"-i", "x", "--network-policy-file", file(`{"defaultAction": `)}, "Invalid JSON in network policy file"},
 		{"policy action", []string{"-i", "x", "--network-policy-file", file(`{"default_action": "maybe"}`)}, `: defaultAction: must be "allow" or "deny"`},
 		{"policy rule", []string{"-i", "x", "--network-policy-file", file(`{"egress": [{"action": "allow"}]}`)}, ": egress.0.target: field required"},
-		{"policy missing", []string{"-i", "x", "--network-policy-file", dir + "/nope.json"}, "cannot read network policy file"},
+		{"policy missing", []string{"-i", "x", "--network-policy-file", dir + "/nope.json"}, "cannot read network policy file '" + dir + "/nope.json': no such file or directory"},
 		{"volumes not array", []string{"-i", "x", "--volumes-file", file(`{"name": "v"}`)}, "Volumes file must contain a JSON array, got object."},
 		{"volume path", []string{"-i", "x", "--volumes-file", file(`[{"name": "v", "mount_path": "data", "host": {"path": "/srv"}}]`)}, ": 0.mountPath: must be an absolute path"},
 		{"volume backends", []string{"-i", "x", "--volumes-file", file(`[{"name": "v", "mountPath": "/d", "host": {"path": "/srv"}, "pvc": {"claimName": "c"}}]`)}, ": 0: exactly one of host, pvc, ossfs must be set (got 2)"},
@@ -195,8 +195,8 @@ func TestCreateValidation(t *testing.T) {
 		{"bad ready timeout", []string{"-i", "x", "--ready-timeout", "5q"}, "invalid duration '5q'"},
 		{"bad format", []string{"-i", "x", "-o", "xml"}, "'xml' is not one of 'table', 'json', 'yaml'"},
 		{"file conflicts", []string{"-f", goodPolicy, "-i", "x", "-t", "1m", "-e", "A=1", "--credential-proxy"}, "--file cannot be combined with: --image, --timeout, --env, --credential-proxy."},
-		{"file missing", []string{"-f", dir + "/nope.json"}, "cannot read request file"},
-		{"file is a directory", []string{"-f", dir}, "cannot read request file"},
+		{"file missing", []string{"-f", dir + "/nope.json"}, "cannot read request file '" + dir + "/nope.json': no such file or directory"},
+		{"file is a directory", []string{"-f", dir}, "request file '" + dir + "' is a directory"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			env.Run(append([]string{"sandbox", "create"}, tc.args...)...).ExpectError(t, 2, tc.want)
@@ -237,7 +237,7 @@ func TestCreateRequestFileValidation(t *testing.T) {
 		{"template manual cleanup", `{"templateId": "t", "timeout": null}`, "--timeout none (manual cleanup) is not supported in template mode."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := writeFile(t, "req.json", tc.content)
+			f := cmdtest.WriteFile(t, "req.json", tc.content)
 			r := env.Run("sandbox", "create", "-f", f)
 			r.Stderr = strings.ReplaceAll(r.Stderr, f, "<FILE>")
 			r.ExpectError(t, 2, tc.want)
@@ -277,9 +277,9 @@ func TestCreateUnknownSnapshot(t *testing.T) {
 // The request bodies of each mode, seen by a scripted server, and the
 // readiness calls that follow.
 func TestCreateRequestBodies(t *testing.T) {
-	policy := writeFile(t, "policy.json", `{"default_action": "deny", "egress": [{"action": "allow", "target": "pypi.org"}]}`)
-	volumes := writeFile(t, "volumes.json", `[{"name": "data", "mount_path": "/data", "read_only": true, "pvc": {"claim_name": "c1"}}]`)
-	reqFile := writeFile(t, "req.json", `{"image": "busybox", "timeout": 120, "secureAccess": true, "credentialProxy": false, "env": null}`)
+	policy := cmdtest.WriteFile(t, "policy.json", `{"default_action": "deny", "egress": [{"action": "allow", "target": "pypi.org"}]}`)
+	volumes := cmdtest.WriteFile(t, "volumes.json", `[{"name": "data", "mount_path": "/data", "read_only": true, "pvc": {"claim_name": "c1"}}]`)
+	reqFile := cmdtest.WriteFile(t, "req.json", `{"image": "busybox", "timeout": 120, "secureAccess": true, "credentialProxy": false, "env": null}`)
 	wantPolicy := map[string]any{"defaultAction": "deny", "egress": []any{map[string]any{"action": "allow", "target": "pypi.org"}}}
 	defaults := map[string]any{"cpu": "1", "memory": "2Gi"}
 	for _, tc := range []struct {

@@ -122,23 +122,13 @@ func (o *createOptions) requestFlagsGiven() []string {
 	return given
 }
 
+// planFromFlags validates the request flags in the official client's order
+// and builds the request, with the config's defaults.image and
+// defaults.timeout filling in what the flags leave out.
 func (o *createOptions) planFromFlags() (*createPlan, error) {
 	hasAuth := o.AuthUsername != "" || o.AuthPassword != ""
-	if o.Template != "" && o.SnapshotID != "" {
-		return nil, cmdutil.UsageErrorf("--template and --snapshot-id are mutually exclusive.")
-	}
-	if o.Template != "" {
-		if bad := o.workloadFlagsGiven(hasAuth); len(bad) > 0 {
-			return nil, cmdutil.UsageErrorf("Template mode fixes the workload shape on the server; %s cannot be combined with --template.", strings.Join(bad, ", "))
-		}
-	}
-	if o.SnapshotID != "" {
-		if o.Image != "" {
-			return nil, cmdutil.UsageErrorf("--snapshot-id and --image are mutually exclusive.")
-		}
-		if hasAuth {
-			return nil, cmdutil.UsageErrorf("--snapshot-id cannot be combined with image auth options.")
-		}
+	if err := o.checkSourceFlags(hasAuth); err != nil {
+		return nil, err
 	}
 	cfg, err := o.f.Config()
 	if err != nil {
@@ -150,31 +140,9 @@ func (o *createOptions) planFromFlags() (*createPlan, error) {
 		Extensions: o.Extensions.Map(),
 		Entrypoint: o.Entrypoint,
 	}
-	var source output.KV
-	switch {
-	case o.Template != "":
-		req.TemplateID, source = o.Template, output.KV{Key: "template", Value: o.Template}
-	case o.SnapshotID != "":
-		req.SnapshotID, source = o.SnapshotID, output.KV{Key: "snapshot_id", Value: o.SnapshotID}
-	default:
-		image := o.Image
-		if image == "" && cfg.DefaultImage != nil {
-			image = *cfg.DefaultImage
-		}
-		if image == "" {
-			return nil, cmdutil.UsageErrorf("Sandbox image is required. Pass --image, use --file, or set defaults.image in the CLI config.")
-		}
-		if hasAuth && (o.AuthUsername == "" || o.AuthPassword == "") {
-			return nil, cmdutil.UsageErrorf("Pass both --image-auth-username and --image-auth-password together.")
-		}
-		req.Image = &client.ImageSpec{URI: image}
-		if hasAuth {
-			req.Image.Auth = &client.ImageAuth{Username: o.AuthUsername, Password: o.AuthPassword}
-		}
-		if len(req.Entrypoint) == 0 {
-			req.Entrypoint = defaultEntrypoint
-		}
-		source = output.KV{Key: "image", Value: image}
+	source, err := o.setSource(req, cfg.DefaultImage, hasAuth)
+	if err != nil {
+		return nil, err
 	}
 	if o.CredentialProxy && o.NetworkPolicyFile == "" {
 		return nil, cmdutil.UsageErrorf("--credential-proxy requires --network-policy-file because Credential Vault injection needs egress policy.")
@@ -201,6 +169,59 @@ func (o *createOptions) planFromFlags() (*createPlan, error) {
 		req.CredentialProxy = &credentialProxy{Enabled: true}
 	}
 	return &createPlan{Body: req, TimeoutText: life.text(), Source: source}, nil
+}
+
+// checkSourceFlags refuses a template with a snapshot, or with workload
+// flags, and a snapshot with an image: the official client's first checks.
+func (o *createOptions) checkSourceFlags(hasAuth bool) error {
+	if o.Template != "" && o.SnapshotID != "" {
+		return cmdutil.UsageErrorf("--template and --snapshot-id are mutually exclusive.")
+	}
+	if o.Template != "" {
+		if bad := o.workloadFlagsGiven(hasAuth); len(bad) > 0 {
+			return cmdutil.UsageErrorf("Template mode fixes the workload shape on the server; %s cannot be combined with --template.", strings.Join(bad, ", "))
+		}
+	}
+	if o.SnapshotID != "" {
+		if o.Image != "" {
+			return cmdutil.UsageErrorf("--snapshot-id and --image are mutually exclusive.")
+		}
+		if hasAuth {
+			return cmdutil.UsageErrorf("--snapshot-id cannot be combined with image auth options.")
+		}
+	}
+	return nil
+}
+
+// setSource puts the template, the snapshot or the image (--image, else
+// defaults.image) in req, and returns the panel line that names it.
+func (o *createOptions) setSource(req *createRequest, defaultImage *string, hasAuth bool) (output.KV, error) {
+	switch {
+	case o.Template != "":
+		req.TemplateID = o.Template
+		return output.KV{Key: "template", Value: o.Template}, nil
+	case o.SnapshotID != "":
+		req.SnapshotID = o.SnapshotID
+		return output.KV{Key: "snapshot_id", Value: o.SnapshotID}, nil
+	}
+	image := o.Image
+	if image == "" && defaultImage != nil {
+		image = *defaultImage
+	}
+	if image == "" {
+		return output.KV{}, cmdutil.UsageErrorf("Sandbox image is required. Pass --image, use --file, or set defaults.image in the CLI config.")
+	}
+	if hasAuth && (o.AuthUsername == "" || o.AuthPassword == "") {
+		return output.KV{}, cmdutil.UsageErrorf("Pass both --image-auth-username and --image-auth-password together.")
+	}
+	req.Image = &client.ImageSpec{URI: image}
+	if hasAuth {
+		req.Image.Auth = &client.ImageAuth{Username: o.AuthUsername, Password: o.AuthPassword}
+	}
+	if len(req.Entrypoint) == 0 {
+		req.Entrypoint = defaultEntrypoint
+	}
+	return output.KV{Key: "image", Value: image}, nil
 }
 
 // workloadFlagsGiven lists the flags a template forbids, in the order the
@@ -244,7 +265,7 @@ func (o *createOptions) lifetime(configured *string) (lifetime, error) {
 // readPayloadFiles loads --network-policy-file and --volumes-file.
 func (o *createOptions) readPayloadFiles(req *createRequest) error {
 	if o.NetworkPolicyFile != "" {
-		v, err := readJSONFile(o.NetworkPolicyFile, "network policy file")
+		v, err := cmdutil.ReadJSONFile(o.NetworkPolicyFile, "network policy file")
 		if err != nil {
 			return err
 		}
@@ -253,7 +274,7 @@ func (o *createOptions) readPayloadFiles(req *createRequest) error {
 		}
 	}
 	if o.VolumesFile != "" {
-		v, err := readJSONFile(o.VolumesFile, "volumes file")
+		v, err := cmdutil.ReadJSONFile(o.VolumesFile, "volumes file")
 		if err != nil {
 			return err
 		}

@@ -47,7 +47,7 @@ func newCmdEndpoint(f *cmdutil.Factory, runF func(context.Context, *endpointOpti
 
 func runEndpoint(ctx context.Context, opts *endpointOptions) error {
 	var ep *client.Endpoint
-	err := withSandbox(ctx, opts.f, opts.SandboxID, func(c *client.Client, id string) error {
+	err := opts.f.WithSandbox(ctx, opts.SandboxID, func(c *client.Client, id string) error {
 		var err error
 		ep, err = c.GetEndpoint(ctx, id, opts.Port)
 		return err

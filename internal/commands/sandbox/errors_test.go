@@ -15,7 +15,7 @@ import (
 // Each error shape the local server sends, as one line and an exit code.
 func TestServerErrorShapes(t *testing.T) {
 	env := newEnv(t)
-	id := create(t, env)
+	id := env.NewSandbox()
 	env.Must("sandbox", "pause", id)
 	for _, tc := range []struct {
 		name string
@@ -104,7 +104,7 @@ func TestAmbiguousPrefix(t *testing.T) {
 	var shared []string
 	// Ids are random hex: among 17 sandboxes two must share a first digit.
 	for len(shared) == 0 {
-		id := create(t, env, "--skip-health-check")
+		id := env.NewSandbox("--skip-health-check")
 		byFirst[id[0]] = append(byFirst[id[0]], id)
 		if ids := byFirst[id[0]]; len(ids) == 2 {
 			shared = ids
@@ -128,7 +128,7 @@ func TestAmbiguousPrefix(t *testing.T) {
 // Sandbox id arguments complete to the ids the server has, with their state.
 func TestCompletion(t *testing.T) {
 	env := newEnv(t)
-	a, b := create(t, env), create(t, env)
+	a, b := env.NewSandbox(), env.NewSandbox()
 	env.Must("sandbox", "pause", b)
 	r := env.Run("__complete", "sandbox", "get", "").ExpectCode(t, 0)
 	want := []string{a + "\tRunning", b + "\tPaused"}

@@ -37,7 +37,7 @@ func newCmdGet(f *cmdutil.Factory, runF func(context.Context, *getOptions) error
 
 func runGet(ctx context.Context, opts *getOptions) error {
 	var sb *client.Sandbox
-	err := withSandbox(ctx, opts.f, opts.SandboxID, func(c *client.Client, id string) error {
+	err := opts.f.WithSandbox(ctx, opts.SandboxID, func(c *client.Client, id string) error {
 		var err error
 		sb, err = c.GetSandbox(ctx, id)
 		return err
@@ -46,9 +46,5 @@ func runGet(ctx context.Context, opts *getOptions) error {
 		return err
 	}
 	view := newSandboxView(sb)
-	p := opts.f.Printer(opts.Format)
-	if p.Structured() {
-		return p.Data(view)
-	}
-	return p.Object("Sandbox Info", view.record())
+	return cmdutil.PrintRecord(opts.f.Printer(opts.Format), "Sandbox Info", view, view.record())
 }

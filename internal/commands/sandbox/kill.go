@@ -41,7 +41,7 @@ func newCmdKill(f *cmdutil.Factory, runF func(context.Context, *killOptions) err
 func runKill(ctx context.Context, opts *killOptions) error {
 	rows := make([]output.Obj, 0, len(opts.SandboxIDs))
 	for _, id := range opts.SandboxIDs {
-		err := withSandbox(ctx, opts.f, id, func(c *client.Client, full string) error {
+		err := opts.f.WithSandbox(ctx, id, func(c *client.Client, full string) error {
 			if err := c.DeleteSandbox(ctx, full); err != nil {
 				return err
 			}

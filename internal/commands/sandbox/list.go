@@ -9,7 +9,6 @@ import (
 
 	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/cmdutil"
-	"github.com/osb-dev/osb/internal/output"
 )
 
 type listOptions struct {
@@ -78,18 +77,8 @@ func runList(ctx context.Context, opts *listOptions) error {
 	if err != nil {
 		return err
 	}
-	p := opts.f.Printer(opts.Format)
-	if p.Structured() {
-		return p.Data(view)
-	}
-	if len(view.Items) == 0 {
-		return p.Info("No sandboxes found.")
-	}
-	rows := make([]output.Obj, len(view.Items))
-	for i, v := range view.Items {
-		rows[i] = v.row()
-	}
-	return p.List("Sandboxes", []string{"id", "status", "image", "created_at", "expires_at"}, rows)
+	columns := []string{"id", "status", "image", "created_at", "expires_at"}
+	return view.Print(opts.f.Printer(opts.Format), "Sandboxes", columns, sandboxView.row, "No sandboxes found.")
 }
 
 // params validates the filters; a bad one stops the command before any request.
@@ -104,13 +93,7 @@ func (o *listOptions) params() (client.ListSandboxesParams, error) {
 		}
 		p.States = append(p.States, state)
 	}
-	if o.PageSet && o.Page < 1 {
-		return p, cmdutil.UsageErrorf("--page must be at least 1, got %d", o.Page)
-	}
-	if o.PageSizeSet && o.PageSize < 1 {
-		return p, cmdutil.UsageErrorf("--page-size must be at least 1, got %d", o.PageSize)
-	}
-	return p, nil
+	return p, cmdutil.CheckPageFlags(o.PageSet, o.Page, o.PageSizeSet, o.PageSize)
 }
 
 func canonicalState(s string) (string, bool) {
@@ -130,7 +113,7 @@ func fetchList(ctx context.Context, c *client.Client, params client.ListSandboxe
 	if err != nil {
 		return listView{}, err
 	}
-	return newListView(list), nil
+	return cmdutil.NewListView(list, newSandboxView), nil
 }
 
 // listAll gathers every page into one, with pagination describing the
@@ -142,6 +125,6 @@ func listAll(ctx context.Context, c *client.Client, params client.ListSandboxesP
 		return nil
 	})
 	n := len(view.Items)
-	view.Pagination = paginationView{Page: 1, PageSize: n, TotalItems: n, TotalPages: min(n, 1)}
+	view.Pagination = cmdutil.PaginationView{Page: 1, PageSize: n, TotalItems: n, TotalPages: min(n, 1)}
 	return view, err
 }

@@ -41,8 +41,8 @@ func TestListFormats(t *testing.T) {
 	for _, format := range []string{"table", "json", "yaml"} {
 		golden(t, "list_empty_"+format, env.Run("sandbox", "list", "-o", format).ExpectCode(t, 0))
 	}
-	a := create(t, env, "-t", "30m", "-m", "team=ml")
-	b := create(t, env, "-t", "none")
+	a := env.NewSandbox("-t", "30m", "-m", "team=ml")
+	b := env.NewSandbox("-t", "none")
 	for _, format := range []string{"table", "json", "yaml"} {
 		golden(t, "list_"+format, env.Run("sandbox", "list", "-o", format).ExpectCode(t, 0), a, b)
 	}
@@ -50,9 +50,9 @@ func TestListFormats(t *testing.T) {
 
 func TestListFilters(t *testing.T) {
 	env := newEnv(t)
-	a := create(t, env, "-m", "team=ml", "-m", "tier=gpu")
-	b := create(t, env, "-m", "team=web")
-	c := create(t, env)
+	a := env.NewSandbox("-m", "team=ml", "-m", "tier=gpu")
+	b := env.NewSandbox("-m", "team=web")
+	c := env.NewSandbox()
 	env.Must("sandbox", "pause", c)
 	for _, tc := range []struct {
 		name string

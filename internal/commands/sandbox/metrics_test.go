@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/osb-dev/osb/internal/cmdtest"
-	"github.com/osb-dev/osb/internal/cmdutil"
 	"github.com/osb-dev/osb/internal/commands"
 	"github.com/osb-dev/osb/internal/iostreams"
 )
@@ -20,7 +19,7 @@ var numberRE = regexp.MustCompile(`\b\d+(\.\d+)?\b`)
 
 func TestMetrics(t *testing.T) {
 	env := newEnv(t)
-	id := create(t, env)
+	id := env.NewSandbox()
 	for _, format := range []string{"table", "json", "yaml", "raw"} {
 		r := env.Run("sandbox", "metrics", id, "-o", format).ExpectCode(t, 0)
 		// The figures are the machine's; the shape is ours.
@@ -64,8 +63,7 @@ func runInterrupted(t *testing.T, env *cmdtest.Env, n int, args ...string) cmdte
 	ios, _, _, stderr := iostreams.Test()
 	out := &lineWriter{n: n, cancel: cancel}
 	ios.Out = out
-	f := cmdutil.New(ios, func(k string) string { return env.Vars[k] })
-	code := commands.Run(ctx, f, args)
+	code := commands.Run(ctx, env.Factory(ios), args)
 	if ctx.Err() == context.DeadlineExceeded {
 		t.Fatalf("osb %s printed fewer than %d lines in 2 minutes:\n%s", strings.Join(args, " "), n, out)
 	}
@@ -74,7 +72,7 @@ func runInterrupted(t *testing.T, env *cmdtest.Env, n int, args ...string) cmdte
 
 func TestMetricsWatch(t *testing.T) {
 	env := newEnv(t)
-	id := create(t, env)
+	id := env.NewSandbox()
 	line := regexp.MustCompile(`^\[\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z\] cpu=\d+\.\d\d% cores=\d+ mem=\d+\.\d\d/\d+\.\d\dMiB$`)
 	for _, format := range []string{"", "table", "raw"} {
 		args := []string{"sandbox", "metrics", id[:7], "--watch"}

@@ -38,7 +38,7 @@ func newCmdPause(f *cmdutil.Factory, runF func(context.Context, *pauseOptions) e
 
 func runPause(ctx context.Context, opts *pauseOptions) error {
 	var paused string
-	err := withSandbox(ctx, opts.f, opts.SandboxID, func(c *client.Client, id string) error {
+	err := opts.f.WithSandbox(ctx, opts.SandboxID, func(c *client.Client, id string) error {
 		paused = id
 		return c.PauseSandbox(ctx, id)
 	})

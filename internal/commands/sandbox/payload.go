@@ -1,67 +1,12 @@
 package sandbox
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strconv"
 	"strings"
-
-	"github.com/osb-dev/osb/internal/cmdutil"
 )
-
-// readJSONFile reads one JSON document, keeping numbers exact. what names
-// the file in errors ("network policy file").
-func readJSONFile(path, what string) (any, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, cmdutil.UsageErrorf("cannot read %s: %v", what, err)
-	}
-	v, err := decodeJSON(data)
-	if err != nil {
-		return nil, cmdutil.UsageErrorf("Invalid JSON in %s '%s': %v", what, path, err)
-	}
-	return v, nil
-}
-
-// decodeJSON parses exactly one JSON value; errors name a line and column.
-func decodeJSON(data []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, jsonError(data, err)
-	}
-	end := int(dec.InputOffset())
-	if rest := bytes.TrimLeft(data[end:], " \t\r\n"); len(rest) > 0 {
-		return nil, fmt.Errorf("%s: extra data after the JSON value", position(data, len(data)-len(rest)))
-	}
-	return v, nil
-}
-
-func jsonError(data []byte, err error) error {
-	var syn *json.SyntaxError
-	if errors.As(err, &syn) {
-		// Offset counts the bytes read, the offending one included.
-		return fmt.Errorf("%s: %v", position(data, int(syn.Offset)-1), err)
-	}
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return fmt.Errorf("unexpected end of input")
-	}
-	return err
-}
-
-// position names the byte at index i as "line L, column C" (both from 1).
-func position(data []byte, i int) string {
-	i = min(max(i, 0), len(data))
-	before := data[:i]
-	line := bytes.Count(before, []byte("\n")) + 1
-	col := i - bytes.LastIndexByte(before, '\n')
-	return fmt.Sprintf("line %d, column %d", line, col)
-}
 
 // jsonType names the kind of a decoded JSON value for messages.
 func jsonType(v any) string {

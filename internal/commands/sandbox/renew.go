@@ -45,7 +45,7 @@ func newCmdRenew(f *cmdutil.Factory, runF func(context.Context, *renewOptions) e
 func runRenew(ctx context.Context, opts *renewOptions) error {
 	var renewed string
 	var expires time.Time
-	err := withSandbox(ctx, opts.f, opts.SandboxID, func(c *client.Client, id string) error {
+	err := opts.f.WithSandbox(ctx, opts.SandboxID, func(c *client.Client, id string) error {
 		renewed = id
 		at := opts.f.Now().Add(opts.Timeout.D)
 		got, err := c.RenewSandbox(ctx, id, at)
@@ -60,6 +60,6 @@ func runRenew(ctx context.Context, opts *renewOptions) error {
 	}
 	return opts.f.Printer(opts.Format).Panel("Sandbox Renewed", output.Obj{
 		{Key: "sandbox_id", Value: renewed},
-		{Key: "expires_at", Value: formatTime(expires)},
+		{Key: "expires_at", Value: cmdutil.FormatTime(expires)},
 	})
 }

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -50,13 +51,9 @@ type requestFile struct {
 // planFromFile validates a request file in the official client's order and
 // builds the request from it; config defaults do not apply.
 func planFromFile(path string) (*createPlan, error) {
-	v, err := readJSONFile(path, "request file")
+	obj, err := cmdutil.ReadJSONObjectFile(path)
 	if err != nil {
 		return nil, err
-	}
-	obj, ok := v.(map[string]any)
-	if !ok {
-		return nil, cmdutil.UsageErrorf("Request file '%s' must contain a JSON object.", path)
 	}
 	rf := &requestFile{path: path, obj: obj}
 	if err := rf.checkKeys(); err != nil {
@@ -258,12 +255,7 @@ func checkStringMap(v any) (any, error) {
 	if !ok {
 		return nil, errAt("must be an object of strings, got " + jsonType(v))
 	}
-	keys := make([]string, 0, len(obj))
-	for k := range obj {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
 		if _, ok := obj[k].(string); !ok {
 			return nil, errAt("must be a string, got "+jsonType(obj[k]), k)
 		}

@@ -43,7 +43,7 @@ func newCmdResume(f *cmdutil.Factory, runF func(context.Context, *resumeOptions)
 
 func runResume(ctx context.Context, opts *resumeOptions) error {
 	var resumed string
-	err := withSandbox(ctx, opts.f, opts.SandboxID, func(c *client.Client, id string) error {
+	err := opts.f.WithSandbox(ctx, opts.SandboxID, func(c *client.Client, id string) error {
 		resumed = id
 		return c.ResumeSandbox(ctx, id)
 	})

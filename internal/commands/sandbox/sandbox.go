@@ -3,11 +3,8 @@
 package sandbox
 
 import (
-	"context"
-
 	"github.com/spf13/cobra"
 
-	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/cmdutil"
 )
 
@@ -27,14 +24,4 @@ func NewCmdSandbox(f *cmdutil.Factory) *cobra.Command {
 		newCmdMetrics(f, nil),
 	)
 	return cmd
-}
-
-// withSandbox runs op against the sandbox named by id or a unique prefix of
-// it, handing op the full id.
-func withSandbox(ctx context.Context, f *cmdutil.Factory, id string, op func(c *client.Client, id string) error) error {
-	c, err := f.Client()
-	if err != nil {
-		return err
-	}
-	return cmdutil.WithSandboxID(ctx, c, id, func(full string) error { return op(c, full) })
 }

@@ -9,13 +9,13 @@ import (
 
 func TestGet(t *testing.T) {
 	env := newEnv(t)
-	id := create(t, env, "-t", "30m", "-m", "team=ml", "--entrypoint", "sleep", "--entrypoint", "3600")
+	id := env.NewSandbox("-t", "30m", "-m", "team=ml", "--entrypoint", "sleep", "--entrypoint", "3600")
 	for _, format := range []string{"table", "json", "yaml"} {
 		// Any unique prefix will do.
 		golden(t, "get_"+format, env.Run("sandbox", "get", id[:8], "-o", format).ExpectCode(t, 0), id)
 	}
 	// A paused sandbox, and one without expiry, as a table.
-	other := create(t, env, "-t", "none")
+	other := env.NewSandbox("-t", "none")
 	env.Must("sandbox", "pause", other)
 	golden(t, "get_paused_table", env.Run("sandbox", "get", other).ExpectCode(t, 0), other)
 }
@@ -23,12 +23,12 @@ func TestGet(t *testing.T) {
 func TestKill(t *testing.T) {
 	env := newEnv(t)
 	for _, format := range []string{"table", "json", "yaml"} {
-		a, b := create(t, env), create(t, env)
+		a, b := env.NewSandbox(), env.NewSandbox()
 		golden(t, "kill_"+format, env.Run("sandbox", "kill", a, b[:10], "-o", format).ExpectCode(t, 0), a, b)
 		expectSandboxes(t, env, 0)
 	}
 	// The first failure stops the command; earlier kills stand.
-	a, b := create(t, env), create(t, env)
+	a, b := env.NewSandbox(), env.NewSandbox()
 	env.Run("sandbox", "kill", a, "feedface", b).ExpectError(t, 4, "not found")
 	if ids := sandboxIDs(t, env); len(ids) != 1 || ids[0] != b {
 		t.Errorf("after a failed kill the server holds %v, want only %s", ids, b)
@@ -39,7 +39,7 @@ func TestKill(t *testing.T) {
 func TestPauseResume(t *testing.T) {
 	env := newEnv(t)
 	for _, format := range []string{"table", "json", "yaml"} {
-		id := create(t, env)
+		id := env.NewSandbox()
 		golden(t, "pause_"+format, env.Run("sandbox", "pause", id, "-o", format).ExpectCode(t, 0), id)
 		if sb := getJSON(t, env, id); sb.Status.State != "Paused" {
 			t.Errorf("state after pause: %s", sb.Status.State)
@@ -53,7 +53,7 @@ func TestPauseResume(t *testing.T) {
 			t.Errorf("not healthy after resume: %s", out)
 		}
 	}
-	id := create(t, env)
+	id := env.NewSandbox()
 	env.Run("sandbox", "resume", id).ExpectError(t, 1, "SANDBOX_NOT_PAUSED")
 	env.Must("sandbox", "pause", id)
 	env.Run("sandbox", "pause", id).ExpectError(t, 1, "SANDBOX_NOT_RUNNING")
@@ -66,7 +66,7 @@ func TestPauseResume(t *testing.T) {
 
 func TestRenew(t *testing.T) {
 	env := newEnv(t)
-	id := create(t, env, "-t", "5m")
+	id := env.NewSandbox("-t", "5m")
 	for _, format := range []string{"table", "json", "yaml"} {
 		golden(t, "renew_"+format, env.Run("sandbox", "renew", id, "-t", "1h", "-o", format).ExpectCode(t, 0), id)
 	}
@@ -86,7 +86,7 @@ func TestRenew(t *testing.T) {
 	if sb := getJSON(t, env, id); *sb.ExpiresAt != out.ExpiresAt {
 		t.Errorf("server says expires_at %s, renew printed %s", *sb.ExpiresAt, out.ExpiresAt)
 	}
-	manual := create(t, env, "-t", "none")
+	manual := env.NewSandbox("-t", "none")
 	env.Run("sandbox", "renew", manual, "-t", "1h").ExpectError(t, 1, "SANDBOX_NO_EXPIRATION")
 	env.Run("sandbox", "renew", id).ExpectError(t, 2, `required flag(s) "timeout" not set`)
 	env.Run("sandbox", "renew", id, "-t", "1d").ExpectError(t, 2, "invalid duration '1d'")
@@ -94,7 +94,7 @@ func TestRenew(t *testing.T) {
 
 func TestEndpoint(t *testing.T) {
 	env := newEnv(t)
-	id := create(t, env)
+	id := env.NewSandbox()
 	for _, format := range []string{"table", "json", "yaml"} {
 		golden(t, "endpoint_"+format, env.Run("sandbox", "endpoint", id, "-p", "44772", "-o", format).ExpectCode(t, 0), id)
 	}
@@ -108,7 +108,7 @@ func TestEndpoint(t *testing.T) {
 
 func TestHealth(t *testing.T) {
 	env := newEnv(t)
-	id := create(t, env)
+	id := env.NewSandbox()
 	for _, format := range []string{"table", "json", "yaml"} {
 		golden(t, "health_"+format, env.Run("sandbox", "health", id, "-o", format).ExpectCode(t, 0), id)
 	}

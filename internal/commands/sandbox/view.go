@@ -5,30 +5,24 @@ import (
 	"time"
 
 	"github.com/osb-dev/osb/internal/client"
+	"github.com/osb-dev/osb/internal/cmdutil"
 	"github.com/osb-dev/osb/internal/output"
 )
 
 // sandboxView is a sandbox as osb prints it: the official client's snake_case
 // SandboxInfo keys, in its order, every key present (null when unset).
 type sandboxView struct {
-	ID         string            `json:"id"`
-	Status     statusView        `json:"status"`
-	Entrypoint []string          `json:"entrypoint"`
-	ExpiresAt  *string           `json:"expires_at"`
-	CreatedAt  *string           `json:"created_at"`
-	Image      *imageView        `json:"image"`
-	SnapshotID *string           `json:"snapshot_id"`
-	Platform   *platformView     `json:"platform"`
-	Allocation *allocationView   `json:"allocation"`
-	Metadata   map[string]string `json:"metadata"`
-	Extensions map[string]string `json:"extensions"`
-}
-
-type statusView struct {
-	State            string  `json:"state"`
-	Reason           *string `json:"reason"`
-	Message          *string `json:"message"`
-	LastTransitionAt *string `json:"last_transition_at"`
+	ID         string             `json:"id"`
+	Status     cmdutil.StatusView `json:"status"`
+	Entrypoint []string           `json:"entrypoint"`
+	ExpiresAt  *string            `json:"expires_at"`
+	CreatedAt  *string            `json:"created_at"`
+	Image      *imageView         `json:"image"`
+	SnapshotID *string            `json:"snapshot_id"`
+	Platform   *platformView      `json:"platform"`
+	Allocation *allocationView    `json:"allocation"`
+	Metadata   map[string]string  `json:"metadata"`
+	Extensions map[string]string  `json:"extensions"`
 }
 
 type imageView struct {
@@ -56,32 +50,16 @@ type allocationView struct {
 	State   *string `json:"state"`
 }
 
-// paginationView is the snake_case form of a list response's page information.
-type paginationView struct {
-	Page        int  `json:"page"`
-	PageSize    int  `json:"page_size"`
-	TotalItems  int  `json:"total_items"`
-	TotalPages  int  `json:"total_pages"`
-	HasNextPage bool `json:"has_next_page"`
-}
-
-type listView struct {
-	Items      []sandboxView  `json:"items"`
-	Pagination paginationView `json:"pagination"`
-}
+// listView is one page of sandboxes as printed.
+type listView = cmdutil.ListView[sandboxView]
 
 func newSandboxView(sb *client.Sandbox) sandboxView {
 	v := sandboxView{
-		ID: sb.ID,
-		Status: statusView{
-			State:            sb.Status.State,
-			Reason:           sb.Status.Reason,
-			Message:          sb.Status.Message,
-			LastTransitionAt: timestamp(sb.Status.LastTransitionAt),
-		},
+		ID:         sb.ID,
+		Status:     cmdutil.NewStatusView(sb.Status),
 		Entrypoint: sb.Entrypoint,
-		ExpiresAt:  timestamp(sb.ExpiresAt),
-		CreatedAt:  timestamp(sb.CreatedAt),
+		ExpiresAt:  cmdutil.Timestamp(sb.ExpiresAt),
+		CreatedAt:  cmdutil.Timestamp(sb.CreatedAt),
 		SnapshotID: sb.SnapshotID,
 		Metadata:   sb.Metadata,
 		Extensions: sb.Extensions,
@@ -105,25 +83,14 @@ func newSandboxView(sb *client.Sandbox) sandboxView {
 	return v
 }
 
-func newListView(list *client.SandboxList) listView {
-	items := make([]sandboxView, len(list.Items))
-	for i := range list.Items {
-		items[i] = newSandboxView(&list.Items[i])
-	}
-	p := list.Pagination
-	return listView{Items: items, Pagination: paginationView{
-		Page: p.Page, PageSize: p.PageSize, TotalItems: p.TotalItems, TotalPages: p.TotalPages, HasNextPage: p.HasNextPage,
-	}}
-}
-
 // row is the sandbox as one table row: status and image flattened.
 func (v sandboxView) row() output.Obj {
 	return output.Obj{
 		{Key: "id", Value: v.ID},
 		{Key: "status", Value: v.Status.State},
 		{Key: "image", Value: v.imageURI()},
-		{Key: "created_at", Value: optional(v.CreatedAt)},
-		{Key: "expires_at", Value: optional(v.ExpiresAt)},
+		{Key: "created_at", Value: cmdutil.Optional(v.CreatedAt)},
+		{Key: "expires_at", Value: cmdutil.Optional(v.ExpiresAt)},
 	}
 }
 
@@ -134,37 +101,16 @@ func (v sandboxView) record() output.Obj {
 		{Key: "id", Value: v.ID},
 		{Key: "status", Value: v.Status.State},
 		{Key: "entrypoint", Value: v.Entrypoint},
-		{Key: "expires_at", Value: optional(v.ExpiresAt)},
-		{Key: "created_at", Value: optional(v.CreatedAt)},
+		{Key: "expires_at", Value: cmdutil.Optional(v.ExpiresAt)},
+		{Key: "created_at", Value: cmdutil.Optional(v.CreatedAt)},
 		{Key: "image", Value: v.imageURI()},
-		{Key: "snapshot_id", Value: optional(v.SnapshotID)},
-		{Key: "platform", Value: optional(v.Platform)},
-		{Key: "allocation", Value: optional(v.Allocation)},
-		{Key: "metadata", Value: optionalMap(v.Metadata)},
-		{Key: "extensions", Value: optionalMap(v.Extensions)},
+		{Key: "snapshot_id", Value: cmdutil.Optional(v.SnapshotID)},
+		{Key: "platform", Value: cmdutil.Optional(v.Platform)},
+		{Key: "allocation", Value: cmdutil.Optional(v.Allocation)},
+		{Key: "metadata", Value: cmdutil.OptionalMap(v.Metadata)},
+		{Key: "extensions", Value: cmdutil.OptionalMap(v.Extensions)},
 	}
-	if r := v.Status.Reason; r != nil && *r != "" {
-		o = append(o, output.KV{Key: "status_reason", Value: *r})
-	}
-	if m := v.Status.Message; m != nil && *m != "" {
-		o = append(o, output.KV{Key: "status_message", Value: *m})
-	}
-	return o
-}
-
-// optional turns an unset pointer into a plain nil, which tables show as "-".
-func optional[T any](p *T) any {
-	if p == nil {
-		return nil
-	}
-	return *p
-}
-
-func optionalMap(m map[string]string) any {
-	if m == nil {
-		return nil
-	}
-	return m
+	return v.Status.AppendDetails(o)
 }
 
 func (v sandboxView) imageURI() any {
@@ -172,19 +118,6 @@ func (v sandboxView) imageURI() any {
 		return nil
 	}
 	return v.Image.Image
-}
-
-// formatTime is RFC 3339 in UTC, with a fraction only when it is not zero.
-func formatTime(t time.Time) string {
-	return t.UTC().Format(time.RFC3339Nano)
-}
-
-func timestamp(t *time.Time) *string {
-	if t == nil || t.IsZero() {
-		return nil
-	}
-	s := formatTime(*t)
-	return &s
 }
 
 // Ways the create panel shows a timeout, as the official client does.

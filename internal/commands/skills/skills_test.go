@@ -27,12 +27,7 @@ func TestListFormats(t *testing.T) {
 func TestListAfterGlobalInstall(t *testing.T) {
 	env := cmdtest.Offline(t)
 	// A broken config file must not matter: skills never read it.
-	if err := os.MkdirAll(filepath.Join(env.Home, ".opensandbox"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(env.Home, ".opensandbox", "config.toml"), []byte("[connection\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	env.WriteConfig("[connection\n")
 	out := env.Must("skills", "install", "--all-builtins", "--target", "all", "--scope", "global")
 	cmdtest.Golden(t, "install-all-global.table", cmdtest.Normalize(out, map[string]string{env.Home: "<HOME>"}))
 	if _, err := os.Stat(filepath.Join(env.Home, ".codex/skills/credential-vault/SKILL.md")); err != nil {

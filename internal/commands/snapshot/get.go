@@ -42,9 +42,5 @@ func runGet(ctx context.Context, opts *getOptions) error {
 		return err
 	}
 	view := newSnapshotView(s)
-	p := opts.f.Printer(opts.Format)
-	if p.Structured() {
-		return p.Data(view)
-	}
-	return p.Object("Snapshot Info", view.record())
+	return cmdutil.PrintRecord(opts.f.Printer(opts.Format), "Snapshot Info", view, view.record())
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/cmdutil"
-	"github.com/osb-dev/osb/internal/output"
 )
 
 type listOptions struct {
@@ -75,18 +74,7 @@ func runList(ctx context.Context, opts *listOptions) error {
 	if err != nil {
 		return err
 	}
-	view := listView{Items: make([]snapshotView, len(list.Items)), Pagination: cmdutil.NewPaginationView(list.Pagination)}
-	rows := make([]output.Obj, len(list.Items))
-	for i := range list.Items {
-		view.Items[i] = newSnapshotView(&list.Items[i])
-		rows[i] = view.Items[i].row()
-	}
-	p := opts.f.Printer(opts.Format)
-	switch {
-	case p.Structured():
-		return p.Data(view)
-	case len(rows) == 0:
-		return p.Info("No snapshots found.")
-	}
-	return p.List("Snapshots", []string{"id", "name", "sandbox_id", "status", "created_at"}, rows)
+	view := cmdutil.NewListView(list, newSnapshotView)
+	columns := []string{"id", "name", "sandbox_id", "status", "created_at"}
+	return view.Print(opts.f.Printer(opts.Format), "Snapshots", columns, snapshotView.row, "No snapshots found.")
 }

@@ -12,12 +12,12 @@ import (
 	"testing"
 
 	"github.com/osb-dev/osb/internal/cmdtest"
-	"github.com/osb-dev/osb/internal/server"
+	"github.com/osb-dev/osb/internal/server/servertest"
 )
 
 func newEnv(t *testing.T) *cmdtest.Env {
 	t.Helper()
-	return cmdtest.New(t, func(o *server.Options) { o.NoIsolation = true })
+	return cmdtest.New(t, servertest.NoIsolation)
 }
 
 type wireSnapshot struct {

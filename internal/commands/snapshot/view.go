@@ -9,23 +9,11 @@ import (
 // snapshotView is a snapshot as osb prints it: the official client's
 // snake_case keys in its order, every key present (null when unset).
 type snapshotView struct {
-	ID        string     `json:"id"`
-	SandboxID string     `json:"sandbox_id"`
-	Name      *string    `json:"name"`
-	Status    statusView `json:"status"`
-	CreatedAt *string    `json:"created_at"`
-}
-
-type statusView struct {
-	State            string  `json:"state"`
-	Reason           *string `json:"reason"`
-	Message          *string `json:"message"`
-	LastTransitionAt *string `json:"last_transition_at"`
-}
-
-type listView struct {
-	Items      []snapshotView         `json:"items"`
-	Pagination cmdutil.PaginationView `json:"pagination"`
+	ID        string             `json:"id"`
+	SandboxID string             `json:"sandbox_id"`
+	Name      *string            `json:"name"`
+	Status    cmdutil.StatusView `json:"status"`
+	CreatedAt *string            `json:"created_at"`
 }
 
 func newSnapshotView(s *client.Snapshot) snapshotView {
@@ -33,8 +21,7 @@ func newSnapshotView(s *client.Snapshot) snapshotView {
 		ID:        s.ID,
 		SandboxID: s.SandboxID,
 		Name:      s.Name,
-		Status: statusView{State: s.Status.State, Reason: s.Status.Reason, Message: s.Status.Message,
-			LastTransitionAt: cmdutil.Timestamp(s.Status.LastTransitionAt)},
+		Status:    cmdutil.NewStatusView(s.Status),
 		CreatedAt: cmdutil.Timestamp(s.CreatedAt),
 	}
 }
@@ -49,13 +36,7 @@ func (v snapshotView) record() output.Obj {
 		{Key: "status", Value: v.Status.State},
 		{Key: "created_at", Value: cmdutil.Optional(v.CreatedAt)},
 	}
-	if r := v.Status.Reason; r != nil && *r != "" {
-		o = append(o, output.KV{Key: "status_reason", Value: *r})
-	}
-	if m := v.Status.Message; m != nil && *m != "" {
-		o = append(o, output.KV{Key: "status_message", Value: *m})
-	}
-	return o
+	return v.Status.AppendDetails(o)
 }
 
 // row is the snapshot as one line of the list table.

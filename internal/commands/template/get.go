@@ -42,9 +42,5 @@ func runGet(ctx context.Context, opts *getOptions) error {
 		return err
 	}
 	view := newTemplateView(t)
-	p := opts.f.Printer(opts.Format)
-	if p.Structured() {
-		return p.Data(view)
-	}
-	return p.Object("Template Info", view.record())
+	return cmdutil.PrintRecord(opts.f.Printer(opts.Format), "Template Info", view, view.record())
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/cmdutil"
-	"github.com/osb-dev/osb/internal/output"
 )
 
 type listOptions struct {
@@ -56,18 +55,7 @@ func runList(ctx context.Context, opts *listOptions) error {
 	if err != nil {
 		return err
 	}
-	view := listView{Items: make([]templateView, len(list.Items)), Pagination: cmdutil.NewPaginationView(list.Pagination)}
-	rows := make([]output.Obj, len(list.Items))
-	for i := range list.Items {
-		view.Items[i] = newTemplateView(&list.Items[i])
-		rows[i] = view.Items[i].row()
-	}
-	p := opts.f.Printer(opts.Format)
-	switch {
-	case p.Structured():
-		return p.Data(view)
-	case len(rows) == 0:
-		return p.Info("No templates found.")
-	}
-	return p.List("Templates", []string{"template_id", "status", "image", "format", "created_at", "updated_at"}, rows)
+	view := cmdutil.NewListView(list, newTemplateView)
+	columns := []string{"template_id", "status", "image", "format", "created_at", "updated_at"}
+	return view.Print(opts.f.Printer(opts.Format), "Templates", columns, templateView.row, "No templates found.")
 }

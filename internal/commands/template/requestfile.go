@@ -3,7 +3,6 @@ package template
 import (
 	"encoding/json"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/osb-dev/osb/internal/client"
@@ -34,7 +33,7 @@ func requestFromFile(path string) (*client.CreateTemplateRequest, []string, erro
 			ignored = append(ignored, k)
 		}
 	}
-	sort.Strings(ignored)
+	slices.Sort(ignored)
 	var c checker
 	req := &client.CreateTemplateRequest{
 		Image:          c.requiredString(obj, "image"),

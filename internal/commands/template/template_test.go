@@ -2,18 +2,17 @@ package template_test
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/osb-dev/osb/internal/cmdtest"
-	"github.com/osb-dev/osb/internal/server"
+	"github.com/osb-dev/osb/internal/server/servertest"
 )
 
 func newEnv(t *testing.T) *cmdtest.Env {
 	t.Helper()
-	return cmdtest.New(t, func(o *server.Options) { o.NoIsolation = true })
+	return cmdtest.New(t, servertest.NoIsolation)
 }
 
 // wireTemplate is a template as the server stores it (camelCase).
@@ -74,15 +73,6 @@ func norm(s, format string, ids map[string]string) string {
 	return s
 }
 
-func writeFile(t *testing.T, content string) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "template.json")
-	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 func TestCreateFormats(t *testing.T) {
 	env := newEnv(t)
 	for _, format := range []string{"table", "json", "yaml"} {
@@ -121,7 +111,7 @@ func TestCreateSendsEveryFlag(t *testing.T) {
 
 func TestCreateFromFile(t *testing.T) {
 	env := newEnv(t)
-	path := writeFile(t, `{"image": "python:3.11", "publish": "s3://bucket/p", "resource_limits": {"cpu": "2"},
+	path := cmdtest.WriteFile(t, "template.json", `{"image": "python:3.11", "publish": "s3://bucket/p", "resource_limits": {"cpu": "2"},
 		"readiness": {"warmup_seconds": 7}, "format": "overlaybd", "name": "ignored", "zzz": 1}`)
 	for _, format := range []string{"table", "json"} {
 		r := env.Run("template", "create", "-f", path, "-o", format).ExpectCode(t, 0)
@@ -137,7 +127,7 @@ func TestCreateFromFile(t *testing.T) {
 
 func TestCreateValidation(t *testing.T) {
 	env := newEnv(t)
-	file := func(content string) string { return writeFile(t, content) }
+	file := func(content string) string { return cmdtest.WriteFile(t, "template.json", content) }
 	cases := []struct {
 		name string
 		args []string

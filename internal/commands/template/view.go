@@ -37,11 +37,6 @@ type readinessView struct {
 	WarmupSeconds *int64  `json:"warmup_seconds"`
 }
 
-type listView struct {
-	Items      []templateView         `json:"items"`
-	Pagination cmdutil.PaginationView `json:"pagination"`
-}
-
 func newTemplateView(t *client.Template) templateView {
 	v := templateView{
 		TemplateID:     t.TemplateID,
@@ -73,10 +68,10 @@ func (v templateView) record() output.Obj {
 		{Key: "status", Value: v.Status.Phase},
 		{Key: "created_at", Value: cmdutil.Optional(v.CreatedAt)},
 		{Key: "updated_at", Value: cmdutil.Optional(v.UpdatedAt)},
-		{Key: "resource_limits", Value: optionalMap(v.ResourceLimits)},
-		{Key: "entrypoint", Value: optionalList(v.Entrypoint)},
-		{Key: "env", Value: optionalMap(v.Env)},
-		{Key: "metadata", Value: optionalMap(v.Metadata)},
+		{Key: "resource_limits", Value: cmdutil.OptionalMap(v.ResourceLimits)},
+		{Key: "entrypoint", Value: cmdutil.OptionalList(v.Entrypoint)},
+		{Key: "env", Value: cmdutil.OptionalMap(v.Env)},
+		{Key: "metadata", Value: cmdutil.OptionalMap(v.Metadata)},
 		{Key: "readiness", Value: v.readinessText()},
 	}
 	if m := v.Status.Message; m != nil && *m != "" {
@@ -114,18 +109,4 @@ func (v templateView) row() output.Obj {
 		{Key: "created_at", Value: cmdutil.Optional(v.CreatedAt)},
 		{Key: "updated_at", Value: cmdutil.Optional(v.UpdatedAt)},
 	}
-}
-
-func optionalMap(m map[string]string) any {
-	if m == nil {
-		return nil
-	}
-	return m
-}
-
-func optionalList(l []string) any {
-	if l == nil {
-		return nil
-	}
-	return l
 }

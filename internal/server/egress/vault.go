@@ -3,10 +3,11 @@ package egress
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/netip"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -243,7 +244,7 @@ func (v *vault) check(p Policy) error {
 	if len(v.bindings) > 0 && len(p.Egress) == 0 {
 		return errors.New("credential bindings require explicit networkPolicy.egress allow rules")
 	}
-	for _, name := range sortedKeys(v.bindings) {
+	for _, name := range slices.Sorted(maps.Keys(v.bindings)) {
 		b := v.bindings[name].b
 		for _, ref := range b.Auth.credentialRefs() {
 			if _, ok := v.credentials[ref]; !ok {
@@ -260,7 +261,7 @@ func (v *vault) check(p Policy) error {
 }
 
 func (v *vault) checkOverlaps() error {
-	names := sortedKeys(v.bindings)
+	names := slices.Sorted(maps.Keys(v.bindings))
 	for i, a := range names {
 		for _, b := range names[i+1:] {
 			if overlaps(v.bindings[a].b.Match, v.bindings[b].b.Match) {
@@ -269,15 +270,6 @@ func (v *vault) checkOverlaps() error {
 		}
 	}
 	return nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // allowCovers reports whether an allow rule names host (or a wildcard over
@@ -591,11 +583,11 @@ func (a authIn) credentialRefs() []string {
 // auth types. Values never leave the vault.
 func (v *vault) state() vaultState {
 	st := vaultState{Revision: v.revision, Credentials: []credentialMD{}, Bindings: []bindingMD{}}
-	for _, name := range sortedKeys(v.credentials) {
+	for _, name := range slices.Sorted(maps.Keys(v.credentials)) {
 		c := v.credentials[name]
 		st.Credentials = append(st.Credentials, credentialMD{Name: name, SourceType: c.sourceType, Revision: c.revision})
 	}
-	for _, name := range sortedKeys(v.bindings) {
+	for _, name := range slices.Sorted(maps.Keys(v.bindings)) {
 		b := v.bindings[name]
 		md := bindingMD{Name: name, Revision: b.revision, Match: b.b.Match, Auth: authMD{Type: b.b.Auth.Type}}
 		if b.b.Auth.Type == "apiKey" {

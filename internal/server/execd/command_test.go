@@ -2,16 +2,12 @@ package execd
 
 import (
 	"bytes"
-	"crypto/rand"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -43,54 +39,6 @@ func eachMode(t *testing.T, f func(t *testing.T, sb *sandbox.Sandbox, url string
 			f(t, sb, srv.URL)
 		})
 	}
-}
-
-func startSandbox(t *testing.T, isolated bool) *sandbox.Sandbox {
-	t.Helper()
-	b := make([]byte, 16)
-	rand.Read(b)
-	sb, err := sandbox.New(sandbox.Config{ID: hex.EncodeToString(b), Dir: filepath.Join(t.TempDir(), "sb"), Isolated: isolated, Env: map[string]string{"SANDBOX_VAR": "from-sandbox"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sb.Start([]string{"sleep", "300"}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sb.Remove() })
-	return sb
-}
-
-type reply struct {
-	status int
-	header http.Header
-	body   string
-}
-
-func call(t *testing.T, method, url string, body any) reply {
-	t.Helper()
-	resp := open(t, method, url, body)
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return reply{resp.StatusCode, resp.Header, string(b)}
-}
-
-func open(t *testing.T, method, url string, body any) *http.Response {
-	t.Helper()
-	var rd io.Reader
-	switch b := body.(type) {
-	case nil:
-	case string:
-		rd = strings.NewReader(b)
-	default:
-		j, _ := json.Marshal(b)
-		rd = bytes.NewReader(j)
-	}
-	req, _ := http.NewRequest(method, url, rd)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp
 }
 
 // events runs a request and reads its whole stream.
@@ -346,7 +294,7 @@ func TestBackgroundStatusAndLogs(t *testing.T) {
 			}
 		}
 		// The first lines are there before the command ends.
-		var logs reply
+		var logs answer
 		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 			if logs = call(t, "GET", url+"/command/"+id+"/logs", nil); logs.body == "out1\nerr1\n" {
 				break

@@ -61,9 +61,10 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		WriteUnauthorized(w, TokenHeader)
 		return
 	}
-	// The real execd answers unknown routes and wrong methods alike with a
-	// plain-text 404; ServeMux would say 405 for the latter.
-	if _, pattern := h.mux.Handler(r); pattern == "" {
+	// The real execd answers unknown routes, wrong methods and HEAD alike
+	// with a plain-text 404; ServeMux would say 405 for a wrong method and
+	// let HEAD through to the GET route.
+	if _, pattern := h.mux.Handler(r); pattern == "" || r.Method == http.MethodHead {
 		http.Error(w, "404 page not found", http.StatusNotFound)
 		return
 	}

@@ -2,32 +2,14 @@ package execd
 
 import (
 	"bufio"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/osb-dev/osb/internal/server/sandbox"
 )
-
-func newSandbox(t *testing.T) *sandbox.Sandbox {
-	t.Helper()
-	b := make([]byte, 16)
-	rand.Read(b)
-	sb, err := sandbox.New(sandbox.Config{ID: hex.EncodeToString(b), Dir: filepath.Join(t.TempDir(), "sb")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sb.Start([]string{"sleep", "300"}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sb.Remove() })
-	return sb
-}
 
 func get(t *testing.T, h http.Handler, path string, hdr ...string) *httptest.ResponseRecorder {
 	t.Helper()
@@ -55,6 +37,26 @@ func TestPingAndUnknownRoutes(t *testing.T) {
 	h.ServeHTTP(rec, req)
 	if rec.Code != 404 {
 		t.Errorf("wrong method: %d, want 404 as execd", rec.Code)
+	}
+}
+
+// HEAD is no method of execd: even on a GET route it is a plain-text 404,
+// and the token is still checked first.
+func TestHeadIsNotFound(t *testing.T) {
+	sb := newSandbox(t)
+	for _, path := range []string{"/ping", "/files/download?path=/workspace/a.txt", "/metrics", "/nope"} {
+		req := httptest.NewRequest(http.MethodHead, path, nil)
+		rec := httptest.NewRecorder()
+		New(sb, Options{}).ServeHTTP(rec, req)
+		if rec.Code != 404 || rec.Header().Get("Content-Type") != "text/plain; charset=utf-8" || rec.Body.String() != "404 page not found\n" {
+			t.Errorf("HEAD %s: %d %q %q", path, rec.Code, rec.Header().Get("Content-Type"), rec.Body)
+		}
+	}
+	req := httptest.NewRequest(http.MethodHead, "/ping", nil)
+	rec := httptest.NewRecorder()
+	New(sb, Options{AccessToken: "tok"}).ServeHTTP(rec, req)
+	if rec.Code != 401 {
+		t.Errorf("HEAD without the token: %d, want 401", rec.Code)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"mime/multipart"
 	"net/http"
 	"net/url"
@@ -881,16 +882,6 @@ func (fa *fileAPI) listInto(out *[]fileInfo, dir string, depth int) error {
 
 // --- changes -----------------------------------------------------------------
 
-// sortedKeys gives map bodies a stable order of work.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
 // mkdir is mkdir -p per path; mode and owner apply only to a directory it
 // created (an existing one keeps its mode), as with execd.
 func (fa *fileAPI) mkdir(w http.ResponseWriter, r *http.Request) {
@@ -898,7 +889,7 @@ func (fa *fileAPI) mkdir(w http.ResponseWriter, r *http.Request) {
 	if !decodeFileBody(w, r, &req) {
 		return
 	}
-	for _, p := range sortedKeys(req) {
+	for _, p := range slices.Sorted(maps.Keys(req)) {
 		ref, err := fa.resolve(p)
 		if err != nil {
 			badPath(w, err, p)
@@ -1051,7 +1042,7 @@ func (fa *fileAPI) replace(w http.ResponseWriter, r *http.Request) {
 	if !decodeFileBody(w, r, &req) {
 		return
 	}
-	keys := sortedKeys(req)
+	keys := slices.Sorted(maps.Keys(req))
 	for _, p := range keys {
 		if req[p].Old == "" {
 			fileBadRequest(w, "INVALID_REQUEST_BODY", "old content must not be empty")
@@ -1095,7 +1086,7 @@ func (fa *fileAPI) chmod(w http.ResponseWriter, r *http.Request) {
 	if !decodeFileBody(w, r, &req) {
 		return
 	}
-	for _, p := range sortedKeys(req) {
+	for _, p := range slices.Sorted(maps.Keys(req)) {
 		ref, err := fa.resolve(p)
 		if err != nil {
 			badPath(w, err, p)

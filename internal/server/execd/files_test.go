@@ -33,36 +33,6 @@ func hostPath(sb *sandbox.Sandbox, p string) string {
 	return filepath.Join(sb.FSDir(), filepath.FromSlash(strings.TrimPrefix(p, "/")))
 }
 
-type answer struct {
-	status int
-	header http.Header
-	body   string
-}
-
-func do(t *testing.T, method, u string, body io.Reader, hdr ...string) answer {
-	t.Helper()
-	req, err := http.NewRequest(method, u, body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i+1 < len(hdr); i += 2 {
-		req.Header.Set(hdr[i], hdr[i+1])
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return answer{resp.StatusCode, resp.Header, string(b)}
-}
-
-func doJSON(t *testing.T, method, u string, v any) answer {
-	t.Helper()
-	b, _ := json.Marshal(v)
-	return do(t, method, u, bytes.NewReader(b), "Content-Type", "application/json")
-}
-
 // expect fails unless the answer has status and, when given, exactly the
 // execd error body {"code","message"}.
 func (a answer) expect(t *testing.T, status int, codeAndMessage ...string) {
@@ -110,7 +80,7 @@ func multipartBody(parts ...part) (io.Reader, string) {
 func upload(t *testing.T, base string, parts ...part) answer {
 	t.Helper()
 	body, ct := multipartBody(parts...)
-	return do(t, "POST", base+"/files/upload", body, "Content-Type", ct)
+	return call(t, "POST", base+"/files/upload", body, "Content-Type", ct)
 }
 
 func meta(path string, mode int) part {
@@ -127,7 +97,7 @@ func TestUploadDownloadByteExact(t *testing.T) {
 	}
 	for name, data := range map[string]string{"empty": "", "binary": "\x00\xff\x00\r\n", "3MB": string(big)} {
 		upload(t, base, meta("/workspace/"+name, 644), content(data)).expect(t, 200)
-		got := do(t, "GET", base+"/files/download"+q("path", "/workspace/"+name), nil)
+		got := call(t, "GET", base+"/files/download"+q("path", "/workspace/"+name), nil)
 		got.expect(t, 200)
 		if got.body != data {
 			t.Errorf("%s: downloaded %d bytes, not the %d uploaded", name, len(got.body), len(data))
@@ -259,7 +229,7 @@ func TestUploadErrors(t *testing.T) {
 	if a.status != 400 || !strings.Contains(a.body, `"code":"INVALID_FILE_METADATA"`) || !strings.Contains(a.body, "invalid metadata format. json: cannot unmarshal string") {
 		t.Errorf("mode as a string: %d %s", a.status, a.body)
 	}
-	do(t, "POST", base+"/files/upload", strings.NewReader("{}"), "Content-Type", "application/json").
+	call(t, "POST", base+"/files/upload", strings.NewReader("{}"), "Content-Type", "application/json").
 		expect(t, 400, "INVALID_FILE", "multipart form is empty")
 }
 
@@ -268,7 +238,7 @@ func TestDownloadHeadersAndRanges(t *testing.T) {
 	os.WriteFile(hostPath(sb, "/workspace/digits.bin"), []byte("0123456789"), 0o644)
 	u := base + "/files/download" + q("path", "/workspace/digits.bin")
 
-	full := do(t, "GET", u, nil)
+	full := call(t, "GET", u, nil)
 	full.expect(t, 200)
 	for k, want := range map[string]string{
 		"Content-Type": "application/octet-stream", "Content-Length": "10", "Accept-Ranges": "bytes",
@@ -293,19 +263,19 @@ func TestDownloadHeadersAndRanges(t *testing.T) {
 		" bytes=3-3 ":     {"bytes 3-3/10", "3"},
 		"bytes=0-0,50-60": {"bytes 0-0/10", "0"},
 	} {
-		a := do(t, "GET", u, nil, "Range", spec)
+		a := call(t, "GET", u, nil, "Range", spec)
 		if a.status != 206 || a.header.Get("Content-Range") != want.rng || a.body != want.body ||
 			a.header.Get("Content-Length") != fmt.Sprint(len(want.body)) {
 			t.Errorf("%s: %d %q %q", spec, a.status, a.header.Get("Content-Range"), a.body)
 		}
 	}
 
-	past := do(t, "GET", u, nil, "Range", "bytes=50-60")
+	past := call(t, "GET", u, nil, "Range", "bytes=50-60")
 	if past.status != 416 || past.header.Get("Content-Range") != "bytes */10" || past.body != "invalid range: failed to overlap\n" {
 		t.Errorf("past the end: %d %q %q", past.status, past.header.Get("Content-Range"), past.body)
 	}
 	for _, spec := range []string{"items=1-2", "bytes=5-2", "bytes=x-"} {
-		do(t, "GET", u, nil, "Range", spec).expect(t, 416, "UNKNOWN", "")
+		call(t, "GET", u, nil, "Range", spec).expect(t, 416, "UNKNOWN", "")
 	}
 }
 
@@ -315,26 +285,26 @@ func TestDownloadErrorsAndLines(t *testing.T) {
 	os.WriteFile(hostPath(sb, "/workspace/ünï.txt"), []byte("u"), 0o644)
 	dl := func(pairs ...string) string { return base + "/files/download" + q(pairs...) }
 
-	do(t, "GET", dl("path", "/workspace/nope"), nil).
+	call(t, "GET", dl("path", "/workspace/nope"), nil).
 		expect(t, 404, "FILE_NOT_FOUND", "file not found. open /workspace/nope: no such file or directory")
-	do(t, "GET", base+"/files/download", nil).expect(t, 400, "MISSING_QUERY", "missing query parameter 'path'")
+	call(t, "GET", base+"/files/download", nil).expect(t, 400, "MISSING_QUERY", "missing query parameter 'path'")
 
-	a := do(t, "GET", dl("path", "lines", "offset", "2", "limit", "2"), nil)
+	a := call(t, "GET", dl("path", "lines", "offset", "2", "limit", "2"), nil)
 	if a.status != 200 || a.body != "l2\nl3" || a.header.Get("Content-Type") != "text/plain; charset=utf-8" {
 		t.Errorf("lines: %d %q %q", a.status, a.body, a.header.Get("Content-Type"))
 	}
-	if a := do(t, "GET", dl("path", "lines", "offset", "3"), nil); a.body != "l3\nl4" {
+	if a := call(t, "GET", dl("path", "lines", "offset", "3"), nil); a.body != "l3\nl4" {
 		t.Errorf("offset only: %q", a.body)
 	}
-	do(t, "GET", dl("path", "lines", "offset", "0"), nil).expect(t, 400, "INVALID_REQUEST_BODY", "invalid query parameter 'offset': 0")
-	do(t, "GET", dl("path", "lines", "limit", "1"), nil, "Range", "bytes=0-1").expect(t, 400, "INVALID_REQUEST_BODY",
+	call(t, "GET", dl("path", "lines", "offset", "0"), nil).expect(t, 400, "INVALID_REQUEST_BODY", "invalid query parameter 'offset': 0")
+	call(t, "GET", dl("path", "lines", "limit", "1"), nil, "Range", "bytes=0-1").expect(t, 400, "INVALID_REQUEST_BODY",
 		"line-based reading (offset/limit) and byte range (Range header) are mutually exclusive")
 
-	u := do(t, "GET", dl("path", "ünï.txt"), nil)
+	u := call(t, "GET", dl("path", "ünï.txt"), nil)
 	if want := `attachment; filename="%C3%BCn%C3%AF.txt"; filename*=UTF-8''%C3%BCn%C3%AF.txt`; u.header.Get("Content-Disposition") != want {
 		t.Errorf("non-ASCII name: %q", u.header.Get("Content-Disposition"))
 	}
-	do(t, "GET", dl("path", "/tmp"), nil).expect(t, 500, "RUNTIME_ERROR", "error reading file /tmp: is a directory")
+	call(t, "GET", dl("path", "/tmp"), nil).expect(t, 500, "RUNTIME_ERROR", "error reading file /tmp: is a directory")
 }
 
 func TestInfo(t *testing.T) {
@@ -343,7 +313,7 @@ func TestInfo(t *testing.T) {
 	os.WriteFile(hostPath(sb, "/workspace/f/a.txt"), []byte("abc"), 0o640)
 	os.Symlink("a.txt", hostPath(sb, "/workspace/f/link"))
 
-	a := do(t, "GET", base+"/files/info"+q("path", "f/a.txt", "path", "/workspace/f/link", "path", "~"), nil)
+	a := call(t, "GET", base+"/files/info"+q("path", "f/a.txt", "path", "/workspace/f/link", "path", "~"), nil)
 	a.expect(t, 200)
 	var got map[string]map[string]any
 	if err := json.Unmarshal([]byte(a.body), &got); err != nil {
@@ -374,12 +344,12 @@ func TestInfo(t *testing.T) {
 		t.Errorf("FileInfo keys %v", keys)
 	}
 
-	do(t, "GET", base+"/files/info", nil).expect(t, 200)
-	if b := do(t, "GET", base+"/files/info", nil).body; strings.TrimSpace(b) != "{}" {
+	call(t, "GET", base+"/files/info", nil).expect(t, 200)
+	if b := call(t, "GET", base+"/files/info", nil).body; strings.TrimSpace(b) != "{}" {
 		t.Errorf("no path: %q", b)
 	}
-	do(t, "GET", base+"/files/info"+q("path", "a\x00b"), nil).expect(t, 400, "INVALID_FILE", `invalid path "a\x00b"`)
-	do(t, "GET", base+"/files/info"+q("path", "f/a.txt", "path", "f/nope"), nil).
+	call(t, "GET", base+"/files/info"+q("path", "a\x00b"), nil).expect(t, 400, "INVALID_FILE", `invalid path "a\x00b"`)
+	call(t, "GET", base+"/files/info"+q("path", "f/a.txt", "path", "f/nope"), nil).
 		expect(t, 404, "FILE_NOT_FOUND", "file not found. stat /workspace/f/nope: no such file or directory")
 }
 
@@ -410,7 +380,7 @@ func tree(t *testing.T, sb *sandbox.Sandbox) {
 func TestSearch(t *testing.T) {
 	sb, base := fileServer(t)
 	tree(t, sb)
-	search := func(pairs ...string) answer { return do(t, "GET", base+"/files/search"+q(pairs...), nil) }
+	search := func(pairs ...string) answer { return call(t, "GET", base+"/files/search"+q(pairs...), nil) }
 	for pattern, want := range map[string]string{
 		"*.txt":         "/workspace/p/a.txt /workspace/p/sub/deeper/deep.txt /workspace/p/sub/x.txt",
 		"**/deep.txt":   "/workspace/p/sub/deeper/deep.txt",
@@ -439,7 +409,7 @@ func TestSearch(t *testing.T) {
 func TestListDirectory(t *testing.T) {
 	sb, base := fileServer(t)
 	tree(t, sb)
-	list := func(pairs ...string) answer { return do(t, "GET", base+"/directories/list"+q(pairs...), nil) }
+	list := func(pairs ...string) answer { return call(t, "GET", base+"/directories/list"+q(pairs...), nil) }
 	for depth, want := range map[string]string{
 		"":  "a.txt b lnk sub z.md",
 		"1": "a.txt b lnk sub z.md",
@@ -471,7 +441,7 @@ func TestListDirectory(t *testing.T) {
 func TestMkdirAndRemove(t *testing.T) {
 	sb, base := fileServer(t)
 	os.MkdirAll(hostPath(sb, "/workspace/old"), 0o700)
-	doJSON(t, "POST", base+"/directories", map[string]any{
+	call(t, "POST", base+"/directories", map[string]any{
 		"new/a/b":        map[string]any{"mode": 750},
 		"/workspace/old": map[string]any{"mode": 777},
 		"/tmp/plain":     map[string]any{},
@@ -482,57 +452,57 @@ func TestMkdirAndRemove(t *testing.T) {
 		}
 	}
 	os.WriteFile(hostPath(sb, "/workspace/file"), nil, 0o644)
-	doJSON(t, "POST", base+"/directories", map[string]any{"file/sub": map[string]any{}}).expect(t, 500)
-	doJSON(t, "POST", base+"/directories", []string{"x"}).expect(t, 400)
+	call(t, "POST", base+"/directories", map[string]any{"file/sub": map[string]any{}}).expect(t, 500)
+	call(t, "POST", base+"/directories", []string{"x"}).expect(t, 400)
 
 	// DELETE /directories: recursive, missing fine, a plain file deleted too.
-	do(t, "DELETE", base+"/directories"+q("path", "new", "path", "nope", "path", "file"), nil).expect(t, 200)
+	call(t, "DELETE", base+"/directories"+q("path", "new", "path", "nope", "path", "file"), nil).expect(t, 200)
 	for _, p := range []string{"/workspace/new", "/workspace/file"} {
 		if _, err := os.Lstat(hostPath(sb, p)); !os.IsNotExist(err) {
 			t.Errorf("%s still there: %v", p, err)
 		}
 	}
-	do(t, "DELETE", base+"/directories"+q("path", "/workspace"), nil).expect(t, 500)
+	call(t, "DELETE", base+"/directories"+q("path", "/workspace"), nil).expect(t, 500)
 	if _, err := os.Stat(hostPath(sb, "/workspace/old")); err != nil {
 		t.Errorf("refusing to remove /workspace removed its content: %v", err)
 	}
 
 	// DELETE /files: missing fine, a directory is a 500.
 	os.WriteFile(hostPath(sb, "/workspace/f1"), nil, 0o644)
-	do(t, "DELETE", base+"/files"+q("path", "f1", "path", "missing"), nil).expect(t, 200)
+	call(t, "DELETE", base+"/files"+q("path", "f1", "path", "missing"), nil).expect(t, 200)
 	if _, err := os.Lstat(hostPath(sb, "/workspace/f1")); !os.IsNotExist(err) {
 		t.Errorf("f1 not deleted: %v", err)
 	}
-	do(t, "DELETE", base+"/files"+q("path", "old"), nil).
+	call(t, "DELETE", base+"/files"+q("path", "old"), nil).
 		expect(t, 500, "RUNTIME_ERROR", "error removing file /workspace/old: path is a directory: /workspace/old")
-	do(t, "DELETE", base+"/files", nil).expect(t, 200)
+	call(t, "DELETE", base+"/files", nil).expect(t, 200)
 }
 
 func TestMove(t *testing.T) {
 	sb, base := fileServer(t)
 	os.WriteFile(hostPath(sb, "/workspace/a"), []byte("A"), 0o644)
 	os.WriteFile(hostPath(sb, "/workspace/b"), []byte("B"), 0o644)
-	doJSON(t, "POST", base+"/files/mv", []map[string]string{{"src": "a", "dest": "/tmp/x/y/a2"}}).expect(t, 200)
+	call(t, "POST", base+"/files/mv", []map[string]string{{"src": "a", "dest": "/tmp/x/y/a2"}}).expect(t, 200)
 	if b, _ := os.ReadFile(hostPath(sb, "/tmp/x/y/a2")); string(b) != "A" {
 		t.Errorf("moved content %q", b)
 	}
 	os.WriteFile(hostPath(sb, "/workspace/c"), []byte("C"), 0o644)
-	doJSON(t, "POST", base+"/files/mv", []map[string]string{{"src": "c", "dest": "b"}}).
+	call(t, "POST", base+"/files/mv", []map[string]string{{"src": "c", "dest": "b"}}).
 		expect(t, 500, "RUNTIME_ERROR", "error accessing file: destination path already exists: /workspace/b")
 	if b, _ := os.ReadFile(hostPath(sb, "/workspace/b")); string(b) != "B" {
 		t.Errorf("destination overwritten: %q", b)
 	}
-	doJSON(t, "POST", base+"/files/mv", []map[string]string{{"src": "nope", "dest": "z"}}).
+	call(t, "POST", base+"/files/mv", []map[string]string{{"src": "nope", "dest": "z"}}).
 		expect(t, 404, "FILE_NOT_FOUND", "file not found. source path not found: /workspace/nope")
-	doJSON(t, "POST", base+"/files/mv", map[string]string{"src": "b", "dest": "z"}).expect(t, 400)
-	doJSON(t, "POST", base+"/files/mv", []string{}).expect(t, 200)
+	call(t, "POST", base+"/files/mv", map[string]string{"src": "b", "dest": "z"}).expect(t, 400)
+	call(t, "POST", base+"/files/mv", []string{}).expect(t, 200)
 }
 
 func TestReplaceAndPermissions(t *testing.T) {
 	sb, base := fileServer(t)
 	f := hostPath(sb, "/workspace/conf")
 	os.WriteFile(f, []byte("host=localhost port=1 host=localhost"), 0o600)
-	a := doJSON(t, "POST", base+"/files/replace?verbose=true", map[string]any{"conf": map[string]string{"old": "localhost", "new": "0.0.0.0"}})
+	a := call(t, "POST", base+"/files/replace?verbose=true", map[string]any{"conf": map[string]string{"old": "localhost", "new": "0.0.0.0"}})
 	a.expect(t, 200)
 	if strings.TrimSpace(a.body) != `{"conf":{"replacedCount":2}}` {
 		t.Errorf("verbose: %s", a.body)
@@ -543,14 +513,14 @@ func TestReplaceAndPermissions(t *testing.T) {
 	if fi, _ := os.Stat(f); fi.Mode().Perm() != 0o600 {
 		t.Errorf("mode not kept: %v", fi.Mode())
 	}
-	if a := doJSON(t, "POST", base+"/files/replace", map[string]any{"conf": map[string]string{"old": "port", "new": "p"}}); a.status != 200 || a.body != "" {
+	if a := call(t, "POST", base+"/files/replace", map[string]any{"conf": map[string]string{"old": "port", "new": "p"}}); a.status != 200 || a.body != "" {
 		t.Errorf("not verbose: %d %q", a.status, a.body)
 	}
-	doJSON(t, "POST", base+"/files/replace", map[string]any{"conf": map[string]string{"old": "", "new": "x"}}).
+	call(t, "POST", base+"/files/replace", map[string]any{"conf": map[string]string{"old": "", "new": "x"}}).
 		expect(t, 400, "INVALID_REQUEST_BODY", "old content must not be empty")
-	doJSON(t, "POST", base+"/files/replace", map[string]any{"nope": map[string]string{"old": "a", "new": "b"}}).expect(t, 404)
+	call(t, "POST", base+"/files/replace", map[string]any{"nope": map[string]string{"old": "a", "new": "b"}}).expect(t, 404)
 
-	perm := func(body any) answer { return doJSON(t, "POST", base+"/files/permissions", body) }
+	perm := func(body any) answer { return call(t, "POST", base+"/files/permissions", body) }
 	perm(map[string]any{"conf": map[string]any{"mode": 4755}}).expect(t, 200)
 	if fi, _ := os.Stat(f); fi.Mode() != 0o755 {
 		t.Errorf("4755 gave %v, want special bits dropped", fi.Mode())
@@ -581,22 +551,22 @@ func TestPathsCannotEscape(t *testing.T) {
 
 	for _, p := range []string{"../../etc/passwd", "/etc/passwd", "/workspace/../../etc/passwd", "abs-link", "rel-link", "dir-link/secret", "etc-link/passwd"} {
 		t.Run(p, func(t *testing.T) {
-			a := do(t, "GET", base+"/files/download"+q("path", p), nil)
+			a := call(t, "GET", base+"/files/download"+q("path", p), nil)
 			if a.status != 400 || strings.Contains(a.body, "host secret") || strings.Contains(a.body, "root:") {
 				t.Errorf("download: %d %s", a.status, a.body)
 			}
 			upload(t, base, meta(p, 644), content("overwritten")).expect(t, 400)
-			do(t, "GET", base+"/files/search"+q("path", p), nil).expect(t, 400)
-			doJSON(t, "POST", base+"/files/replace", map[string]any{p: map[string]string{"old": "host", "new": "x"}}).expect(t, 400)
-			doJSON(t, "POST", base+"/files/permissions", map[string]any{p: map[string]any{"mode": 777}}).expect(t, 400)
+			call(t, "GET", base+"/files/search"+q("path", p), nil).expect(t, 400)
+			call(t, "POST", base+"/files/replace", map[string]any{p: map[string]string{"old": "host", "new": "x"}}).expect(t, 400)
+			call(t, "POST", base+"/files/permissions", map[string]any{p: map[string]any{"mode": 777}}).expect(t, 400)
 		})
 	}
 	upload(t, base, meta("dir-link/new-file", 644), content("x")).expect(t, 400)
-	doJSON(t, "POST", base+"/directories", map[string]any{"dir-link/newdir": map[string]any{}}).expect(t, 400)
-	doJSON(t, "POST", base+"/files/mv", []map[string]string{{"src": "dir-link/secret", "dest": "stolen"}}).expect(t, 400)
-	doJSON(t, "POST", base+"/files/mv", []map[string]string{{"src": "abs-link", "dest": "dir-link/x"}}).expect(t, 400)
-	do(t, "DELETE", base+"/files"+q("path", "dir-link/secret"), nil).expect(t, 400)
-	do(t, "DELETE", base+"/directories"+q("path", "/etc"), nil).expect(t, 400)
+	call(t, "POST", base+"/directories", map[string]any{"dir-link/newdir": map[string]any{}}).expect(t, 400)
+	call(t, "POST", base+"/files/mv", []map[string]string{{"src": "dir-link/secret", "dest": "stolen"}}).expect(t, 400)
+	call(t, "POST", base+"/files/mv", []map[string]string{{"src": "abs-link", "dest": "dir-link/x"}}).expect(t, 400)
+	call(t, "DELETE", base+"/files"+q("path", "dir-link/secret"), nil).expect(t, 400)
+	call(t, "DELETE", base+"/directories"+q("path", "/etc"), nil).expect(t, 400)
 
 	if b, err := os.ReadFile(outside); err != nil || string(b) != "host secret" {
 		t.Fatalf("the outside file changed: %q %v", b, err)
@@ -609,8 +579,8 @@ func TestPathsCannotEscape(t *testing.T) {
 		t.Errorf("files appeared outside: %v", entries)
 	}
 	// The links themselves are sandbox files: they can be described and removed.
-	do(t, "GET", base+"/files/info"+q("path", "abs-link"), nil).expect(t, 200)
-	do(t, "DELETE", base+"/files"+q("path", "abs-link"), nil).expect(t, 200)
+	call(t, "GET", base+"/files/info"+q("path", "abs-link"), nil).expect(t, 200)
+	call(t, "DELETE", base+"/files"+q("path", "abs-link"), nil).expect(t, 200)
 	if _, err := os.Stat(outside); err != nil {
 		t.Errorf("removing the link removed its target: %v", err)
 	}

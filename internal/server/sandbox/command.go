@@ -6,7 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"os/user"
-	"sort"
+	"slices"
 	"strconv"
 	"sync"
 	"syscall"
@@ -147,6 +147,6 @@ func (s *Sandbox) processEnv(extra map[string]string) []string {
 	for k, v := range env {
 		out = append(out, k+"="+v)
 	}
-	sort.Strings(out)
+	slices.Sort(out)
 	return append(out, s.marker())
 }

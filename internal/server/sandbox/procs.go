@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -133,7 +133,7 @@ func signalAll(pids []int, sig syscall.Signal) {
 // PIDs returns the host pids of the sandbox's live processes, sorted.
 func (s *Sandbox) PIDs() []int {
 	p := s.members()
-	sort.Ints(p)
+	slices.Sort(p)
 	return p
 }
 

@@ -34,3 +34,8 @@ func Start(t testing.TB, opts ...func(*server.Options)) *server.Server {
 	})
 	return s
 }
+
+// NoIsolation is an option for Start (and cmdtest.New) that runs sandboxes
+// without namespaces: faster, and status messages are the same on every
+// machine.
+func NoIsolation(o *server.Options) { o.NoIsolation = true }

@@ -1,0 +1,88 @@
+package execd
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/osb-dev/osb/internal/server/sandbox"
+)
+
+// newSandbox starts a sandbox without namespaces, its entrypoint sleeping.
+func newSandbox(t *testing.T) *sandbox.Sandbox {
+	t.Helper()
+	return startSandbox(t, false)
+}
+
+// startSandbox starts a sandbox, in namespaces when isolated, whose
+// environment holds SANDBOX_VAR for commands to find.
+func startSandbox(t *testing.T, isolated bool) *sandbox.Sandbox {
+	t.Helper()
+	b := make([]byte, 16)
+	rand.Read(b)
+	sb, err := sandbox.New(sandbox.Config{ID: hex.EncodeToString(b), Dir: filepath.Join(t.TempDir(), "sb"), Isolated: isolated, Env: map[string]string{"SANDBOX_VAR": "from-sandbox"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sb.Start([]string{"sleep", "300"}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sb.Remove() })
+	return sb
+}
+
+// answer is a whole HTTP response.
+type answer struct {
+	status int
+	header http.Header
+	body   string
+}
+
+// open sends a request over real HTTP and returns the response unread, for
+// streams. body is nil, a string or an io.Reader sent as it is, or any
+// other value sent as JSON; hdr holds header name, value pairs.
+func open(t *testing.T, method, url string, body any, hdr ...string) *http.Response {
+	t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	case io.Reader:
+		rd = b
+	default:
+		j, err := json.Marshal(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd = bytes.NewReader(j)
+		hdr = append([]string{"Content-Type", "application/json"}, hdr...)
+	}
+	req, err := http.NewRequest(method, url, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+// call is open, reading the whole answer.
+func call(t *testing.T, method, url string, body any, hdr ...string) answer {
+	t.Helper()
+	resp := open(t, method, url, body, hdr...)
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return answer{resp.StatusCode, resp.Header, string(b)}
+}
