@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
 	"github.com/osb-dev/osb/internal/cmdutil"
 	"github.com/osb-dev/osb/internal/commands"
 	"github.com/osb-dev/osb/internal/iostreams"
@@ -53,7 +56,7 @@ func TestSkillContent(t *testing.T) {
 	for _, slug := range skillSlugs {
 		text := skillText(t, slug)
 		for _, want := range []string{
-			"## When To Use", "## Exit Codes", "| 2 |", "| 3 |", "| 4 |", "| 5 |", "| 6 |", "124", "125", "130",
+			"## When To Use", "## Exit Codes", "| 2 |", "| 3 |", "| 4 |", "| 5 |", "| 6 |", "124", "125", "128+n", "130",
 			"osb server", "-o json", "unique prefix", "osb sandbox kill", "osb sandbox renew",
 		} {
 			if !strings.Contains(text, want) {
@@ -105,6 +108,83 @@ func TestSkillCommandsParse(t *testing.T) {
 		}
 	}
 	t.Logf("%d osb commands checked", total)
+}
+
+// TestSkillFlagMentions checks the flags a skill names outside a full
+// command line, like `--wait-timeout` or `-t, --timeout DURATION` in a
+// table: each must be a flag of some osb command.
+func TestSkillFlagMentions(t *testing.T) {
+	known := treeFlags()
+	for _, slug := range skillSlugs {
+		file := "opensandbox-" + slug + ".md"
+		for _, bad := range unknownFlagMentions(skillText(t, slug), known) {
+			t.Errorf("%s: %s", file, bad)
+		}
+	}
+}
+
+func TestUnknownFlagMentions(t *testing.T) {
+	md := "Use `--wait-timeout` and `-t, --timeout DURATION`; `osb x --nope` is a command line.\n" +
+		"```bash\nosb sandbox get x --fenced -o json\n```\n" +
+		"| `--bogus-flag N` | `-Q` | `--` |\n"
+	got := unknownFlagMentions(md, treeFlags())
+	want := []string{"line 5: `--bogus-flag N` names no osb flag --bogus-flag", "line 5: `-Q` names no osb flag -Q"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
+
+// treeFlags is the set of every flag (--name and -x) of every osb command.
+func treeFlags() map[string]bool {
+	ios, _, _, _ := iostreams.Test()
+	root := commands.NewCmdRoot(cmdutil.New(ios, func(string) string { return "" }))
+	known := map[string]bool{}
+	var walk func(*cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.InitDefaultHelpFlag()
+		for _, fs := range []*pflag.FlagSet{c.Flags(), c.PersistentFlags()} {
+			fs.VisitAll(func(f *pflag.Flag) {
+				known["--"+f.Name] = true
+				if f.Shorthand != "" {
+					known["-"+f.Shorthand] = true
+				}
+			})
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+	return known
+}
+
+var flagWord = regexp.MustCompile(`^(--[a-z][a-z0-9-]*|-[A-Za-z])(=|,|$)`)
+
+// unknownFlagMentions finds inline code spans outside fences that start
+// with a flag, and reports each flag word in them that known lacks.
+func unknownFlagMentions(md string, known map[string]bool) []string {
+	var bad []string
+	inFence := false
+	for i, line := range strings.Split(md, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+			inFence = !inFence
+			continue
+		}
+		if inFence {
+			continue
+		}
+		for _, m := range inlineCode.FindAllStringSubmatch(line, -1) {
+			if !strings.HasPrefix(m[1], "-") {
+				continue
+			}
+			for _, w := range strings.Fields(m[1]) {
+				if f := flagWord.FindStringSubmatch(w); f != nil && !known[f[1]] {
+					bad = append(bad, fmt.Sprintf("line %d: `%s` names no osb flag %s", i+1, m[1], f[1]))
+				}
+			}
+		}
+	}
+	return bad
 }
 
 // parseOsb resolves args on a fresh command tree and parses them there.
