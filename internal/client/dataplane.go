@@ -2,7 +2,9 @@ package client
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"strings"
 )
 
 // Well-known sandbox ports.
@@ -25,6 +27,9 @@ func (c *Client) DataPlane(ctx context.Context, sandboxID string, port int) (*Da
 	ep, err := c.GetEndpoint(ctx, sandboxID, port)
 	if err != nil {
 		return nil, err
+	}
+	if strings.TrimSpace(ep.Endpoint) == "" {
+		return nil, fmt.Errorf("the server gave no address for port %d of sandbox %s", port, sandboxID)
 	}
 	h := map[string]string{}
 	// The key goes to the data plane only through the server's proxy: in

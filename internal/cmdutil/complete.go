@@ -25,28 +25,39 @@ func CompleteSandboxIDs(f *Factory, many bool) cobra.CompletionFunc {
 		if len(args) > 0 && !many {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		ctx := cmd.Context()
-		if ctx == nil {
-			ctx = context.Background()
-		}
-		return sandboxCompletions(ctx, f, toComplete, args), cobra.ShellCompDirectiveNoFileComp
+		return listed(cmd, f, SandboxCandidates, toComplete, args), cobra.ShellCompDirectiveNoFileComp
 	}
 }
 
-func sandboxCompletions(ctx context.Context, f *Factory, prefix string, exclude []string) []cobra.Completion {
+// SandboxCandidates lists sandboxes as "id<TAB>state", every page.
+func SandboxCandidates(ctx context.Context, c *client.Client, add func(cobra.Completion)) error {
+	return EachSandbox(ctx, c, client.ListSandboxesParams{}, func(sb client.Sandbox) error {
+		add(cobra.CompletionWithDesc(sb.ID, sb.Status.State))
+		return nil
+	})
+}
+
+// listed walks a server listing within the budget and keeps the candidates
+// whose id starts with prefix and is not in exclude. A listing cut short
+// (by the budget or an error) still offers what it found; a client that
+// cannot be built offers nothing.
+func listed(cmd *cobra.Command, f *Factory, list CompletionLister, prefix string, exclude []string) []cobra.Completion {
 	c, err := f.Client()
 	if err != nil {
 		return nil
 	}
+	ctx := cmd.Context()
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	ctx, cancel := context.WithTimeout(ctx, completionBudget)
 	defer cancel()
 	var out []cobra.Completion
-	// A listing cut short by the budget still offers what it found.
-	_ = EachSandbox(ctx, c, client.ListSandboxesParams{}, func(sb client.Sandbox) error {
-		if strings.HasPrefix(sb.ID, prefix) && !slices.Contains(exclude, sb.ID) {
-			out = append(out, cobra.CompletionWithDesc(sb.ID, sb.Status.State))
+	_ = list(ctx, c, func(comp cobra.Completion) {
+		id, _, _ := strings.Cut(comp, "\t")
+		if strings.HasPrefix(id, prefix) && !slices.Contains(exclude, id) {
+			out = append(out, comp)
 		}
-		return nil
 	})
 	slices.Sort(out)
 	return out

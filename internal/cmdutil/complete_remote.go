@@ -2,7 +2,6 @@ package cmdutil
 
 import (
 	"context"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -21,24 +20,15 @@ func CompleteListed(f *Factory, list CompletionLister) cobra.CompletionFunc {
 		if len(args) > 0 {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		c, err := f.Client()
-		if err != nil {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
-		ctx := cmd.Context()
-		if ctx == nil {
-			ctx = context.Background()
-		}
-		ctx, cancel := context.WithTimeout(ctx, completionBudget)
-		defer cancel()
-		var out []cobra.Completion
-		_ = list(ctx, c, func(comp cobra.Completion) {
-			if strings.HasPrefix(comp, toComplete) {
-				out = append(out, comp)
-			}
-		})
-		slices.Sort(out)
-		return out, cobra.ShellCompDirectiveNoFileComp
+		return listed(cmd, f, list, toComplete, nil), cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// CompleteListedFlag completes a flag's value (an id) from a server listing,
+// with the same rules, whatever arguments the line already has.
+func CompleteListedFlag(f *Factory, list CompletionLister) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		return listed(cmd, f, list, toComplete, nil), cobra.ShellCompDirectiveNoFileComp
 	}
 }
 

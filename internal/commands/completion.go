@@ -15,6 +15,7 @@ import (
 func addCompletion(root *cobra.Command, f *cmdutil.Factory) {
 	root.AddCommand(newCmdCompletion(f))
 	completeIDArgs(root, f)
+	completeIDFlags(root, f)
 }
 
 type completionShell struct {
@@ -138,6 +139,31 @@ func completeIDArgs(cmd *cobra.Command, f *cmdutil.Factory) {
 			return nil, cobra.ShellCompDirectiveDefault
 		}
 		return ids(c, args, toComplete)
+	}
+}
+
+// idFlags are the flags whose value is an id the server can list, with
+// the listing that completes them.
+var idFlags = map[string]cmdutil.CompletionLister{
+	"sandbox-id":  cmdutil.SandboxCandidates,
+	"snapshot-id": cmdutil.SnapshotCandidates,
+	"template":    cmdutil.TemplateCandidates,
+}
+
+// completeIDFlags gives every id flag (sandbox create --template and
+// --snapshot-id, snapshot list --sandbox-id, …) that has no completion of
+// its own the server's ids, instead of the shell's local file names.
+func completeIDFlags(cmd *cobra.Command, f *cmdutil.Factory) {
+	for _, sub := range cmd.Commands() {
+		completeIDFlags(sub, f)
+	}
+	for name, list := range idFlags {
+		if cmd.LocalNonPersistentFlags().Lookup(name) == nil {
+			continue
+		}
+		if _, ok := cmd.GetFlagCompletionFunc(name); !ok {
+			_ = cmd.RegisterFlagCompletionFunc(name, cmdutil.CompleteListedFlag(f, list))
+		}
 	}
 }
 

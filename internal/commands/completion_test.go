@@ -96,6 +96,8 @@ func TestCompletionUnreachableServer(t *testing.T) {
 				{"__complete", "sandbox", "kill", "x", ""},
 				{"__complete", "snapshot", "get", ""},
 				{"__complete", "template", "get", ""},
+				{"__complete", "sandbox", "create", "--template", ""},
+				{"__complete", "snapshot", "list", "--sandbox-id", ""},
 			} {
 				r := env.Run(line...).ExpectCode(t, 0)
 				if r.Stdout != ":4\n" || r.Stderr != noFileTrailer {
@@ -208,6 +210,48 @@ func TestCompleteSnapshotAndTemplateIDs(t *testing.T) {
 	r = env.Run("__complete", "template", "get", tpl, "").ExpectCode(t, 0)
 	if r.Stdout != ":4\n" {
 		t.Errorf("second argument: %q", r.Stdout)
+	}
+
+	// Flags that take an id complete it from the server, not from local files.
+	for _, tc := range []struct {
+		line []string
+		want string
+	}{
+		{[]string{"sandbox", "create", "--snapshot-id", ""}, snap + "\tReady nightly\n"},
+		{[]string{"sandbox", "create", "--snapshot-id", snap[:len(snap)-1]}, snap + "\tReady nightly\n"},
+		{[]string{"sandbox", "create", "--template", tpl[:len(tpl)-1]}, tpl + "\t"},
+		{[]string{"snapshot", "list", "--sandbox-id", sb[:len(sb)-1]}, sb + "\tRunning\n"},
+	} {
+		r := env.Run(append([]string{"__complete"}, tc.line...)...).ExpectCode(t, 0)
+		if !strings.HasPrefix(r.Stdout, tc.want) || !strings.HasSuffix(r.Stdout, "\n:4\n") || r.Stderr != noFileTrailer {
+			t.Errorf("%v: stdout %q stderr %q, want %q first and no file completion", tc.line, r.Stdout, r.Stderr, tc.want)
+		}
+	}
+}
+
+// Every flag whose value is an id the server can list completes it.
+func TestIDFlagsComplete(t *testing.T) {
+	ios, _, _, _ := iostreams.Test()
+	root := commands.NewCmdRoot(cmdutil.New(ios, func(string) string { return "" }))
+	seen := 0
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+		for _, name := range []string{"sandbox-id", "snapshot-id", "template"} {
+			if c.LocalNonPersistentFlags().Lookup(name) == nil {
+				continue
+			}
+			seen++
+			if _, ok := c.GetFlagCompletionFunc(name); !ok {
+				t.Errorf("%s --%s: no completion (the shell would offer local files)", c.CommandPath(), name)
+			}
+		}
+	}
+	walk(root)
+	if seen < 3 {
+		t.Errorf("found %d id flags; sandbox create --template/--snapshot-id and snapshot list --sandbox-id at least", seen)
 	}
 }
 

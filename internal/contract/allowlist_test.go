@@ -49,6 +49,22 @@ var divergences = []divergence{
 	{spec: "sandbox-lifecycle.yml", route: "/sandboxes/{}/networkpolicy", part: "route",
 		reason: "the real server serves the control-plane egress policy; its spec omits it (contracts.md §1.11)"},
 
+	// The egress sidecar takes a whole policy too: for an ordinary sandbox
+	// the lifecycle server's PUT /networkpolicy passes its body to the
+	// sidecar's /policy (contracts.md §1.11).
+	{spec: "egress-api.yaml", method: "PUT", route: "/policy", part: "drift-route",
+		reason: "PUT /networkpolicy on the lifecycle server replaces the policy through the sidecar's /policy; the spec lists only GET, PATCH, DELETE"},
+	{spec: "egress-api.yaml", method: "PUT", route: "/policy", part: "route",
+		reason: "PUT /networkpolicy on the lifecycle server replaces the policy through the sidecar's /policy; the spec lists only GET, PATCH, DELETE"},
+	{spec: "egress-api.yaml", method: "POST", route: "/policy", part: "drift-route",
+		reason: "local server only: POST /policy is accepted as PUT is, for callers that replace a policy with POST"},
+	{spec: "egress-api.yaml", method: "POST", route: "/policy", part: "route",
+		reason: "local server only: POST /policy is accepted as PUT is, for callers that replace a policy with POST"},
+	{spec: "egress-api.yaml", method: "GET", route: "/healthz", part: "drift-route",
+		reason: "local server only: a liveness probe of the sidecar that no client depends on"},
+	{spec: "egress-api.yaml", method: "GET", route: "/healthz", part: "route",
+		reason: "local server only: a liveness probe of the sidecar that no client depends on"},
+
 	// The diagnostics routes without a scope are the older plain-text API,
 	// still served (with Deprecation: true) and used by `osb devops`
 	// (contracts.md §3.2).

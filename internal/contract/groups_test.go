@@ -2,10 +2,13 @@ package contract
 
 import (
 	"encoding/json"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/osb-dev/osb/internal/client"
 )
 
 // createSandbox creates a running sandbox and returns its id.
@@ -84,6 +87,14 @@ func TestEgressTraffic(t *testing.T) {
 	h.run(0, "egress", "delete", id, "--target", "github.com")
 	h.run(0, "--use-server-proxy", "egress", "get", id)
 	h.run(0, "sandbox", "endpoint", id, "-p", "18080", "-o", "json")
+
+	// Sidecar routes no osb command calls: the lifecycle server's PUT
+	// /networkpolicy replaces the policy through PUT /policy.
+	base := h.endpointOf(client.PortEgress)
+	h.probe(http.MethodGet, base+"/healthz", "", http.StatusOK)
+	h.probe(http.MethodPut, base+"/policy", `{"defaultAction":"deny","egress":[{"action":"allow","target":"pypi.org"}]}`, http.StatusOK)
+	h.probe(http.MethodPost, base+"/policy", `{"defaultAction":"allow"}`, http.StatusOK)
+	h.probe(http.MethodPut, base+"/policy", `{"defaultAction":"sometimes"}`, http.StatusBadRequest)
 }
 
 func TestCredentialVaultTraffic(t *testing.T) {

@@ -98,6 +98,30 @@ func TestServerErrorShapes(t *testing.T) {
 	probe(http.MethodGet, "/version", nil, nil, 200)
 }
 
+// probe sends one raw request, as no osb command would, expects its
+// status, and checks the exchange; a 4xx probe sends what the contract
+// forbids on purpose, so only its answer is checked.
+func (h *harness) probe(method, url, body string, status int) {
+	h.t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := h.rec.Client().Do(req)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != status {
+		h.t.Errorf("%s %s: status %d, want %d", method, url, resp.StatusCode, status)
+	}
+	h.checkExchanges(method+" "+url, status >= 400)
+}
+
 func statusOf(err error) int {
 	if err == nil {
 		return 200

@@ -309,3 +309,41 @@ func TestReleaseTargetsCompile(t *testing.T) {
 		})
 	}
 }
+
+// The stamp a release writes is what `osb --version` shows: version, short
+// commit and date, from the Makefile's ldflags (make build) and from
+// goreleaser's, with its templates filled in as a release would.
+func TestVersionShowsTheStamp(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds osb twice")
+	}
+	const version, commit, date = "v9.9.9", "0123456789abcdef0123456789abcdef01234567", "2026-01-02T03:04:05Z"
+	want := "opensandbox, version " + version + " (commit 0123456789ab, built " + date + ")\n"
+	b := loadReleaseConfig(t).Builds[0]
+	release := strings.NewReplacer("{{ .Version }}", version, "{{ .FullCommit }}", commit, "{{ .CommitDate }}", date).
+		Replace(strings.Join(b.Ldflags, " "))
+	sources := map[string]string{"goreleaser.yaml": release}
+	if makeBin, err := exec.LookPath("make"); err == nil {
+		cmd := exec.Command(makeBin, "-s", "-n", "build", "VERSION="+version, "COMMIT="+commit, "DATE="+date)
+		cmd.Dir = repoRoot
+		out, err := cmd.Output()
+		m := regexp.MustCompile(`-ldflags '([^']*)'`).FindSubmatch(out)
+		if err != nil || m == nil {
+			t.Fatalf("make -n build: %v, no -ldflags in:\n%s", err, out)
+		}
+		sources["make build"] = string(m[1])
+	}
+	for source, ldflags := range sources {
+		bin := filepath.Join(t.TempDir(), "osb")
+		build := exec.Command("go", "build", "-trimpath", "-ldflags", ldflags, "-o", bin, b.Main)
+		build.Dir = repoRoot
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := build.CombinedOutput(); err != nil {
+			t.Fatalf("%s: go build: %v\n%s", source, err, out)
+		}
+		out, err := exec.Command(bin, "--version").Output()
+		if err != nil || string(out) != want {
+			t.Errorf("%s: osb --version = %q (%v), want %q", source, out, err, want)
+		}
+	}
+}

@@ -50,6 +50,8 @@ func TestErrorBodyShapes(t *testing.T) {
 		{"error key", 401, "application/json",
 			`{"error":"Unauthorized: invalid or missing header X-EXECD-ACCESS-TOKEN"}`,
 			3, []string{"Unauthorized: invalid or missing header X-EXECD-ACCESS-TOKEN", "HTTP 401", "check the API key"}},
+		{"detail text", 404, "application/json", `{"detail":"Not Found"}`,
+			4, []string{"Error: Not Found (HTTP 404, request id req-42)"}},
 		{"html from a proxy", 502, "text/html",
 			"<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>",
 			1, []string{"Error: Bad Gateway (the server sent a non-JSON response)", "HTTP 502"}},
@@ -173,6 +175,64 @@ func TestSlowHeadersTimeOut(t *testing.T) {
 	}
 }
 
+// A stream has no total limit, but the wait for its first answer has: a
+// foreground command whose execd never answers ends with osb's own failure
+// (125, no remote exit code known), and the command is sent once.
+func TestSlowHeadersOnAStream(t *testing.T) {
+	f := newFake(t)
+	f.handle("POST /sb/{id}/command", func(w http.ResponseWriter, r *http.Request) {
+		// With the body read, the server notices when the client hangs up.
+		io.Copy(io.Discard, r.Body)
+		select {
+		case <-r.Context().Done():
+		case <-time.After(30 * time.Second):
+		}
+	})
+	r := f.env().Run("--request-timeout", "1", "command", "run", "sb-1", "--", "make")
+	expect(t, r, 125, "Error: POST http://"+f.addr()+"/sb/sb-1/command timed out")
+	if n := f.count("POST /sb/sb-1/command"); n != 1 || r.Stdout != "" {
+		t.Errorf("command sent %d times (want 1), stdout %q", n, r.Stdout)
+	}
+}
+
+// A connection reset before any answer: a safe request is tried again and
+// succeeds; a create is sent once only (a second one could make a second
+// sandbox) and ends in exit 6, with nothing cleaned up that was never made.
+func TestResetBeforeAnswer(t *testing.T) {
+	f := newFake(t)
+	var mu sync.Mutex
+	resets := 0
+	f.handle("GET /v1/sandboxes/{id}", func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		first := resets == 0
+		resets++
+		mu.Unlock()
+		if first {
+			reset(t, w)
+			return
+		}
+		writeJSON(w, 200, map[string]any{"id": r.PathValue("id"), "status": map[string]string{"state": "Running"},
+			"createdAt": "2026-01-01T00:00:00Z", "entrypoint": []string{"tail"}})
+	})
+	f.handle("POST /v1/sandboxes", func(w http.ResponseWriter, r *http.Request) { reset(t, w) })
+	env := f.env()
+	r := env.Run("sandbox", "get", "sb-1", "-o", "json")
+	expect(t, r, 0)
+	if n := f.count("GET /v1/sandboxes/sb-1"); n != 2 {
+		t.Errorf("GET sent %d times, want 2 (one reset, one retry)", n)
+	}
+	r = env.Run("sandbox", "create", "-i", "python:3.11")
+	expect(t, r, 6, "Error: cannot reach http://"+f.addr()+"/v1/sandboxes", "connection reset by peer")
+	if n := f.count("POST /v1/sandboxes"); n != 1 {
+		t.Errorf("create sent %d times, want 1", n)
+	}
+	for _, req := range f.requests() {
+		if strings.HasPrefix(req, "DELETE ") {
+			t.Errorf("a failed create was followed by %s", req)
+		}
+	}
+}
+
 // Nothing listening: exit 6, and the message says so.
 func TestConnectionRefused(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -188,6 +248,31 @@ func TestConnectionRefused(t *testing.T) {
 	expect(t, env.Run("command", "run", "sb-1", "--", "true"), 125, "connection refused")
 }
 
+// An endpoint lookup that answers 200 without an address (a broken
+// gateway or server) is a clear error, not a request to "http:///…".
+func TestEndpointLookupWithoutAddress(t *testing.T) {
+	for _, body := range []string{`{}`, `{"endpoint": "", "headers": {}}`} {
+		f := newFake(t)
+		f.handle("GET /v1/sandboxes/{id}/endpoints/{port}", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, body)
+		})
+		env := f.env()
+		expect(t, env.Run("command", "run", "sb-1", "--", "echo", "hi"), 125,
+			"Error: the server gave no address for port 44772 of sandbox sb-1")
+		r := env.Run("file", "cat", "sb-1", "/etc/hostname")
+		expect(t, r, 1, "Error: the server gave no address for port 44772 of sandbox sb-1")
+		if n := strings.Count(r.Stderr, "\n"); n != 1 || r.Stdout != "" {
+			t.Errorf("want one line on stderr, got stdout %q stderr %q", r.Stdout, r.Stderr)
+		}
+		for _, req := range f.requests() {
+			if !strings.HasPrefix(req, "GET /v1/sandboxes/sb-1/endpoints/") {
+				t.Errorf("%s: a request other than the lookup was sent: %s", body, req)
+			}
+		}
+	}
+}
+
 // The lifecycle server cannot say where a sandbox's execd is: the command
 // fails with the server's reason, and nothing is sent to any data plane.
 func TestEndpointLookupFails(t *testing.T) {
@@ -198,6 +283,11 @@ func TestEndpointLookupFails(t *testing.T) {
 	env := f.env()
 	expect(t, env.Run("command", "run", "sb-1", "--", "echo", "hi"), 125, "Endpoint unavailable in host network mode.")
 	expect(t, env.Run("file", "cat", "sb-1", "/etc/hostname"), 1, "Endpoint unavailable in host network mode.", "HTTP 500")
+	// A sandbox that is gone by the time of the lookup: not found, exit 4.
+	f.handle("GET /v1/sandboxes/{id}/endpoints/{port}", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, 404, map[string]string{"code": "DOCKER::SANDBOX_NOT_FOUND", "message": "Sandbox sb-1 not found."})
+	})
+	expect(t, env.Run("file", "cat", "sb-1", "/etc/hostname"), 4, "Error: Sandbox sb-1 not found.", "HTTP 404")
 	for _, req := range f.requests() {
 		if strings.HasPrefix(strings.Fields(req)[1], "/sb/") {
 			t.Errorf("a data-plane request was sent: %s", req)
@@ -226,19 +316,62 @@ func TestResetInTheMiddleOfAStream(t *testing.T) {
 }
 
 // A stream that ends without its terminal event is an error, not a success
-// and not a hang.
+// and not a hang, for a command and for a session run alike; nothing is
+// sent again.
 func TestStreamEndsWithoutTerminalEvent(t *testing.T) {
+	for _, tc := range []struct {
+		route string
+		args  []string
+		want  string
+	}{
+		{"/sb/sb-1/command", []string{"command", "run", "sb-1", "--", "make"}, "closed the stream before command exec-1 finished"},
+		{"/sb/sb-1/session/s-1/run", []string{"command", "session", "run", "sb-1", "s-1", "--", "make"}, "closed the stream before "},
+	} {
+		t.Run(tc.args[1], func(t *testing.T) {
+			f := newFake(t)
+			f.handle("POST "+tc.route, func(w http.ResponseWriter, r *http.Request) {
+				streamStart(w)
+				event(w, map[string]any{"type": "init", "text": "exec-1"})
+				event(w, map[string]any{"type": "stdout", "text": "half"})
+				event(w, map[string]any{"type": "ping", "text": "pong"})
+			})
+			r := f.env().Run(tc.args...)
+			expect(t, r, 125, "Error: the server "+tc.want)
+			if r.Stdout != "half\n" {
+				t.Errorf("stdout %q, want the output and the final newline", r.Stdout)
+			}
+			if n := f.count("POST " + tc.route); n != 1 {
+				t.Errorf("sent %d times, want 1", n)
+			}
+		})
+	}
+}
+
+// A server that sends the terminal event and then holds the stream open
+// (real execd does, for about a second; this one for as long as the client
+// stays): osb returns at once with the remote exit code, rather than waiting
+// for the stream to close. A hang here would stop the test run.
+func TestStreamHeldOpenAfterTerminalEvent(t *testing.T) {
 	f := newFake(t)
 	f.handle("POST /sb/{id}/command", func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body) // so that the hang-up ends r.Context()
 		streamStart(w)
 		event(w, map[string]any{"type": "init", "text": "exec-1"})
-		event(w, map[string]any{"type": "stdout", "text": "half"})
-		event(w, map[string]any{"type": "ping", "text": "pong"})
+		event(w, map[string]any{"type": "stdout", "text": "done\n"})
+		event(w, map[string]any{"type": "error", "error": map[string]any{"ename": "CommandExecError", "evalue": "3", "traceback": []string{}}})
+		for {
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(10 * time.Millisecond):
+				event(w, map[string]any{"type": "ping", "text": "pong"})
+			}
+		}
 	})
 	r := f.env().Run("command", "run", "sb-1", "--", "make")
-	expect(t, r, 125, "closed the stream before command exec-1 finished")
-	if r.Stdout != "half\n" {
-		t.Errorf("stdout %q, want the output and the final newline", r.Stdout)
+	expect(t, r, 3)
+	if r.Stdout != "done\n" || r.Stderr != "" {
+		t.Errorf("stdout %q stderr %q", r.Stdout, r.Stderr)
 	}
 }
 
