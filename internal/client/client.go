@@ -292,7 +292,8 @@ func (c *Client) logExchange(req *http.Request, resp *http.Response, err error, 
 		status = strconv.Itoa(resp.StatusCode)
 		rid = resp.Header.Get("X-Request-ID")
 	}
-	line := fmt.Sprintf("* %s %s -> %s (%s)", req.Method, u.String(), status, took.Round(time.Millisecond))
+	// A tenth of a millisecond: local exchanges take less than one.
+	line := fmt.Sprintf("* %s %s -> %s (%s)", req.Method, u.String(), status, took.Round(100*time.Microsecond))
 	if rid != "" {
 		line += " request-id=" + rid
 	}

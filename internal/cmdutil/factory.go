@@ -4,7 +4,6 @@ package cmdutil
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"time"
 
@@ -60,6 +59,11 @@ func (f *Factory) ConfigPath() string {
 func (f *Factory) Client() (*client.Client, error) {
 	f.clientOnce.Do(func() {
 		cfg, err := f.Config()
+		if err == nil {
+			if verr := cfg.Validate(); verr != nil {
+				err = &ExitError{Code: ExitUsage, Err: verr}
+			}
+		}
 		if err != nil {
 			f.clientErr = err
 			return
@@ -81,7 +85,7 @@ func (f *Factory) Client() (*client.Client, error) {
 		}
 		f.client, f.clientErr = client.New(opts)
 		if f.clientErr != nil {
-			f.clientErr = &ExitError{Code: ExitUsage, Err: fmt.Errorf("%w (from %s)", f.clientErr, cfg.Sources["protocol"])}
+			f.clientErr = &ExitError{Code: ExitUsage, Err: f.clientErr}
 		}
 	})
 	return f.client, f.clientErr

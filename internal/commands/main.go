@@ -105,7 +105,7 @@ func renderError(ios *iostreams.IOStreams, format string, err error, code int, c
 	if code == cmdutil.ExitAuth {
 		msg += "; check the API key (--api-key, OPEN_SANDBOX_API_KEY or connection.api_key)"
 	}
-	fmt.Fprintf(ios.ErrOut, "Error: %s\n", oneLine(msg))
+	output.WriteError(ios, msg)
 }
 
 func nilIfEmpty(s string) any {
@@ -113,8 +113,4 @@ func nilIfEmpty(s string) any {
 		return nil
 	}
 	return s
-}
-
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
 }

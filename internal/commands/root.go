@@ -46,7 +46,7 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 			return cmdutil.Silent(cmdutil.ExitUsage)
 		},
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
-			if noColor {
+			if noColor || f.Getenv("NO_COLOR") != "" {
 				f.IOStreams.DisableColor()
 			}
 			switch {

@@ -136,7 +136,8 @@ var sectionHeader = regexp.MustCompile(`^\s*\[([^\[\]]+)\]\s*(#.*)?$`)
 
 // SetValue returns text with section.field set to literal. It edits only the
 // one line that holds the key (uncommenting a template line if that is all
-// there is) so comments and every other key stay as they were.
+// there is) and keeps that line's own trailing comment, so comments and every
+// other key stay as they were.
 func SetValue(text, name, literal string) string {
 	section, field, _ := strings.Cut(name, ".")
 	lines := strings.Split(text, "\n")
@@ -170,7 +171,7 @@ func SetValue(text, name, literal string) string {
 			continue
 		}
 		if !strings.HasPrefix(strings.TrimSpace(lines[i]), "#") {
-			lines[i] = newLine
+			lines[i] = newLine + trailingComment(lines[i])
 			return strings.Join(lines, "\n")
 		}
 		if commented < 0 {
@@ -178,7 +179,7 @@ func SetValue(text, name, literal string) string {
 		}
 	}
 	if commented >= 0 {
-		lines[commented] = newLine
+		lines[commented] = newLine + trailingComment(lines[commented])
 		return strings.Join(lines, "\n")
 	}
 	insert := end
@@ -187,4 +188,29 @@ func SetValue(text, name, literal string) string {
 	}
 	lines = append(lines[:insert], append([]string{newLine}, lines[insert:]...)...)
 	return strings.Join(lines, "\n")
+}
+
+// trailingComment returns the comment that ends a `key = value  # note` line,
+// with the blanks before it, or "" when there is none. A '#' inside a quoted
+// string is part of the value.
+func trailingComment(line string) string {
+	_, value, ok := strings.Cut(line, "=")
+	if !ok {
+		return ""
+	}
+	var quote byte
+	for i := 0; i < len(value); i++ {
+		ch := value[i]
+		switch {
+		case quote == 0 && ch == '#':
+			return value[len(strings.TrimRight(value[:i], " \t")):]
+		case quote == 0 && (ch == '"' || ch == '\''):
+			quote = ch
+		case quote == '"' && ch == '\\':
+			i++ // an escaped character cannot end the string
+		case ch == quote:
+			quote = 0
+		}
+	}
+	return ""
 }

@@ -27,7 +27,12 @@ const Template = `# OpenSandbox CLI configuration
 
 // WriteFile writes data to path with mode 0600 (the file may hold an API key),
 // creating parent directories, and replacing any existing file atomically.
+// A symlinked config (dotfiles kept elsewhere) stays a symlink: its target
+// is what gets replaced.
 func WriteFile(path string, data []byte) error {
+	if target, err := filepath.EvalSymlinks(path); err == nil {
+		path = target
+	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("cannot create %s: %w", dir, err)

@@ -36,16 +36,21 @@ func buildOsb(t *testing.T) string {
 type serverProcess struct {
 	cmd  *exec.Cmd
 	addr string        // the host:port it listens on
+	key  string        // the API key it printed, when it generated one
 	logs bytes.Buffer  // its stderr; read it once done is closed
 	done chan struct{} // closed when its stderr ends
 }
 
 // launchServer starts `osb server` on a free loopback port, args added to
-// its flags, and returns once it says it is listening. A server still
-// running at cleanup is killed.
+// its flags, and returns once it says it is listening. With key "" the
+// server makes up its own. A server still running at cleanup is killed.
 func launchServer(t *testing.T, bin, home, key string, args ...string) *serverProcess {
 	t.Helper()
-	cmd := exec.Command(bin, append([]string{"server", "--listen", "127.0.0.1:0", "--api-key", key}, args...)...)
+	flags := []string{"server", "--listen", "127.0.0.1:0"}
+	if key != "" {
+		flags = append(flags, "--api-key", key)
+	}
+	cmd := exec.Command(bin, append(flags, args...)...)
 	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -62,19 +67,24 @@ func launchServer(t *testing.T, bin, home, key string, args ...string) *serverPr
 			cmd.Wait()
 		}
 	})
-	addr := make(chan string, 1)
+	ready := make(chan [2]string, 1) // address and generated key
 	go func() {
 		defer close(s.done)
 		sc := bufio.NewScanner(stderr)
+		var generated string
 		for sc.Scan() {
 			s.logs.WriteString(sc.Text() + "\n")
+			if rest, ok := strings.CutPrefix(sc.Text(), "Generated API key: "); ok {
+				generated = rest
+			}
 			if rest, ok := strings.CutPrefix(sc.Text(), "osb server listening on http://"); ok {
-				addr <- rest
+				ready <- [2]string{rest, generated}
 			}
 		}
 	}()
 	select {
-	case s.addr = <-addr:
+	case r := <-ready:
+		s.addr, s.key = r[0], r[1]
 		return s
 	case <-s.done:
 		t.Fatalf("osb server exited before listening:\n%s", s.logs.String())

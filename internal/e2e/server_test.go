@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -26,12 +29,8 @@ func TestServerStopLeavesNothingBehind(t *testing.T) {
 	// A marker no other process on the machine carries: sleep takes fractions.
 	marker := "4242.17"
 	for i := 0; i < 2; i++ {
-		out := osb(t, bin, env, "sandbox", "create", "-i", "ubuntu", "-t", "10m", "-o", "json").expect(t, 0)
-		var sb struct{ ID string }
-		if err := json.Unmarshal([]byte(out.stdout), &sb); err != nil {
-			t.Fatalf("create: %v %s", err, out.stdout)
-		}
-		osb(t, bin, env, "command", "run", sb.ID, "-d", "-o", "json", "--", "sleep", marker).expect(t, 0)
+		id := createSandbox(t, bin, env)
+		osb(t, bin, env, "command", "run", id, "-d", "-o", "json", "--", "sleep", marker).expect(t, 0)
 	}
 	// run -d returns once the command is started; its process may not have
 	// become `sleep` yet.
@@ -64,4 +63,102 @@ func countProcesses(marker string) int {
 		}
 	}
 	return n
+}
+
+// Without --api-key or OPEN_SANDBOX_API_KEY the server makes up a key,
+// prints it once, and requires it.
+func TestServerGeneratesAKey(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary; skipped under -short")
+	}
+	bin := buildOsb(t)
+	home := t.TempDir()
+	srv := launchServer(t, bin, home, "")
+	if !regexp.MustCompile(`^[0-9a-f]{32}$`).MatchString(srv.key) {
+		t.Fatalf("generated key %q", srv.key)
+	}
+	osb(t, bin, clientEnv(home, srv.addr, srv.key), "sandbox", "list").expect(t, 0)
+	r := osb(t, bin, clientEnv(home, srv.addr, ""), "sandbox", "list").expect(t, 3)
+	if !strings.Contains(r.stderr, "MISSING_API_KEY") {
+		t.Errorf("no key: %q", r.stderr)
+	}
+	if err := srv.stop(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(srv.logs.String(), srv.key); n != 1 {
+		t.Errorf("the key appears %d times in the server's output, want once:\n%s", n, srv.logs.String())
+	}
+}
+
+// A data dir belongs to one server at a time; after a server is killed
+// outright, the next one on its data dir removes what it left.
+func TestDataDirAfterAKilledServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary; skipped under -short")
+	}
+	bin := buildOsb(t)
+	home, data := t.TempDir(), t.TempDir()
+	const key = "reuse-key"
+	first := launchServer(t, bin, home, key, "--data-dir", data)
+	id := createSandbox(t, bin, clientEnv(home, first.addr, key))
+
+	busy, err := exec.Command(bin, "server", "--listen", "127.0.0.1:0", "--api-key", key, "--data-dir", data).CombinedOutput()
+	if !strings.Contains(string(busy), "Error: data dir "+data+" is in use by another osb server") || err == nil {
+		t.Errorf("second server on a busy data dir: %v %s", err, busy)
+	}
+
+	first.cmd.Process.Kill()
+	<-first.done
+	first.cmd.Wait()
+	if _, err := os.Stat(filepath.Join(data, "sandboxes", id)); err != nil {
+		t.Fatalf("a killed server should leave its sandbox behind: %v", err)
+	}
+	second := launchServer(t, bin, home, key, "--data-dir", data)
+	if left, _ := os.ReadDir(filepath.Join(data, "sandboxes")); len(left) != 0 {
+		t.Errorf("left in sandboxes/ after a restart: %v", left)
+	}
+	if r := osb(t, bin, clientEnv(home, second.addr, key), "sandbox", "list", "-o", "json").expect(t, 0); !strings.Contains(r.stdout, `"items": []`) {
+		t.Errorf("list after restart: %s", r.stdout)
+	}
+	if err := second.stop(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(second.logs.String(), "removed 1 sandbox directories left by an earlier server") {
+		t.Errorf("restart log:\n%s", second.logs.String())
+	}
+}
+
+// `sandbox metrics --watch` runs until Ctrl-C, which ends it with exit 0
+// and nothing on stderr.
+func TestMetricsWatchEndsOnCtrlC(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary; skipped under -short")
+	}
+	bin, env := startServer(t)
+	p := startOsb(t, bin, env, "sandbox", "metrics", createSandbox(t, bin, env)[:8], "--watch")
+	if line := p.stdoutLine(t); !regexp.MustCompile(`^\[\S+Z\] cpu=\d+\.\d\d% cores=\d+ mem=`).MatchString(line) {
+		t.Errorf("first sample %q", line)
+	}
+	p.cmd.Process.Signal(os.Interrupt)
+	if code := p.wait(t); code != 0 {
+		t.Errorf("exit %d after Ctrl-C, want 0", code)
+	}
+	var stderr []string
+	for l := range p.stderr {
+		stderr = append(stderr, l)
+	}
+	if len(stderr) != 0 {
+		t.Errorf("stderr %q", stderr)
+	}
+}
+
+// createSandbox creates a sandbox with osb and returns its id.
+func createSandbox(t *testing.T, bin string, env []string) string {
+	t.Helper()
+	out := osb(t, bin, env, "sandbox", "create", "-i", "ubuntu", "-t", "10m", "-o", "json").expect(t, 0)
+	var sb struct{ ID string }
+	if err := json.Unmarshal([]byte(out.stdout), &sb); err != nil || sb.ID == "" {
+		t.Fatalf("create: %v %s", err, out.stdout)
+	}
+	return sb.ID
 }

@@ -20,6 +20,7 @@ type IOStreams struct {
 	stdoutTTY bool
 	stderrTTY bool
 	noColor   bool
+	ansi      bool // the terminal understands ANSI escape sequences
 }
 
 // System returns streams bound to the real stdin, stdout and stderr.
@@ -32,10 +33,13 @@ func System() *IOStreams {
 		stdoutTTY: isTerminal(os.Stdout),
 		stderrTTY: isTerminal(os.Stderr),
 		noColor:   os.Getenv("NO_COLOR") != "",
+		ansi:      os.Getenv("TERM") != "dumb",
 	}
 }
 
-// Test returns streams backed by buffers; none of them is a terminal.
+// Test returns streams backed by buffers; none of them is a terminal, and
+// SetTTY alone gives a terminal without ANSI colour (SetANSI adds it), so
+// that tests of borders and icons need not spell out escape sequences.
 func Test() (*IOStreams, *bytes.Buffer, *bytes.Buffer, *bytes.Buffer) {
 	in, out, errOut := &bytes.Buffer{}, &bytes.Buffer{}, &bytes.Buffer{}
 	return &IOStreams{In: in, Out: out, ErrOut: errOut}, in, out, errOut
@@ -56,11 +60,22 @@ func (s *IOStreams) SetTTY(stdin, stdout, stderr bool) {
 // DisableColor turns colour off, as --no-color, NO_COLOR and [output] color=false do.
 func (s *IOStreams) DisableColor() { s.noColor = true }
 
-// ColorEnabled reports whether ANSI colour and icons may be written to stdout.
+// SetANSI says whether the terminal understands ANSI escape sequences
+// (System decides from TERM); tests use it to check colour.
+func (s *IOStreams) SetANSI(on bool) { s.ansi = on }
+
+// ColorEnabled reports whether stdout is a terminal that may get icons and
+// borders: styled output, which colour comes on top of.
 func (s *IOStreams) ColorEnabled() bool { return s.stdoutTTY && !s.noColor }
 
-// ColorEnabledStderr reports whether ANSI colour may be written to stderr.
+// ColorEnabledStderr is ColorEnabled for stderr.
 func (s *IOStreams) ColorEnabledStderr() bool { return s.stderrTTY && !s.noColor }
+
+// ANSI reports whether ANSI colour may be written to stdout.
+func (s *IOStreams) ANSI() bool { return s.ColorEnabled() && s.ansi }
+
+// ANSIStderr reports whether ANSI colour may be written to stderr.
+func (s *IOStreams) ANSIStderr() bool { return s.ColorEnabledStderr() && s.ansi }
 
 // ShowProgress reports whether a progress display on stderr would be seen by a person.
 func (s *IOStreams) ShowProgress() bool { return s.stderrTTY }

@@ -32,8 +32,11 @@ func New(ios *iostreams.IOStreams, format string) *Printer {
 // Structured reports whether the format is json or yaml.
 func (p *Printer) Structured() bool { return p.Format == JSONF || p.Format == YAMLF }
 
-// styled reports whether stdout gets icons and colour.
+// styled reports whether stdout gets icons and borders.
 func (p *Printer) styled() bool { return p.IO.ColorEnabled() }
+
+// ansi reports whether stdout also gets colour.
+func (p *Printer) ansi() bool { return p.IO.ANSI() }
 
 // Data writes v as JSON or YAML to stdout.
 func (p *Printer) Data(v any) error {
@@ -56,10 +59,10 @@ func (p *Printer) message(status, plainPrefix, icon, msg string) error {
 		return p.Data(Obj{{"status", status}, {"message", msg}})
 	}
 	if p.styled() {
-		_, err := fmt.Fprintf(p.IO.Out, "  %s %s\n", icon, msg)
+		_, err := fmt.Fprintf(p.IO.Out, "  %s %s\n", icon, Printable(msg))
 		return err
 	}
-	_, err := fmt.Fprintf(p.IO.Out, "%s %s\n", plainPrefix, msg)
+	_, err := fmt.Fprintf(p.IO.Out, "%s %s\n", plainPrefix, Printable(msg))
 	return err
 }
 
@@ -75,7 +78,8 @@ func (p *Printer) Warning(msg string) {
 	WriteWarning(p.IO, p.Format, msg)
 }
 
-// WriteWarning writes a warning to stderr in the style of format.
+// WriteWarning writes a warning to stderr in the style of format: one line
+// of text, or an object under json and yaml.
 func WriteWarning(ios *iostreams.IOStreams, format, msg string) {
 	switch format {
 	case JSONF:
@@ -86,9 +90,9 @@ func WriteWarning(ios *iostreams.IOStreams, format, msg string) {
 		ios.ErrOut.Write(b)
 	default:
 		if ios.ColorEnabledStderr() {
-			fmt.Fprintf(ios.ErrOut, "  ⚠️  %s\n", msg)
+			fmt.Fprintf(ios.ErrOut, "  ⚠️  %s\n", paint(ios.ANSIStderr(), OneLine(msg), sgrYellow))
 		} else {
-			fmt.Fprintf(ios.ErrOut, "WARN: %s\n", msg)
+			fmt.Fprintf(ios.ErrOut, "WARN: %s\n", OneLine(msg))
 		}
 	}
 }
@@ -101,12 +105,13 @@ func (p *Printer) Panel(title string, o Obj) error {
 	}
 	var b strings.Builder
 	if p.styled() {
-		fmt.Fprintf(&b, "\n  ✓ %s\n  %s\n", title, strings.Repeat("─", len([]rune(title))+2))
+		fmt.Fprintf(&b, "\n  %s\n  %s\n", paint(p.ansi(), "✓ "+title, sgrBold, sgrGreen),
+			paint(p.ansi(), strings.Repeat("─", len([]rune(title))+2), sgrDim))
 	} else {
 		fmt.Fprintf(&b, "--- %s ---\n", title)
 	}
 	for _, kv := range o {
-		fmt.Fprintf(&b, "  %s: %s\n", kv.Key, Cell(kv.Value))
+		fmt.Fprintf(&b, "  %s: %s\n", kv.Key, Printable(Cell(kv.Value)))
 	}
 	if p.styled() {
 		b.WriteByte('\n')
@@ -130,7 +135,7 @@ func (p *Printer) Object(title string, v any) error {
 	}
 	if p.styled() {
 		p.title(title)
-		return renderTable(p.IO.Out, []string{"KEY", "VALUE"}, rows, true)
+		return p.renderBoxed([]string{"KEY", "VALUE"}, rows)
 	}
 	return renderTable(p.IO.Out, nil, rows, false)
 }
@@ -157,10 +162,30 @@ func (p *Printer) List(title string, columns []string, items any) error {
 			rows[i][j] = p.decorate(c, Cell(v))
 		}
 	}
-	if p.styled() {
-		p.title(title)
+	if !p.styled() {
+		return renderTable(p.IO.Out, headers, rows, false)
 	}
-	return renderTable(p.IO.Out, headers, rows, p.styled())
+	p.title(title)
+	return p.renderBoxed(headers, rows)
+}
+
+// renderBoxed draws a bordered table on a terminal: with colour, bold
+// headers and dim borders.
+func (p *Printer) renderBoxed(headers []string, rows [][]string) error {
+	painted := make([]string, len(headers))
+	for i, h := range headers {
+		painted[i] = paint(p.ansi(), h, sgrBold, sgrMagenta)
+	}
+	var b strings.Builder
+	if err := renderTable(&b, painted, rows, true); err != nil {
+		return err
+	}
+	table := b.String()
+	if p.ansi() {
+		table = dimBorders(table)
+	}
+	_, err := io.WriteString(p.IO.Out, table)
+	return err
 }
 
 func toObjs(items any) ([]Obj, error) {
@@ -186,7 +211,7 @@ func toObjs(items any) ([]Obj, error) {
 
 func (p *Printer) title(t string) {
 	if t != "" {
-		fmt.Fprintf(p.IO.Out, "%s\n", t)
+		fmt.Fprintf(p.IO.Out, "%s\n", paint(p.ansi(), t, sgrBold, sgrCyan))
 	}
 }
 
@@ -198,14 +223,19 @@ var statusIcons = map[string]string{
 	"created": "✦ ", "succeeded": "✓ ",
 }
 
-// decorate adds a status icon on a terminal; piped output stays plain text.
+// decorate makes a cell safe to print and, on a terminal, adds a status
+// icon, and colour to statuses and ids; piped output stays plain text.
 func (p *Printer) decorate(key, cell string) string {
+	cell = Printable(cell)
 	if !p.styled() {
 		return cell
 	}
-	switch key {
-	case "status", "state", "healthy":
-		return statusIcons[strings.ToLower(cell)] + cell
+	switch {
+	case key == "status" || key == "state" || key == "healthy":
+		state := strings.ToLower(cell)
+		return paint(p.ansi() && stateColors[state] != "", statusIcons[state]+cell, stateColors[state])
+	case idColumns[key]:
+		return paint(p.ansi(), cell, sgrBold, sgrCyan)
 	}
 	return cell
 }

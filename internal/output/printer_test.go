@@ -1,6 +1,7 @@
 package output
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -124,5 +125,55 @@ func TestPanelPlainAndStyled(t *testing.T) {
 	styled, _ := run(t, Table, true, func(p *Printer) error { return p.Panel("Sandbox Created", o) })
 	if styled != "\n  ✓ Sandbox Created\n  "+"─────────────────"+"\n  id: abc\n  timeout: 0:30:00\n\n" {
 		t.Fatalf("styled %q", styled)
+	}
+}
+
+// On a colour terminal: title, headers, ids and statuses are coloured and
+// borders dim; the columns still line up, escapes taking no width.
+func TestListInColour(t *testing.T) {
+	ios, _, out, _ := iostreams.Test()
+	ios.SetTTY(false, true, true)
+	ios.SetANSI(true)
+	if err := New(ios, Table).List("Things", []string{"id", "status"}, sample); err != nil {
+		t.Fatal(err)
+	}
+	dim := func(s string) string { return "\x1b[2m" + s + "\x1b[0m" }
+	want := "\x1b[1;36mThings\x1b[0m\n" +
+		dim("╭────────┬───────────╮") + "\n" +
+		dim("│") + " \x1b[1;35mID\x1b[0m     " + dim("│") + " \x1b[1;35mSTATUS\x1b[0m    " + dim("│") + "\n" +
+		dim("├────────┼───────────┤") + "\n" +
+		dim("│") + " \x1b[1;36mabc\x1b[0m    " + dim("│") + " \x1b[32m● Running\x1b[0m " + dim("│") + "\n" +
+		dim("│") + " \x1b[1;36mdefghi\x1b[0m " + dim("│") + " \x1b[33m⏸ Paused\x1b[0m  " + dim("│") + "\n" +
+		dim("╰────────┴───────────╯") + "\n"
+	if out.String() != want {
+		t.Fatalf("got:\n%q\nwant:\n%q", out.String(), want)
+	}
+	ios.DisableColor()
+	out.Reset()
+	New(ios, Table).List("Things", []string{"id", "status"}, sample)
+	if strings.ContainsAny(out.String(), "\x1b╭●") {
+		t.Errorf("colour off still styles: %q", out.String())
+	}
+}
+
+// Text from a server cannot drive the terminal: control characters are
+// shown as escapes, in cells, panels, messages, warnings and errors, and
+// warnings and errors stay on one line.
+func TestServerTextIsMadePrintable(t *testing.T) {
+	hostile := "bad\x1b[2Jnews\a\r\nnext line"
+	ios, _, out, errOut := iostreams.Test()
+	p := New(ios, Table)
+	p.Object("T", Obj{{"message", hostile}})
+	p.Panel("P", Obj{{"message", hostile}})
+	p.Success(hostile)
+	p.Warning(hostile)
+	p.Problem(hostile)
+	WriteError(ios, hostile)
+	if strings.ContainsAny(out.String()+errOut.String(), "\x1b\a\r") {
+		t.Errorf("control characters got through:\nstdout %q\nstderr %q", out.String(), errOut.String())
+	}
+	wantErr := "WARN: bad\\x1b[2Jnews\\x07 next line\nERROR: bad\\x1b[2Jnews\\x07 next line\nError: bad\\x1b[2Jnews\\x07 next line\n"
+	if errOut.String() != wantErr {
+		t.Errorf("stderr %q, want %q", errOut.String(), wantErr)
 	}
 }

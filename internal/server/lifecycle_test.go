@@ -321,16 +321,18 @@ func TestRenewExpiration(t *testing.T) {
 func TestExpiry(t *testing.T) {
 	t.Parallel()
 	c := newClient(t, func(o *server.Options) { o.MinTimeout = time.Second })
-	gone := c.create(map[string]any{"timeout": 2})
+	// kept would expire before gone if its renewal did not count; the
+	// renewal has three seconds to land, time enough on a loaded machine.
+	kept := c.create(map[string]any{"timeout": 3})
+	c.expect(200, c.do("POST", "/sandboxes/"+kept+"/renew-expiration",
+		map[string]string{"expiresAt": time.Now().Add(time.Hour).Format(time.RFC3339Nano)}))
+	gone := c.create(map[string]any{"timeout": 4})
 	sb, ok := c.srv.Sandbox(gone)
 	if !ok {
 		t.Fatal("expired too early")
 	}
-	kept := c.create(map[string]any{"timeout": 1})
 	pids, dir := sb.PIDs(), sb.Dir()
-	c.expect(200, c.do("POST", "/sandboxes/"+kept+"/renew-expiration",
-		map[string]string{"expiresAt": time.Now().Add(time.Hour).Format(time.RFC3339Nano)}))
-	if !eventually(t, 5*time.Second, func() bool { return c.do("GET", "/sandboxes/"+gone, nil).status == 404 }) {
+	if !eventually(t, 20*time.Second, func() bool { return c.do("GET", "/sandboxes/"+gone, nil).status == 404 }) {
 		t.Fatal("sandbox did not expire")
 	}
 	assertGone(t, pids, dir)

@@ -73,7 +73,8 @@ const (
 type Server struct {
 	opts      Options
 	dataDir   string
-	tempDir   bool // dataDir was created by New and is removed by Close
+	tempDir   bool     // dataDir was created by New and is removed by Close
+	lock      *os.File // holds the data dir's lock until Close
 	isolation sandbox.Isolation
 	log       *logger
 
@@ -111,6 +112,7 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	if err := s.openStores(); err != nil {
+		s.lock.Close()
 		return nil, err
 	}
 	return s, nil
@@ -130,7 +132,17 @@ func (s *Server) initDataDir() error {
 		return err
 	}
 	s.dataDir = abs
-	return os.MkdirAll(filepath.Join(abs, "sandboxes"), 0o700)
+	if err := os.MkdirAll(filepath.Join(abs, "sandboxes"), 0o700); err != nil {
+		return err
+	}
+	if s.lock, err = lockDataDir(abs); err != nil {
+		return err
+	}
+	if err := s.removeStaleSandboxes(); err != nil {
+		s.lock.Close()
+		return err
+	}
+	return nil
 }
 
 // Isolated reports whether sandboxes run in their own namespaces.
@@ -203,6 +215,9 @@ func (s *Server) close() error {
 	s.background.Wait()
 	if s.tempDir {
 		errs = append(errs, os.RemoveAll(s.dataDir))
+	}
+	if s.lock != nil {
+		errs = append(errs, s.lock.Close())
 	}
 	return errors.Join(errs...)
 }

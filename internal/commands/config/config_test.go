@@ -140,7 +140,7 @@ func TestSetKeepsCommentsAndOtherKeys(t *testing.T) {
 	e.Must("config", "set", "connection.request_timeout", "45")
 	e.Must("config", "set", "defaults.image", `py "3"`)
 	got, _ := os.ReadFile(path)
-	want := "# my notes\n[connection]\n# api_key = \"x\"\ndomain = \"b:2\"\nprotocol = \"http\"\nrequest_timeout = 45\n\n[output]\ncolor = true\n\n[defaults]\nimage = \"py \\\"3\\\"\"\n"
+	want := "# my notes\n[connection]\n# api_key = \"x\"\ndomain = \"b:2\"  # old\nprotocol = \"http\"\nrequest_timeout = 45\n\n[output]\ncolor = true\n\n[defaults]\nimage = \"py \\\"3\\\"\"\n"
 	if string(got) != want {
 		t.Fatalf("file:\n%s\nwant:\n%s", got, want)
 	}

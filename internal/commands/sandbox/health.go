@@ -51,12 +51,6 @@ func runHealth(ctx context.Context, opts *healthOptions) error {
 	if pingErr == nil {
 		return p.Success(fmt.Sprintf("Sandbox %s is healthy", dp.SandboxID))
 	}
-	ios := opts.f.IOStreams
-	msg := fmt.Sprintf("Sandbox %s is unhealthy: %v", dp.SandboxID, pingErr)
-	if ios.ColorEnabledStderr() {
-		fmt.Fprintf(ios.ErrOut, "  ❌ %s\n", msg)
-	} else {
-		fmt.Fprintf(ios.ErrOut, "ERROR: %s\n", msg)
-	}
+	p.Problem(fmt.Sprintf("Sandbox %s is unhealthy: %v", dp.SandboxID, pingErr))
 	return nil
 }

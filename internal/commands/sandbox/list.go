@@ -55,8 +55,6 @@ func newCmdList(f *cmdutil.Factory, runF func(context.Context, *listOptions) err
 	fl.IntVar(&opts.PageSize, "page-size", 0, "Sandboxes per page, at least 1 (the server allows at most 200).")
 	fl.BoolVar(&opts.All, "all", false, "List every page, printed as one page: pagination says page 1 of 1\n"+
 		"(total_pages 0 when empty), page_size = total_items = the number found.")
-	cmd.MarkFlagsMutuallyExclusive("all", "page")
-	cmd.MarkFlagsMutuallyExclusive("all", "page-size")
 	_ = cmd.RegisterFlagCompletionFunc("state", func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		return sandboxStates, cobra.ShellCompDirectiveNoFileComp
 	})
@@ -92,6 +90,9 @@ func (o *listOptions) params() (client.ListSandboxesParams, error) {
 			return p, cmdutil.UsageErrorf("Invalid sandbox state '%s'. Valid values: %s", s, strings.Join(valid, ", "))
 		}
 		p.States = append(p.States, state)
+	}
+	if o.All && (o.PageSet || o.PageSizeSet) {
+		return p, cmdutil.UsageErrorf("--all lists every page; it cannot be combined with --page or --page-size")
 	}
 	return p, cmdutil.CheckPageFlags(o.PageSet, o.Page, o.PageSizeSet, o.PageSize)
 }

@@ -117,7 +117,8 @@ func TestListValidation(t *testing.T) {
 		{"state", []string{"-s", "running", "-s", "sleeping"}, "Invalid sandbox state 'sleeping'. Valid values: Failed, Paused, Pausing, Pending, Resuming, Running, Stopping, Terminated, Unknown"},
 		{"page", []string{"--page", "0"}, "--page must be at least 1, got 0"},
 		{"page size", []string{"--page-size", "-3"}, "--page-size must be at least 1, got -3"},
-		{"all and page", []string{"--all", "--page", "2"}, "[all page] were all set"},
+		{"all and page", []string{"--all", "--page", "2"}, "--all lists every page; it cannot be combined with --page or --page-size"},
+		{"all and page size", []string{"--page-size", "5", "--all"}, "--all lists every page; it cannot be combined with --page or --page-size"},
 		{"metadata", []string{"-m", "team"}, "expected KEY=VALUE format, got 'team'"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
