@@ -41,7 +41,7 @@ type Event struct {
 	Data          []byte     // stdout/stderr: the exact bytes of the chunk
 	Timestamp     int64      // unix ms; 0 when absent
 	ExecutionTime *int64     // execution_complete: milliseconds, when sent
-	Error         *ExecError // error; server_error: Name is the code, Value the message
+	Error         *ExecError // error (never nil); server_error: Name is the code, Value the message
 	Raw           []byte     // the JSON object as received
 }
 
@@ -201,6 +201,8 @@ func decodeEvent(obj []byte, sseName string) *Event {
 	switch {
 	case ev.Type == EventStdout || ev.Type == EventStderr:
 		ev.Data = outputBytes(ev.Text, m)
+	case ev.Type == EventError && ev.Error == nil:
+		ev.Error = &ExecError{} // an error all the same, with nothing said
 	case ev.Type == "" && (m["code"] != nil || m["message"] != nil):
 		code, _ := rawString(m["code"])
 		msg, _ := rawString(m["message"])

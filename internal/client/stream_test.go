@@ -132,11 +132,13 @@ func TestEventReaderLenientFields(t *testing.T) {
 	in := `{"type":"error","error":{"ename":"CommandExecError","evalue":127,"traceback":"not a list"},"timestamp":"soon"}` + "\n\n" +
 		`{"type":"error","ename":"CommandExecError","evalue":"-1","traceback":["signal: killed"]}` + "\n\n" +
 		`{"type":"execution_complete","execution_time":12.0}` + "\n\n" +
+		`{"type":"error","error":"not an object"}` + "\n\n" +
 		`[1,2,3]` + "\n\n" + `{"type":` + "\n\n"
 	got := summary(readAll(t, strings.NewReader(in)))
 	want := `error error=CommandExecError/127/[]
 error error=CommandExecError/-1/["signal: killed"]
 execution_complete time=12
+error error=//[]
 `
 	if got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)

@@ -2,11 +2,13 @@ package e2e
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -52,6 +54,25 @@ func TestCommandRun(t *testing.T) {
 		}
 	})
 
+	t.Run("closed stdout", func(t *testing.T) {
+		// osb ... | head -1: once the reader is gone, osb stops the remote
+		// command and exits 141, as a command killed by SIGPIPE would.
+		token := fmt.Sprintf("4000.%d", time.Now().UnixNano()%1000000)
+		p := startOsb(t, bin, env, "command", "run", sb, "--", "yes", token)
+		if line := p.stdoutLine(t); line != token+"\n" {
+			t.Fatalf("first line %q", line)
+		}
+		p.out.Close()
+		if code := p.wait(t); code != 141 {
+			t.Errorf("exit %d, want 141", code)
+		}
+		for deadline := time.Now().Add(30 * time.Second); yesRunning(token); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("the remote command is still running")
+			}
+		}
+	})
+
 	t.Run("ctrl-c twice", func(t *testing.T) {
 		// The command ignores SIGTERM, so stopping it takes the server a
 		// few seconds; the second Ctrl-C does not wait for that.
@@ -67,9 +88,26 @@ func TestCommandRun(t *testing.T) {
 	})
 }
 
+// yesRunning reports whether a live process runs `yes <token>`.
+func yesRunning(token string) bool {
+	cmdlines, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range cmdlines {
+		b, err := os.ReadFile(p)
+		if err != nil || !bytes.Equal(b, []byte("yes\x00"+token+"\x00")) {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join(filepath.Dir(p), "stat"))
+		if i := bytes.LastIndexByte(stat, ')'); err == nil && i > 0 && i+2 < len(stat) && stat[i+2] != 'Z' {
+			return true
+		}
+	}
+	return false
+}
+
 // running is an osb process whose output the test reads as it comes.
 type running struct {
 	cmd    *exec.Cmd
+	out    io.ReadCloser // stdout, to close it as a reader that went away
 	stdout *bufio.Reader
 	stderr chan string // stderr, line by line
 }
@@ -89,7 +127,7 @@ func startOsb(t *testing.T, bin string, env []string, args ...string) *running {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &running{cmd: cmd, stdout: bufio.NewReader(stdout), stderr: make(chan string, 64)}
+	p := &running{cmd: cmd, out: stdout, stdout: bufio.NewReader(stdout), stderr: make(chan string, 64)}
 	go func() {
 		defer close(p.stderr)
 		sc := bufio.NewScanner(stderr)

@@ -25,6 +25,7 @@ func NewProgress(ios *iostreams.IOStreams, format, label string, total int64) *P
 	bar := progressbar.NewOptions64(total,
 		progressbar.OptionSetWriter(ios.ErrOut),
 		progressbar.OptionSetDescription(label),
+		progressbar.OptionShowCount(), // bytes so far (of the total, when known)
 		progressbar.OptionShowBytes(true),
 		progressbar.OptionShowTotalBytes(true),
 		progressbar.OptionSetPredictTime(true),

@@ -32,11 +32,20 @@ type interruptsFunc func() (<-chan os.Signal, func())
 // but a context is cancelled once: only a count of the presses seen here
 // tells a second press, which must not wait for anything, from the first.
 // Counting on one channel also avoids racing the context against it.
+//
+// It also takes SIGPIPE for the run: then a write to a closed stdout (osb
+// piped into head) fails with EPIPE instead of killing osb at once, and
+// the run can stop the remote command before it exits.
 func notifyInterrupts() (<-chan os.Signal, func()) {
 	ch := make(chan os.Signal, 4)
 	signal.Notify(ch, os.Interrupt)
-	return ch, func() { signal.Stop(ch) }
+	pipe := make(chan os.Signal, 1) // never read: only its registration matters
+	signal.Notify(pipe, syscall.SIGPIPE)
+	return ch, func() { signal.Stop(ch); signal.Stop(pipe) }
 }
+
+// exitBrokenPipe is how a shell reports a command killed by SIGPIPE.
+const exitBrokenPipe = 128 + int(syscall.SIGPIPE)
 
 // result is what a foreground run prints under -o json.
 type result struct {
@@ -72,6 +81,10 @@ type foreground struct {
 	last           byte         // last byte written, for the final newline
 	wrote          bool
 
+	// Where the output goes failed (a closed pipe): the command is
+	// stopped, as with Ctrl-C but without a word on the terminal.
+	writeErr error
+
 	// A Ctrl-C in progress.
 	stopping bool             // the user wants the command stopped
 	stopSent bool             // and the server was asked to
@@ -106,8 +119,8 @@ func (fg *foreground) run(ctx context.Context) error {
 			if done, err := fg.handle(it, time.Since(start)); done {
 				return err
 			}
-			if it.ev.Type == client.EventInit && fg.stopping {
-				fg.requestStop(streamCtx) // Ctrl-C came before the id
+			if fg.writeErr != nil || it.ev.Type == client.EventInit && fg.stopping {
+				fg.requestStop(streamCtx) // output broke, or Ctrl-C came before the id
 			}
 		case <-cancelled:
 			cancelled = nil
@@ -119,6 +132,9 @@ func (fg *foreground) run(ctx context.Context) error {
 			fg.requestStop(streamCtx)
 		case fg.stopErr = <-fg.stopDone:
 		case <-fg.grace:
+			if fg.writeErr != nil {
+				return fg.outputFailed()
+			}
 			msg := fmt.Sprintf("Interrupted: %s did not stop within %s", fg.target(), interruptGrace)
 			if fg.stopErr != nil {
 				msg += ": " + fg.stopErr.Error()
@@ -149,7 +165,7 @@ func (fg *foreground) handle(it item, took time.Duration) (done bool, err error)
 func (fg *foreground) requestStop(ctx context.Context) {
 	if !fg.stopping {
 		fg.stopping, fg.grace = true, time.After(interruptGrace)
-		if fg.format != output.JSONF {
+		if fg.format != output.JSONF && fg.writeErr == nil {
 			fmt.Fprintln(fg.ios.ErrOut, "Stopping the remote command (Ctrl-C again to stop waiting)...")
 		}
 	}
@@ -200,14 +216,30 @@ func (fg *foreground) output(ev *client.Event) {
 		out.Write(ev.Data)
 		return
 	}
-	w.Write(ev.Data)
+	if fg.writeErr != nil {
+		return // no one reads it any more
+	}
+	if _, err := w.Write(ev.Data); err != nil {
+		fg.writeErr = err
+		return
+	}
 	fg.last, fg.wrote = ev.Data[len(ev.Data)-1], true
+}
+
+// outputFailed ends a run whose output could not be written: like a
+// command killed by SIGPIPE (exit 141, nothing said) when its reader went
+// away, otherwise with the error.
+func (fg *foreground) outputFailed() error {
+	if errors.Is(fg.writeErr, syscall.EPIPE) || errors.Is(fg.writeErr, io.ErrClosedPipe) {
+		return cmdutil.Silent(exitBrokenPipe)
+	}
+	return fg.fail(cmdutil.ExitOsbFailed, fmt.Errorf("cannot write the command's output: %w", fg.writeErr))
 }
 
 // endLine writes the official client's final newline: one, to stdout, when
 // the last output (from either stream) did not end with one.
 func (fg *foreground) endLine() {
-	if fg.format == output.Raw && fg.wrote && fg.last != '\n' {
+	if fg.format == output.Raw && fg.wrote && fg.last != '\n' && fg.writeErr == nil {
 		io.WriteString(fg.ios.Out, "\n")
 		fg.last = '\n'
 	}
@@ -229,6 +261,9 @@ func (fg *foreground) finish(ev *client.Event, took time.Duration) error {
 			return err
 		}
 	}
+	if fg.writeErr != nil {
+		return fg.outputFailed()
+	}
 	if fg.stopping {
 		return fg.interrupted("Interrupted: " + fg.stopped())
 	}
@@ -247,6 +282,8 @@ func (fg *foreground) exitStatus(ev *client.Event, code int, known bool) error {
 			return fg.fail(cmdutil.ExitRemoteTimeout, fmt.Errorf("the command did not finish within %s and was stopped (%s)", fg.timeout, e.Value))
 		}
 		return fg.fail(cmdutil.ExitOsbFailed, fmt.Errorf("the server failed the command: %s: %s", e.Name, e.Value))
+	case !known && e.Value == "":
+		return fg.fail(cmdutil.ExitOsbFailed, errors.New(noDetails))
 	case !known:
 		return fg.fail(cmdutil.ExitOsbFailed, fmt.Errorf("the command could not start: %s", e.Value))
 	case code == -1:
@@ -286,6 +323,9 @@ func signalNumber(traceback []string) int {
 // broken handles a stream that failed or ended before its terminal event.
 func (fg *foreground) broken(err error) error {
 	fg.endLine()
+	if fg.writeErr != nil {
+		return fg.outputFailed()
+	}
 	if fg.stopping {
 		return fg.interrupted("Interrupted: " + fg.stopped())
 	}

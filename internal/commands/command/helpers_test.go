@@ -35,6 +35,7 @@ func expect(t *testing.T, r cmdtest.Result, code int, stdout, stderr string) {
 // piped is an osb command line running in-process with its stdout on a
 // pipe, so a test can read the output while the command still runs.
 type piped struct {
+	pipe   *io.PipeReader
 	out    *bufio.Reader
 	stderr *cmdtest.SyncBuffer
 	cancel context.CancelFunc // what the first Ctrl-C does to the command
@@ -50,7 +51,7 @@ func startPiped(t *testing.T, env *cmdtest.Env, args ...string) *piped {
 	ios.Out, ios.ErrOut = pw, stderr
 	f := env.Factory(ios)
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &piped{out: bufio.NewReader(pr), stderr: stderr, cancel: cancel, done: make(chan int, 1)}
+	p := &piped{pipe: pr, out: bufio.NewReader(pr), stderr: stderr, cancel: cancel, done: make(chan int, 1)}
 	go func() {
 		code := commands.Run(ctx, f, args)
 		pw.Close()

@@ -31,6 +31,24 @@ func TestCtrlCStopsTheRemoteCommand(t *testing.T) {
 	}
 }
 
+// When no one reads osb's output any more (osb ... | head -1), the remote
+// command is stopped too, and osb exits as a command killed by SIGPIPE
+// would, without a word.
+func TestClosedOutputStopsTheRemoteCommand(t *testing.T) {
+	env, sb := newSandbox(t)
+	token := fmt.Sprintf("4000.%d", time.Now().UnixNano()%1000000)
+	p := startPiped(t, env, "command", "run", sb, "--", "yes", token)
+	if got := p.line(t); got != token+"\n" {
+		t.Fatalf("first line %q", got)
+	}
+	p.pipe.Close()
+	code, _ := p.wait(t)
+	if code != 141 || p.stderr.String() != "" {
+		t.Errorf("exit %d, stderr %q", code, p.stderr.String())
+	}
+	waitNoProcs(t, token)
+}
+
 func TestKillAndExpiryEndSandboxProcesses(t *testing.T) {
 	env, sb := newSandbox(t, func(o *server.Options) { o.MinTimeout = time.Second })
 	token := fmt.Sprintf("2000.%d", time.Now().UnixNano()%1000000)

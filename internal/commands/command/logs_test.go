@@ -2,6 +2,7 @@ package command_test
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -44,6 +45,11 @@ func TestStatusAndLogs(t *testing.T) {
 	golden("status-table", env.Run("command", "status", sb, id))
 	golden("status-json", env.Run("command", "status", sb, id, "-o", "json"))
 	golden("status-yaml", env.Run("command", "status", sb, id, "-o", "yaml"))
+	// Times to the microsecond, as the official client prints them.
+	micro := regexp.MustCompile(`"(started|finished)_at": "\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,6})?Z"`)
+	if out := env.Must("command", "status", sb, id, "-o", "json"); len(micro.FindAllString(out, -1)) != 2 {
+		t.Errorf("times: %s", out)
+	}
 
 	all := "first\nsecond\ntail"
 	expect(t, env.Run("command", "logs", sb, id, "-o", "raw"), 0, all+"\n", "")

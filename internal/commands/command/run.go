@@ -1,11 +1,13 @@
 package command
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"net/http"
 	"strconv"
 	"strings"
 
@@ -48,7 +50,8 @@ func newCmdRun(f *cmdutil.Factory, runF func(*runOptions) error) *cobra.Command 
 		Long: "Run a command in a sandbox.\n\n" +
 			"In the foreground its output is streamed as it is written, and osb exits with the\n" +
 			"command's own exit code (124: it hit --timeout; 125: osb could not learn the exit\n" +
-			"code; 130: interrupted with Ctrl-C, which also stops the remote command).\n" +
+			"code; 130: interrupted with Ctrl-C, which also stops the remote command; 141:\n" +
+			"osb's output went to a pipe that was closed, as in '| head', which stops it too).\n" +
 			"With --background it keeps running after osb exits; follow it with\n" +
 			"'osb command status' and 'osb command logs --follow'.\n\n" +
 			"In the foreground, -o json prints one object once the command has ended:\n" +
@@ -188,11 +191,36 @@ func runRun(ctx context.Context, opts *runOptions) error {
 	}
 	fg := &foreground{
 		ios: opts.f.IOStreams, format: opts.Format, timeout: opts.Timeout.D, interrupts: opts.interrupts,
-		open: func(ctx context.Context) (*client.EventStream, error) { return dp.RunCommand(ctx, req) },
+		open: func(ctx context.Context) (*client.EventStream, error) { return startCommand(ctx, dp, req) },
 		stop: dp.InterruptCommand,
 	}
 	return fg.run(ctx)
 }
+
+// startCommand starts req. An execd older than argv support ignores the
+// field, finds no command and answers 400; the same arguments then go as
+// shell text, each one quoted, which runs the same program with the same
+// arguments (through bash instead of directly).
+func startCommand(ctx context.Context, dp *client.DataPlane, req *client.RunCommandRequest) (*client.EventStream, error) {
+	stream, err := dp.RunCommand(ctx, req)
+	if err == nil || len(req.Argv) == 0 || !argvUnsupported(err) {
+		return stream, err
+	}
+	asText := *req
+	asText.Command, asText.Argv = shellJoin(req.Argv), nil
+	return dp.RunCommand(ctx, &asText)
+}
+
+// argvUnsupported recognises execd's answer to a request without the
+// command it requires.
+func argvUnsupported(err error) bool {
+	var apiErr *client.APIError
+	return errors.As(err, &apiErr) && apiErr.Status == http.StatusBadRequest &&
+		strings.Contains(apiErr.Message, "'Command'") && strings.Contains(apiErr.Message, "'required'")
+}
+
+// noDetails stands for the reason of an error event that gave none.
+const noDetails = "the server reported an error without details"
 
 // osbFailed marks a failure before the remote command's exit code was
 // known (125), unless it is an interruption or a usage error.
@@ -213,7 +241,7 @@ func runBackground(ctx context.Context, opts *runOptions, req *client.RunCommand
 	if err != nil {
 		return err
 	}
-	stream, err := dp.RunCommand(ctx, req)
+	stream, err := startCommand(ctx, dp, req)
 	if err != nil {
 		return err
 	}
@@ -234,7 +262,7 @@ func runBackground(ctx context.Context, opts *runOptions, req *client.RunCommand
 			id = ev.Text
 		}
 		if ev.Type == client.EventError || ev.Type == client.EventServerError {
-			return fmt.Errorf("the command could not start: %s", ev.Error.Value)
+			return fmt.Errorf("the command could not start: %s", cmp.Or(ev.Error.Value, noDetails))
 		}
 		if ev.Type == client.EventComplete {
 			break

@@ -205,3 +205,21 @@ func sessionID(t *testing.T, env *cmdtest.Env, global, sb string, args ...string
 	}
 	return v.SessionID
 }
+
+// A paused sandbox's execd answers 409: osb says so, and exits 125 as for
+// any failure before the command ran. Once resumed, what was running goes
+// on and can finish (and the sandbox can be closed: the test server checks).
+func TestRunOnPausedSandbox(t *testing.T) {
+	env, sb := newSandbox(t)
+	sid := sessionID(t, env, "--no-use-server-proxy", sb)
+	id := backgroundID(t, env, "--no-use-server-proxy", sb, "while [ ! -e gate ]; do sleep 0.02; done; echo through")
+	env.Must("sandbox", "pause", sb)
+	paused := "Error: Sandbox " + sb + " is paused; resume it first. (HTTP 409, code LOCAL::SANDBOX_PAUSED)\n"
+	expect(t, env.Run("command", "run", sb, "--", "true"), 125, "", paused)
+	expect(t, env.Run("command", "session", "run", sb, sid, "--", "true"), 125, "", paused)
+	env.Must("sandbox", "resume", sb)
+	expect(t, env.Run("command", "run", sb, "--", "touch", "gate"), 0, "", "")
+	waitDone(t, env, sb, id)
+	expect(t, env.Run("command", "logs", sb, id, "-o", "raw"), 0, "through\n\n", "")
+	expect(t, env.Run("command", "session", "run", sb, sid, "--", "echo", "back"), 0, "back\n", "")
+}

@@ -25,6 +25,9 @@ func TestSessionCommands(t *testing.T) {
 	expect(t, env.Run(run("--", "sh", "-c", `echo "$GREETING from $(basename "$PWD")"`)...), 0, "hello there from sub\n", "")
 	// stderr arrives as stdout; exit codes are the command's own.
 	expect(t, env.Run(run("--", "sh", "-c", "echo oops >&2; exit 5")...), 5, "oops\n", "")
+	// The shell's own exit ends the run, not the session.
+	expect(t, env.Run(run("--", "exit", "6")...), 6, "", "")
+	expect(t, env.Run(run("--", "sh", "-c", `echo "$GREETING in $(basename "$PWD")"`)...), 0, "hello there in sub\n", "")
 	expect(t, env.Run(run("-w", "/tmp", "--", "sh", "-c", `basename "$PWD"`)...), 0, "tmp\n", "")
 	expect(t, env.Run(run("-t", "1s", "--", "sleep", "30")...), 124, "",
 		"Error: the command did not finish within 1s and was stopped (error running in session. timeout after 1s)\n")

@@ -1,6 +1,8 @@
 package command
 
 import (
+	"time"
+
 	"github.com/spf13/cobra"
 
 	"github.com/osb-dev/osb/internal/cmdutil"
@@ -44,5 +46,16 @@ func runStatus(cmd *cobra.Command, opts *statusOptions) error {
 	if err != nil {
 		return err
 	}
+	st.StartedAt, st.FinishedAt = microseconds(st.StartedAt), microseconds(st.FinishedAt)
 	return opts.f.Printer(opts.Format).Object("Command Status", st)
+}
+
+// microseconds is a time as the official client prints it: UTC, to the
+// microsecond (execd sends nanoseconds).
+func microseconds(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	m := t.UTC().Truncate(time.Microsecond)
+	return &m
 }

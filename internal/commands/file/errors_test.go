@@ -2,6 +2,7 @@ package file_test
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -88,7 +89,8 @@ func TestProgress(t *testing.T) {
 			if r.Code != 0 {
 				t.Fatalf("%+v", r)
 			}
-			if shown := strings.Contains(r.Stderr, verb+" f") && strings.Contains(r.Stderr, "100%"); shown != tc.progress {
+			// The bar shows the bytes moved of the total, besides the rate.
+			if shown := strings.Contains(r.Stderr, verb+" f") && strings.Contains(r.Stderr, "100%") && strings.Contains(r.Stderr, "1.0/1.0 MB"); shown != tc.progress {
 				t.Errorf("tty %v -o %s: %s progress shown %v, stderr %q", tc.tty, tc.format, verb, shown, r.Stderr)
 			}
 			if !tc.progress && r.Stderr != "" {
@@ -96,8 +98,12 @@ func TestProgress(t *testing.T) {
 			}
 		}
 	}
-	// Not even on a terminal when the download goes to stdout.
+	// Standard input has no known size: the bar counts bytes alone.
 	env.TTY = true
+	if r := env.RunStdin(strings.Repeat("y", 1<<20), "file", "upload", id, "-", "/tmp/in"); r.Code != 0 || !regexp.MustCompile(`Uploading standard input \([\d.]+ [kM]B`).MatchString(r.Stderr) {
+		t.Errorf("upload from stdin on a terminal: exit %d, stderr %q", r.Code, r.Stderr)
+	}
+	// Not even on a terminal when the download goes to stdout.
 	if r := env.Run("file", "download", id, "/tmp/f", "-"); r.Code != 0 || len(r.Stdout) != 1<<20 || r.Stderr != "" {
 		t.Errorf("download to stdout on a terminal: exit %d, %d bytes, stderr %q", r.Code, len(r.Stdout), r.Stderr)
 	}

@@ -57,7 +57,11 @@ func runUpload(ctx context.Context, opts *uploadOptions) error {
 	if err != nil {
 		return err
 	}
-	progress := transfer.NewProgress(ios, opts.Format, "Uploading "+filepath.Base(opts.LocalPath), size)
+	name := filepath.Base(opts.LocalPath)
+	if opts.LocalPath == "-" {
+		name = "standard input"
+	}
+	progress := transfer.NewProgress(ios, opts.Format, "Uploading "+name, size)
 	err = dp.Upload(ctx, client.FileMetadata{Path: opts.RemotePath, Mode: defaultMode}, progress.Reader(src), size)
 	progress.Done()
 	if err != nil {

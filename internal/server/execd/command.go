@@ -63,8 +63,9 @@ func (h *handler) commandRoutes(mux *http.ServeMux) {
 	rn.sessionRoutes(mux)
 }
 
-// runRequest is execd's RunCommandRequest.
-type runRequest struct {
+// RunCommandRequest is the body of POST /command. Named as on execd, whose
+// decoding errors quote the type name.
+type RunCommandRequest struct {
 	Command    string            `json:"command"`
 	Argv       []string          `json:"argv"`
 	Cwd        string            `json:"cwd"`
@@ -192,7 +193,7 @@ func badRequest(w http.ResponseWriter, msg string) {
 }
 
 func (rn *runner) runCommand(w http.ResponseWriter, r *http.Request) {
-	var req runRequest
+	var req RunCommandRequest
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 		badRequest(w, "error parsing request, MAYBE invalid body format. "+err.Error())
 		return
@@ -228,7 +229,7 @@ func (rn *runner) runCommand(w http.ResponseWriter, r *http.Request) {
 
 // commandSpec validates a request into a process description; msg says
 // what is wrong, in execd's words where it has them.
-func (rn *runner) commandSpec(req *runRequest) (spec sandbox.CommandSpec, msg string) {
+func (rn *runner) commandSpec(req *RunCommandRequest) (spec sandbox.CommandSpec, msg string) {
 	switch {
 	case req.Command == "" && len(req.Argv) == 0:
 		return spec, "Key: 'RunCommandRequest.Command' Error:Field validation for 'Command' failed on the 'required' tag"

@@ -190,6 +190,8 @@ func TestCommandValidation(t *testing.T) {
 		msg  string
 	}{
 		{"", "error parsing request, MAYBE invalid body format. EOF"},
+		// The type name shows, as on execd.
+		{map[string]any{"command": []string{"ls"}}, "error parsing request, MAYBE invalid body format. json: cannot unmarshal array into Go struct field RunCommandRequest.command of type string"},
 		{map[string]any{}, "invalid request, validation error Key: 'RunCommandRequest.Command' Error:Field validation for 'Command' failed on the 'required' tag"},
 		{map[string]any{"command": "true", "timeout": -1}, "invalid request, validation error Key: 'RunCommandRequest.Timeout' Error:Field validation for 'Timeout' failed on the 'gte' tag"},
 		{map[string]any{"command": "true", "gid": 1}, "invalid request, validation error uid is required when gid is provided"},

@@ -24,6 +24,15 @@ import (
 // stderr as stdout). A run ends when the shell prints that run's sentinel
 // line, "\x1eOSB-<random>:<status>\n"; the sentinel is new for every run,
 // so no output can fake it. Runs of one session take turns.
+//
+// On execd every run is a fresh bash, so `exit` (or a failure under set -e)
+// ends that run only. Here it would end the session's shell: instead, an
+// EXIT trap set for the run prints the sentinel with the exit status and
+// replaces the shell with a new bash in the same process, which keeps the
+// working directory and exported variables (what execd keeps between runs)
+// and reads the next runs. The shell keeps its script pipe and output pipe
+// on fds 9 and 8 (set up when it starts), so the sentinel and the new bash
+// find them even when the run had redirected its own stdin and stdout.
 
 // sessionKillGrace is how long a timed-out run's shell gets to report after
 // its children were killed, before the whole session is killed.
@@ -108,7 +117,14 @@ func (rn *runner) startSession(cwd string) (*session, error) {
 	err = cmd.Start()
 	inR.Close()
 	outW.Close()
+	if err == nil {
+		_, err = io.WriteString(inW, sessionInit)
+	}
 	if err != nil {
+		if cmd.Process != nil {
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			cmd.Wait()
+		}
 		inW.Close()
 		outR.Close()
 		return nil, err
@@ -196,14 +212,15 @@ func (rn *runner) deleteSession(w http.ResponseWriter, r *http.Request) {
 	s.close()
 }
 
-type sessionRunRequest struct {
+// RunInSessionRequest is the body of POST /session/{id}/run, named as on execd.
+type RunInSessionRequest struct {
 	Command string `json:"command"`
 	Cwd     string `json:"cwd"`
 	Timeout int64  `json:"timeout"` // milliseconds; 0: none
 }
 
 func (rn *runner) runInSession(w http.ResponseWriter, r *http.Request) {
-	var req sessionRunRequest
+	var req RunInSessionRequest
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 		badRequest(w, "error parsing request, MAYBE invalid body format. "+err.Error())
 		return
@@ -249,7 +266,7 @@ func (rn *runner) runInSession(w http.ResponseWriter, r *http.Request) {
 
 // runScript feeds one run to the shell and streams its output until the
 // sentinel line. It reports whether the shell is gone afterwards.
-func (rn *runner) runScript(es *eventStream, s *session, cwd string, req *sessionRunRequest) (gone bool) {
+func (rn *runner) runScript(es *eventStream, s *session, cwd string, req *RunInSessionRequest) (gone bool) {
 	s.discardStale()
 	token := newCommandID()
 	scan := &sentinelScanner{mark: []byte("\x1eOSB-" + token + ":")}
@@ -330,21 +347,33 @@ func (s *session) discardStale() {
 	}
 }
 
+// sessionInit is the first line a session's shell reads: it keeps its
+// output pipe on fd 8 and its script pipe on fd 9 (see the top of the file).
+// `command exec`, not `builtin exec`: only the former keeps redirections.
+const sessionInit = "command exec 8>&1 9<&0\n"
+
 // shellScript is what the session's shell reads for one run, on one line
 // (the command's own newlines stay inside its quotes). The command goes
 // through eval, so a syntax error in it cannot swallow the sentinel, and
 // gets /dev/null as stdin, so it cannot read the scripts of later runs;
 // eval is a builtin, so cd and exports still change the shell. (A brace
 // group around it would not do: after a syntax error inside eval, bash
-// stops recognising the "{" that starts the next run.) Builtins are named
-// as such in case the session redefined them.
+// stops recognising the "{" that starts the next run.) The EXIT trap turns
+// an `exit` into the end of the run (see the top of the file). Builtins are
+// named as such in case the session redefined them.
 func shellScript(cwd, command, token string) string {
+	sentinel := `builtin printf '\036OSB-%s:%d\n' ` + token + ` "$?" >&8`
+	respawn := sentinel + `; builtin exec "$BASH" --noprofile --norc 0<&9 1>&8 2>&8`
 	var b strings.Builder
+	// Each run starts with the session's stdout and stderr, as a fresh
+	// bash on execd would, whatever an earlier run redirected with exec.
+	b.WriteString("command exec 1>&8 2>&8; ")
+	b.WriteString("builtin trap " + shellQuote(respawn) + " EXIT; ")
 	if cwd != "" {
 		b.WriteString("builtin cd -- " + shellQuote(cwd) + " && ")
 	}
 	b.WriteString("builtin eval " + shellQuote(command) + " </dev/null; ")
-	b.WriteString(`builtin printf '\036OSB-%s:%d\n' ` + token + ` "$?"` + "\n")
+	b.WriteString(sentinel + "; builtin trap - EXIT\n")
 	return b.String()
 }
 

@@ -50,6 +50,17 @@ func TestSessionKeepsState(t *testing.T) {
 			// A syntax error stays inside its run.
 			{map[string]any{"command": "echo 'unclosed"}, streamSummary{stdout: "", end: `error/CommandExecError/2/["exit status 2"]`}},
 			{map[string]any{"command": "echo \"$X\""}, streamSummary{stdout: "42\n", end: "execution_complete"}},
+			// `exit` ends the run, not the session (on execd each run is a
+			// fresh bash): the directory and exported variables stay.
+			{map[string]any{"command": "export Y=7; cd /tmp; echo bye; exit 3; echo not-reached"}, streamSummary{stdout: "bye\n", end: `error/CommandExecError/3/["exit status 3"]`}},
+			{map[string]any{"command": `echo "$X $Y $(basename "$PWD")"`}, streamSummary{stdout: "42 7 tmp\n", end: "execution_complete"}},
+			{map[string]any{"command": "set -e; false; echo not-reached"}, streamSummary{end: `error/CommandExecError/1/["exit status 1"]`}},
+			{map[string]any{"command": "false; echo set -e is gone"}, streamSummary{stdout: "set -e is gone\n", end: "execution_complete"}},
+			// An exit inside a redirection still ends the run.
+			{map[string]any{"command": "{ echo hidden; exit 4; } >/dev/null 2>&1"}, streamSummary{end: `error/CommandExecError/4/["exit status 4"]`}},
+			// A run that redirects the shell's output affects that run only.
+			{map[string]any{"command": "exec >/dev/null 2>&1; echo hidden"}, streamSummary{end: "execution_complete"}},
+			{map[string]any{"command": "echo shown; echo also >&2"}, streamSummary{stdout: "shown\nalso\n", end: "execution_complete"}},
 		}
 		for _, st := range steps {
 			got := sessionRun(t, url, sid, st.req)
@@ -116,14 +127,6 @@ func TestSessionLifecycleErrors(t *testing.T) {
 		if r.status != c.status || strings.TrimSuffix(r.body, "\n") != c.want {
 			t.Errorf("%s %s %v: %d %s", c.method, c.path, c.body, r.status, r.body)
 		}
-	}
-	// `exit` ends the shell: its status is the run's, and the session is gone.
-	sid = createSession(t, url, nil)
-	if s := sessionRun(t, url, sid, map[string]any{"command": "echo bye; exit 3"}); s.stdout != "bye\n" || s.end != `error/CommandExecError/3/["exit status 3"]` {
-		t.Errorf("exit: %+v", s)
-	}
-	if r := call(t, "POST", url+"/session/"+sid+"/run", map[string]any{"command": "true"}); r.status != 500 || strings.TrimSuffix(r.body, "\n") != notFound {
-		t.Errorf("after exit: %d %s", r.status, r.body)
 	}
 	// Interrupting a session id closes and deletes the session.
 	sid = createSession(t, url, nil)

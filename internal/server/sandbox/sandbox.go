@@ -200,6 +200,9 @@ func (s *Sandbox) setPaused(p bool) error {
 	for range 2 {
 		signalAll(s.members(), sig)
 	}
+	if !p {
+		continueWaiters(s.members())
+	}
 	s.paused = p
 	if p {
 		// Report Paused only once the processes really are stopped.
