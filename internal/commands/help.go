@@ -20,6 +20,8 @@ the remote command's own exit code, and otherwise:
   130  interrupted from the keyboard (Ctrl-C)
   128+n  the remote command was killed by signal n (137: SIGKILL) with no
        --timeout of osb's in play
+  141  osb's own output was closed (e.g. piped into head); the remote
+       command was stopped
 
 Some results are not failures and exit 0: 'osb sandbox health' on an unhealthy
 sandbox (read the output), 'osb config init' when the file already exists, and

@@ -110,8 +110,7 @@ func (x *execution) running() bool {
 // command has finished and its group is empty.
 func (x *execution) stop(isolated bool) {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
-		signalGroup(x.pgid, sig, isolated)
-		if x.waitGone(interruptGrace) {
+		if x.signalUntilGone(sig, isolated, interruptGrace) {
 			return
 		}
 	}
@@ -119,29 +118,28 @@ func (x *execution) stop(isolated bool) {
 	<-x.done
 }
 
-func (x *execution) waitGone(d time.Duration) bool {
+// signalUntilGone sends sig once to each process of the group, again to any
+// that appears later (an isolated command's nsenter may not have started
+// its child yet when the first round goes out), until the group is empty or
+// d has passed. In a sandbox with namespaces the group leader is nsenter,
+// which ends the way its child ends (same status, same signal); sparing it
+// lets the child's real fate show, e.g. the SIGKILL that ended a command
+// that ignored SIGTERM.
+func (x *execution) signalUntilGone(sig syscall.Signal, spareLeader bool, d time.Duration) bool {
+	sent := map[int]bool{}
 	for deadline := time.Now().Add(d); ; time.Sleep(10 * time.Millisecond) {
-		if !x.running() && len(groupMembers(x.pgid)) == 0 {
+		members := groupMembers(x.pgid)
+		if !x.running() && len(members) == 0 {
 			return true
+		}
+		for _, p := range members {
+			if !sent[p.pid] && !(spareLeader && p.pid == x.pgid) {
+				syscall.Kill(p.pid, sig)
+				sent[p.pid] = true
+			}
 		}
 		if time.Now().After(deadline) {
 			return false
-		}
-	}
-}
-
-// signalGroup sends sig to every process of group pgid. In a sandbox with
-// namespaces the group leader is nsenter, which ends the way its child ends
-// (same status, same signal); sparing it lets the child's real fate show,
-// e.g. the SIGKILL that ended a command that ignored SIGTERM.
-func signalGroup(pgid int, sig syscall.Signal, spareLeader bool) {
-	if !spareLeader {
-		syscall.Kill(-pgid, sig)
-		return
-	}
-	for _, p := range groupMembers(pgid) {
-		if p.pid != pgid {
-			syscall.Kill(p.pid, sig)
 		}
 	}
 }

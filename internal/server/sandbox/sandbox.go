@@ -205,10 +205,13 @@ func (s *Sandbox) setPaused(p bool) error {
 	}
 	s.paused = p
 	if p {
-		// Report Paused only once the processes really are stopped.
-		deadline := time.Now().Add(time.Second)
+		// Report Paused only once the processes really are stopped. A child
+		// forked just before its parent stopped escapes the first signals,
+		// so every round stops whatever still runs.
+		deadline := time.Now().Add(3 * time.Second)
 		for !allStopped(s.members()) && time.Now().Before(deadline) {
 			time.Sleep(5 * time.Millisecond)
+			signalAll(s.members(), sigStop)
 		}
 	}
 	return nil
