@@ -16,11 +16,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/osb-dev/osb/internal/build"
 	"github.com/osb-dev/osb/internal/server/sandbox"
 )
 
-// Version is reported by GET /version.
-var Version = "osb-local"
+// Version is reported by GET /version: the osb build serving it.
+var Version = build.Version
 
 // Options configures a Server.
 type Options struct {
