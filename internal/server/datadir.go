@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"github.com/osb-dev/osb/internal/server/sandbox"
 )
@@ -18,14 +19,25 @@ func lockDataDir(dir string) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("data dir %s is in use by another osb server", dir)
+	// A lock just released can still look held for a moment: a process
+	// forking elsewhere in this program holds a copy of every descriptor
+	// until it execs. So a busy lock is tried again for a short while.
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return f, nil
 		}
-		return nil, fmt.Errorf("cannot lock data dir %s: %w", dir, err)
+		if !errors.Is(err, syscall.EWOULDBLOCK) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
-	return f, nil
+	f.Close()
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return nil, fmt.Errorf("data dir %s is in use by another osb server", dir)
+	}
+	return nil, fmt.Errorf("cannot lock data dir %s: %w", dir, err)
 }
 
 // removeStaleSandboxes deletes what a server that was killed (SIGKILL, a

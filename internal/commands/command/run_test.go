@@ -132,7 +132,13 @@ func TestRunJSONResult(t *testing.T) {
 		t.Errorf("result %s", r.Stdout)
 	}
 	r = env.Run("command", "run", sb, "-o", "json", "--", "echo", "hi")
-	json.Unmarshal([]byte(r.Stdout), &res)
+	res = nil // a fresh result: nothing may carry over from the failure above
+	if err := json.Unmarshal([]byte(r.Stdout), &res); err != nil {
+		t.Fatalf("%v: %s", err, r.Stdout)
+	}
+	if _, ok := res["error"]; !ok {
+		t.Errorf("success lacks \"error\": null: %s", r.Stdout)
+	}
 	if r.Code != 0 || res["exit_code"] != 0.0 || res["error"] != nil || res["stdout"] != "hi\n" || res["stderr"] != "" {
 		t.Errorf("success: %d %s", r.Code, r.Stdout)
 	}

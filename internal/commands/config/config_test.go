@@ -14,6 +14,18 @@ func configPath(e *cmdtest.Env) string {
 	return filepath.Join(e.Home, ".opensandbox", "config.toml")
 }
 
+// writeConfig puts content at path, failing the test if it cannot: a
+// missing precondition must not pass for the behaviour under test.
+func writeConfig(t *testing.T, path, content string, mode os.FileMode) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), mode); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestInitWritesTemplateWithPrivateMode(t *testing.T) {
 	e := cmdtest.Offline(t)
 	r := e.Run("config", "init").ExpectCode(t, 0)
@@ -25,17 +37,15 @@ func TestInitWritesTemplateWithPrivateMode(t *testing.T) {
 	if err != nil || string(got) != cfg.Template {
 		t.Fatalf("file = %q, %v", got, err)
 	}
-	st, _ := os.Stat(path)
-	if st.Mode().Perm() != 0o600 {
-		t.Fatalf("mode %v, want 0600", st.Mode().Perm())
+	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("stat %v, %v; want mode 0600", st, err)
 	}
 }
 
 func TestInitKeepsExistingFileUnlessForced(t *testing.T) {
 	e := cmdtest.Offline(t)
 	path := configPath(e)
-	os.MkdirAll(filepath.Dir(path), 0o700)
-	os.WriteFile(path, []byte("[connection]\ndomain = \"mine\"\n"), 0o600)
+	writeConfig(t, path, "[connection]\ndomain = \"mine\"\n", 0o600)
 
 	r := e.Run("config", "init").ExpectCode(t, 0)
 	want := "WARN: Config file already exists at " + path + ". Use --force to overwrite.\n"
@@ -43,7 +53,8 @@ func TestInitKeepsExistingFileUnlessForced(t *testing.T) {
 		t.Fatalf("stdout %q stderr %q", r.Stdout, r.Stderr)
 	}
 	r = e.Run("config", "init", "-o", "json").ExpectCode(t, 0)
-	if r.Stdout != "" || !strings.Contains(r.Stderr, `"status": "warning"`) {
+	wantJSON := "{\n  \"status\": \"warning\",\n  \"message\": \"Config file already exists at " + path + ". Use --force to overwrite.\"\n}\n"
+	if r.Stdout != "" || r.Stderr != wantJSON {
 		t.Fatalf("json warning: stdout %q stderr %q", r.Stdout, r.Stderr)
 	}
 	if b, _ := os.ReadFile(path); string(b) != "[connection]\ndomain = \"mine\"\n" {
@@ -58,9 +69,15 @@ func TestInitKeepsExistingFileUnlessForced(t *testing.T) {
 func TestInitHonoursConfigFlagAndCreatesParents(t *testing.T) {
 	e := cmdtest.Offline(t)
 	path := filepath.Join(t.TempDir(), "a", "b", "osb.toml")
-	e.Run("--config", path, "config", "init", "-o", "json").ExpectCode(t, 0)
-	if _, err := os.Stat(path); err != nil {
-		t.Fatal(err)
+	r := e.Run("--config", path, "config", "init", "-o", "json").ExpectCode(t, 0)
+	if want := "{\n  \"status\": \"ok\",\n  \"message\": \"Config file created: " + path + "\"\n}\n"; r.Stdout != want || r.Stderr != "" {
+		t.Fatalf("stdout %q stderr %q", r.Stdout, r.Stderr)
+	}
+	if got, err := os.ReadFile(path); err != nil || string(got) != cfg.Template {
+		t.Fatalf("file = %q, %v", got, err)
+	}
+	if _, err := os.Stat(configPath(e)); !os.IsNotExist(err) {
+		t.Fatalf("the default config file was touched too: %v", err)
 	}
 }
 
@@ -114,7 +131,7 @@ func TestPrecedenceFlagEnvFile(t *testing.T) {
 		t.Fatalf("empty flag: %q", got)
 	}
 	out := e.Must("--request-timeout", "0", "config", "get", "connection.request_timeout", "-o", "json")
-	if !strings.Contains(out, `"value": 30`) || !strings.Contains(out, `"source": "default"`) {
+	if out != "{\n  \"key\": \"connection.request_timeout\",\n  \"value\": 30,\n  \"source\": \"default\"\n}\n" {
 		t.Fatalf("request_timeout 0 should fall through: %s", out)
 	}
 	e.Vars["OPEN_SANDBOX_USE_SERVER_PROXY"] = "YES"
@@ -129,9 +146,8 @@ func TestPrecedenceFlagEnvFile(t *testing.T) {
 func TestSetKeepsCommentsAndOtherKeys(t *testing.T) {
 	e := cmdtest.Offline(t)
 	path := configPath(e)
-	os.MkdirAll(filepath.Dir(path), 0o700)
 	before := "# my notes\n[connection]\n# api_key = \"x\"\ndomain = \"a:1\"  # old\nprotocol = \"http\"\n\n[output]\ncolor = true\n"
-	os.WriteFile(path, []byte(before), 0o644)
+	writeConfig(t, path, before, 0o644)
 
 	r := e.Run("config", "set", "connection.domain", "b:2").ExpectCode(t, 0)
 	if r.Stdout != "OK: Set connection.domain = b:2\n" {
@@ -139,7 +155,10 @@ func TestSetKeepsCommentsAndOtherKeys(t *testing.T) {
 	}
 	e.Must("config", "set", "connection.request_timeout", "45")
 	e.Must("config", "set", "defaults.image", `py "3"`)
-	got, _ := os.ReadFile(path)
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := "# my notes\n[connection]\n# api_key = \"x\"\ndomain = \"b:2\"  # old\nprotocol = \"http\"\nrequest_timeout = 45\n\n[output]\ncolor = true\n\n[defaults]\nimage = \"py \\\"3\\\"\"\n"
 	if string(got) != want {
 		t.Fatalf("file:\n%s\nwant:\n%s", got, want)
@@ -213,13 +232,18 @@ func TestSetMasksSecretInMessage(t *testing.T) {
 func TestBrokenFileStopsOtherCommandsButNotConfigInit(t *testing.T) {
 	e := cmdtest.Offline(t)
 	path := configPath(e)
-	os.MkdirAll(filepath.Dir(path), 0o700)
-	os.WriteFile(path, []byte("[connection\n"), 0o600)
+	writeConfig(t, path, "[connection\n", 0o600)
 	r := e.Run("sandbox", "list").ExpectCode(t, 2)
 	if !strings.HasPrefix(r.Stderr, "Error: invalid config file "+path+": line 1") {
 		t.Fatalf("stderr %q", r.Stderr)
 	}
 	e.Run("config", "init", "--force").ExpectCode(t, 0)
+	if got, err := os.ReadFile(path); err != nil || string(got) != cfg.Template {
+		t.Fatalf("init --force left %q, %v", got, err)
+	}
+	if got := e.Must("config", "get", "connection.protocol"); got != "http\n" {
+		t.Fatalf("the repaired file is not read: %q", got)
+	}
 }
 
 func TestGetUnknownKeyAndJSONErrorOnStderr(t *testing.T) {

@@ -70,7 +70,9 @@ func (b *brokenExecd) env(t *testing.T) *cmdtest.Env {
 func existing(t *testing.T) (dir, path string) {
 	dir = t.TempDir()
 	path = filepath.Join(dir, "keep.bin")
-	os.WriteFile(path, []byte("old\x00content"), 0o640)
+	if err := os.WriteFile(path, []byte("old\x00content"), 0o640); err != nil {
+		t.Fatal(err)
+	}
 	return dir, path
 }
 
@@ -79,8 +81,8 @@ func expectKept(t *testing.T, dir, path string) {
 	if got := readLocal(t, path); got != "old\x00content" {
 		t.Errorf("the existing file changed: %q", got)
 	}
-	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o640 {
-		t.Errorf("the existing file's mode changed: %v", fi.Mode())
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o640 {
+		t.Errorf("the existing file's mode changed: %v, %v", fi, err)
 	}
 	noStaging(t, dir)
 }
@@ -94,12 +96,14 @@ func TestDownloadReplacesOnlyOnSuccess(t *testing.T) {
 	expectKept(t, dir, path)
 
 	env.Must("file", "write", id, "/workspace/new", "-c", "new content")
-	env.Must("file", "download", id, "/workspace/new", path)
+	if out := env.Must("file", "download", id, "/workspace/new", path); out != "OK: Downloaded: /workspace/new → "+path+"\n" {
+		t.Errorf("download said %q", out)
+	}
 	if got := readLocal(t, path); got != "new content" {
 		t.Errorf("not replaced: %q", got)
 	}
-	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o640 {
-		t.Errorf("replaced file lost its mode: %v", fi.Mode())
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o640 {
+		t.Errorf("replaced file lost its mode: %v, %v", fi, err)
 	}
 	noStaging(t, dir)
 }
@@ -136,7 +140,9 @@ func TestDownloadRefusedBeforeAnyRequest(t *testing.T) {
 	env.Run("file", "download", "sb-1", "/x", dir).ExpectError(t, 2, "is a directory")
 
 	ro := filepath.Join(dir, "read-only")
-	os.WriteFile(ro, []byte("keep"), 0o444)
+	if err := os.WriteFile(ro, []byte("keep"), 0o444); err != nil {
+		t.Fatal(err)
+	}
 	if os.Geteuid() == 0 {
 		if err := exec.Command("chattr", "+i", ro).Run(); err != nil {
 			t.Skipf("root without chattr +i: %v", err)
@@ -180,7 +186,9 @@ func TestDownloadToStdout(t *testing.T) {
 	env.Must("file", "write", id, "/tmp/empty", "-c", "")
 	links := t.TempDir()
 	link := filepath.Join(links, "out")
-	os.Symlink("/dev/stdout", link)
+	if err := os.Symlink("/dev/stdout", link); err != nil {
+		t.Fatal(err)
+	}
 
 	for _, kind := range []string{"pipe", "file", "append"} {
 		for _, dest := range []string{"/dev/stdout", "/dev/fd/1", link, "-", "SELF"} {
@@ -237,7 +245,9 @@ func stdoutOf(t *testing.T, kind string) (*os.File, func() string) {
 	prefix := ""
 	if kind == "append" {
 		prefix = "before|"
-		os.WriteFile(p, []byte(prefix), 0o644)
+		if err := os.WriteFile(p, []byte(prefix), 0o644); err != nil {
+			t.Fatal(err)
+		}
 		flags = os.O_WRONLY | os.O_APPEND
 	}
 	f, err := os.OpenFile(p, flags, 0o644)

@@ -47,6 +47,17 @@ func getJSON(t *testing.T, env *cmdtest.Env, id string) sandboxJSON {
 	return sb
 }
 
+// createdOnServer is the server's view of the sandbox that a
+// `sandbox create -o json` printed: what was sent, not what was shown.
+func createdOnServer(t *testing.T, env *cmdtest.Env, out string) sandboxJSON {
+	t.Helper()
+	var created struct{ ID string }
+	if err := json.Unmarshal([]byte(out), &created); err != nil || created.ID == "" {
+		t.Fatalf("create printed no id (%v):\n%s", err, out)
+	}
+	return getJSON(t, env, created.ID)
+}
+
 // lifetime is how long the server gave a sandbox: expires_at - created_at,
 // or -1 for none.
 func lifetime(t *testing.T, sb sandboxJSON) time.Duration {
@@ -107,11 +118,17 @@ func TestCreateConfigDefaults(t *testing.T) {
 	if !strings.Contains(out, `"timeout": "0:02:00"`) || !strings.Contains(out, `"image": "alpine:3"`) {
 		t.Errorf("flags should override defaults:\n%s", out)
 	}
+	if sb := createdOnServer(t, env, out); sb.Image.Image != "alpine:3" || lifetime(t, sb) != 2*time.Minute {
+		t.Errorf("flags not sent: image %q lifetime %v", sb.Image.Image, lifetime(t, sb))
+	}
 
 	env.WriteConfig("[defaults]\nimage = \"python:3.12\"\ntimeout = \"none\"\n")
 	out = env.Must("sandbox", "create", "-o", "json")
 	if !strings.Contains(out, `"timeout": "manual-cleanup"`) {
 		t.Errorf("defaults.timeout = none should mean manual cleanup:\n%s", out)
+	}
+	if sb := createdOnServer(t, env, out); lifetime(t, sb) != -1 {
+		t.Errorf("defaults.timeout = none gave the sandbox a lifetime of %v", lifetime(t, sb))
 	}
 
 	env.WriteConfig("[defaults]\nimage = \"python:3.12\"\ntimeout = \"soon\"\n")
@@ -121,6 +138,9 @@ func TestCreateConfigDefaults(t *testing.T) {
 	out = env.Must("sandbox", "create", "-f", f, "-o", "json")
 	if !strings.Contains(out, `"timeout": "sdk-default"`) || !strings.Contains(out, `"image": "busybox"`) {
 		t.Errorf("-f must not take config defaults:\n%s", out)
+	}
+	if sb := createdOnServer(t, env, out); sb.Image.Image != "busybox" {
+		t.Errorf("-f sent image %q", sb.Image.Image)
 	}
 	expectSandboxes(t, env, 4)
 }

@@ -6,9 +6,11 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -128,13 +130,7 @@ func TestKillLeavesNoProcess(t *testing.T) {
 		// A daemon that leaves the process group, and a process ignoring SIGTERM.
 		run(t, s, CommandSpec{Shell: "setsid sleep 300 >/dev/null 2>&1 & (trap '' TERM; exec sleep 301) >/dev/null 2>&1 &"})
 		var pids []int
-		for i := 0; i < 100 && len(pids) < 4; i++ {
-			pids = s.PIDs()
-			time.Sleep(10 * time.Millisecond)
-		}
-		if len(pids) < 4 {
-			t.Fatalf("expected init, tail and 2 sleeps, got %v", pids)
-		}
+		waitFor(t, "init, tail and 2 sleeps", func() bool { pids = s.PIDs(); return len(pids) >= 4 })
 		if err := s.Remove(); err != nil {
 			t.Fatal(err)
 		}
@@ -161,8 +157,13 @@ func alive(pid int) bool {
 func TestPauseResume(t *testing.T) {
 	modes(t, func(t *testing.T, isolated bool) {
 		s := start(t, isolated)
+		var pids int
+		waitFor(t, "init and tail", func() bool { pids = len(s.PIDs()); return pids >= 2 })
 		if err := s.Pause(); err != nil {
 			t.Fatal(err)
+		}
+		if got := len(s.PIDs()); got != pids {
+			t.Fatalf("%d processes after pause, want %d", got, pids)
 		}
 		for _, pid := range s.PIDs() {
 			if st, err := readStat(pid); err == nil && st.state != 'T' && st.state != 'Z' {
@@ -173,7 +174,7 @@ func TestPauseResume(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, pid := range s.PIDs() {
-			if st, _ := readStat(pid); st.state == 'T' {
+			if st, err := readStat(pid); err != nil || st.state == 'T' {
 				t.Errorf("pid %d still stopped", pid)
 			}
 		}
@@ -188,10 +189,13 @@ func TestCancelKillsGroup(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		before := s.PIDs()
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(50 * time.Millisecond)
+		// Wait for the shell's child: killing the shell alone would leave it running.
+		var child int
+		waitFor(t, "the sleep child", func() bool { child = newProcess(s, before, "sleep"); return child != 0 })
 		cancel()
 		err = cmd.Wait()
 
@@ -202,17 +206,38 @@ func TestCancelKillsGroup(t *testing.T) {
 		if ws := ee.Sys().(syscall.WaitStatus); !ws.Signaled() && ws.ExitStatus() == 0 {
 			t.Errorf("status %v", ws)
 		}
+		waitFor(t, "the sleep child to die", func() bool { return !alive(child) })
 	})
+}
+
+// newProcess returns the pid of a sandbox process named comm that is not
+// in before, or 0.
+func newProcess(s *Sandbox, before []int, comm string) int {
+	for _, pid := range s.PIDs() {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+		if err == nil && strings.TrimSpace(string(b)) == comm && !slices.Contains(before, pid) {
+			return pid
+		}
+	}
+	return 0
+}
+
+// waitFor polls cond until it holds, and fails the test if that does not
+// happen within a generous deadline (the machine may be loaded).
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting for %s", what)
+		}
+	}
 }
 
 func TestUsage(t *testing.T) {
 	s := start(t, false)
 	var u Usage
-	for i := 0; i < 100 && u.Processes < 2; i++ {
-		time.Sleep(10 * time.Millisecond)
-		u = s.Usage()
-	}
-	if u.Processes < 2 || u.RSSBytes == 0 {
+	waitFor(t, "init and tail", func() bool { u = s.Usage(); return u.Processes >= 2 })
+	if u.RSSBytes == 0 {
 		t.Errorf("usage %+v", u)
 	}
 	if total, err := MemTotalBytes(); err != nil || total == 0 {
