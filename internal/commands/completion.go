@@ -10,10 +10,11 @@ import (
 	"github.com/osb-dev/osb/internal/cmdutil"
 )
 
-// addCompletion gives root the `completion` command and fills in argument
-// completion for every command whose usage line names ids the server can list.
-func addCompletion(root *cobra.Command, f *cmdutil.Factory) {
-	root.AddCommand(newCmdCompletion(f))
+// completeIDs fills in argument and flag completion for every command whose
+// usage line or flags name ids the server can list. Only a completion
+// request (cobra's __complete) needs it, so the root calls it then rather
+// than walking the whole tree on every run.
+func completeIDs(root *cobra.Command, f *cmdutil.Factory) {
 	completeIDArgs(root, f)
 	completeIDFlags(root, f)
 }

@@ -159,7 +159,7 @@ func createSandbox(t *testing.T, env *cmdtest.Env) string {
 // it; a later local path keeps file completion.
 func TestIDArgumentsComplete(t *testing.T) {
 	ios, _, _, _ := iostreams.Test()
-	root := commands.NewCmdRoot(cmdutil.New(ios, func(string) string { return "" }))
+	root := completingRoot(t, ios)
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		for _, sub := range c.Commands() {
@@ -232,7 +232,7 @@ func TestCompleteSnapshotAndTemplateIDs(t *testing.T) {
 // Every flag whose value is an id the server can list completes it.
 func TestIDFlagsComplete(t *testing.T) {
 	ios, _, _, _ := iostreams.Test()
-	root := commands.NewCmdRoot(cmdutil.New(ios, func(string) string { return "" }))
+	root := completingRoot(t, ios)
 	seen := 0
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
@@ -253,6 +253,20 @@ func TestIDFlagsComplete(t *testing.T) {
 	if seen < 3 {
 		t.Errorf("found %d id flags; sandbox create --template/--snapshot-id and snapshot list --sandbox-id at least", seen)
 	}
+}
+
+// completingRoot returns a root command that has served one completion
+// request, which is when id completion is filled in.
+func completingRoot(t *testing.T, ios *iostreams.IOStreams) *cobra.Command {
+	t.Helper()
+	root := commands.NewCmdRoot(cmdutil.New(ios, func(string) string { return "" }))
+	root.SetArgs([]string{cobra.ShellCompRequestCmd, ""})
+	root.SetOut(ios.Out)
+	root.SetErr(ios.ErrOut)
+	if err := root.Execute(); err != nil {
+		t.Fatalf("completion request: %v", err)
+	}
+	return root
 }
 
 func jsonField(t *testing.T, out, key string) string {

@@ -50,15 +50,17 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) int {
 	return code
 }
 
-// usageFromCobra marks cobra's own validation errors, which it returns as
-// plain errors, as usage errors.
+// usageFromCobra marks as usage errors the validation errors cobra returns
+// as plain text past every hook: required flags and flag groups, checked
+// after the command's pre-run. Flag parsing errors already come through
+// SetFlagErrorFunc and argument errors through markArgErrors.
 func usageFromCobra(err error) error {
 	var flagErr *cmdutil.FlagError
 	if errors.As(err, &flagErr) {
 		return err
 	}
 	msg := err.Error()
-	for _, prefix := range []string{"required flag", "unknown command", "if any flags in the group", "at least one of the flags", "flag needs an argument", "unknown flag", "unknown shorthand", "invalid argument"} {
+	for _, prefix := range []string{"required flag", "if any flags in the group", "at least one of the flags"} {
 		if strings.HasPrefix(msg, prefix) {
 			return &cmdutil.FlagError{Err: err}
 		}

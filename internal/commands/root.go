@@ -46,6 +46,9 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 			return cmdutil.Silent(cmdutil.ExitUsage)
 		},
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Name() == cobra.ShellCompRequestCmd {
+				completeIDs(cmd.Root(), f)
+			}
 			if noColor || f.Getenv("NO_COLOR") != "" {
 				f.IOStreams.DisableColor()
 			}
@@ -101,7 +104,7 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 		template.NewCmdTemplate(f),
 	)
 	addHelpTopics(root)
-	addCompletion(root, f)
+	root.AddCommand(newCmdCompletion(f))
 	markArgErrors(root)
 	return root
 }

@@ -1,5 +1,6 @@
 // Package iostreams is the one authority on the process's standard streams:
-// whether they are terminals and whether colour is allowed. Commands get their streams from here so tests can swap in buffers.
+// whether they are terminals and whether colour is allowed. Commands get
+// their streams from here so tests can swap in buffers.
 package iostreams
 
 import (
