@@ -136,17 +136,47 @@ func refuseOutside(w http.ResponseWriter, err error, p string) bool {
 		return true
 	}
 	if escapesRoot(err) {
-		fileBadRequest(w, "INVALID_FILE", fmt.Sprintf("%s: a symbolic link on this path leads outside the sandbox filesystem", p))
+		fileBadRequest(w, "INVALID_FILE", outsideMessage(p))
 		return true
 	}
 	return false
 }
 
-// badPath answers a request path that does not resolve: outside the
-// sandbox filesystem, or not a valid path at all.
-func badPath(w http.ResponseWriter, err error, p string) {
+// outsideMessage is the answer to a path a symlink leads out of the
+// sandbox filesystem.
+func outsideMessage(abs string) string {
+	return abs + ": a symbolic link on this path leads outside the sandbox filesystem"
+}
+
+// refFor is resolve for a handler: a request path that does not resolve
+// (outside the sandbox filesystem, or not a valid path at all) is answered
+// here, and ok is false.
+func (fa *fileAPI) refFor(w http.ResponseWriter, p string) (ref fileRef, ok bool) {
+	ref, err := fa.resolve(p)
+	return ref, resolved(w, err, p)
+}
+
+// dirRefFor is refFor with resolveDir.
+func (fa *fileAPI) dirRefFor(w http.ResponseWriter, p string) (ref fileRef, ok bool) {
+	ref, err := fa.resolveDir(p)
+	return ref, resolved(w, err, p)
+}
+
+func resolved(w http.ResponseWriter, err error, p string) bool {
+	if err == nil {
+		return true
+	}
 	if !refuseOutside(w, err, p) {
 		fileBadRequest(w, "INVALID_FILE", err.Error())
+	}
+	return false
+}
+
+// changeFailed answers a failed change to ref: 400 when it would leave the
+// sandbox filesystem, else 500 with msg followed by the system error.
+func changeFailed(w http.ResponseWriter, err error, ref fileRef, msg string) {
+	if !refuseOutside(w, err, ref.abs) {
+		fileRuntimeError(w, msg+cause(err))
 	}
 }
 
@@ -453,11 +483,11 @@ func (fa *fileAPI) store(m uploadMeta, src io.Reader) error {
 	root := fa.root()
 	dir := path.Dir(ref.name)
 	if err := root.MkdirAll(dir, 0o755); err != nil {
-		return fa.storeError(ref, err, "error creating directory "+path.Dir(ref.abs)+": ")
+		return fsError(ref, err, "error creating directory "+path.Dir(ref.abs)+": ")
 	}
 	dst, err := fa.openUpload(ref)
 	if err != nil {
-		return fa.storeError(ref, err, "error opening destination file "+ref.abs+": ")
+		return fsError(ref, err, "error opening destination file "+ref.abs+": ")
 	}
 	if err := dst.write(src); err != nil {
 		return &httpError{http.StatusInternalServerError, "RUNTIME_ERROR", "error writing file " + ref.abs + ": " + cause(err)}
@@ -528,9 +558,12 @@ func (u *uploadFile) write(src io.Reader) error {
 	return err
 }
 
-func (fa *fileAPI) storeError(ref fileRef, err error, prefix string) error {
+// fsError is the answer to a failed filesystem call on ref, for answers
+// decided deep inside a handler: 400 when a symlink leads outside the
+// sandbox filesystem, else 500 with prefix and the system error.
+func fsError(ref fileRef, err error, prefix string) *httpError {
 	if escapesRoot(err) {
-		return &httpError{http.StatusBadRequest, "INVALID_FILE", ref.abs + ": a symbolic link on this path leads outside the sandbox filesystem"}
+		return &httpError{http.StatusBadRequest, "INVALID_FILE", outsideMessage(ref.abs)}
 	}
 	return &httpError{http.StatusInternalServerError, "RUNTIME_ERROR", prefix + cause(err)}
 }
@@ -553,9 +586,8 @@ func (fa *fileAPI) download(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	ref, err := fa.resolve(p)
-	if err != nil {
-		badPath(w, err, p)
+	ref, ok := fa.refFor(w, p)
+	if !ok {
 		return
 	}
 	f, err := fa.root().Open(ref.name)
@@ -737,9 +769,8 @@ func serveLines(w http.ResponseWriter, r *http.Request, f *os.File) {
 func (fa *fileAPI) info(w http.ResponseWriter, r *http.Request) {
 	out := map[string]fileInfo{}
 	for _, p := range r.URL.Query()["path"] {
-		ref, err := fa.resolve(p)
-		if err != nil {
-			badPath(w, err, p)
+		ref, ok := fa.refFor(w, p)
+		if !ok {
 			return
 		}
 		fi, err := fa.root().Lstat(ref.name)
@@ -778,9 +809,8 @@ func (fa *fileAPI) search(w http.ResponseWriter, r *http.Request) {
 		fileRuntimeError(w, fmt.Sprintf("error searching files. invalid pattern %s: %v", pattern, err))
 		return
 	}
-	ref, err := fa.resolveDir(p)
-	if err != nil {
-		badPath(w, err, p)
+	ref, ok := fa.dirRefFor(w, p)
+	if !ok {
 		return
 	}
 	if _, err := fa.root().Stat(ref.name); err != nil {
@@ -831,9 +861,8 @@ func (fa *fileAPI) list(w http.ResponseWriter, r *http.Request) {
 		}
 		depth = n
 	}
-	ref, err := fa.resolveDir(p)
-	if err != nil {
-		badPath(w, err, p)
+	ref, ok := fa.dirRefFor(w, p)
+	if !ok {
 		return
 	}
 	fi, err := fa.root().Lstat(ref.name)
@@ -890,9 +919,8 @@ func (fa *fileAPI) mkdir(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	for _, p := range slices.Sorted(maps.Keys(req)) {
-		ref, err := fa.resolve(p)
-		if err != nil {
-			badPath(w, err, p)
+		ref, ok := fa.refFor(w, p)
+		if !ok {
 			return
 		}
 		fi, statErr := fa.root().Lstat(ref.name)
@@ -901,9 +929,7 @@ func (fa *fileAPI) mkdir(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if err := fa.root().MkdirAll(ref.name, 0o755); err != nil {
-			if !refuseOutside(w, err, ref.abs) {
-				fileRuntimeError(w, "error accessing file: mkdir "+ref.abs+": "+cause(err))
-			}
+			changeFailed(w, err, ref, "error accessing file: mkdir "+ref.abs+": ")
 			return
 		}
 		if statErr != nil {
@@ -918,9 +944,8 @@ func (fa *fileAPI) mkdir(w http.ResponseWriter, r *http.Request) {
 // removeDirs is rm -rf per path; missing paths and plain files are fine.
 func (fa *fileAPI) removeDirs(w http.ResponseWriter, r *http.Request) {
 	for _, p := range r.URL.Query()["path"] {
-		ref, err := fa.resolve(p)
-		if err != nil {
-			badPath(w, err, p)
+		ref, ok := fa.refFor(w, p)
+		if !ok {
 			return
 		}
 		if isAreaRoot(ref) {
@@ -928,9 +953,7 @@ func (fa *fileAPI) removeDirs(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if err := fa.root().RemoveAll(ref.name); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			if !refuseOutside(w, err, ref.abs) {
-				fileRuntimeError(w, "error removing directory "+ref.abs+": "+cause(err))
-			}
+			changeFailed(w, err, ref, "error removing directory "+ref.abs+": ")
 			return
 		}
 	}
@@ -939,9 +962,8 @@ func (fa *fileAPI) removeDirs(w http.ResponseWriter, r *http.Request) {
 // removeFiles deletes files; missing ones are fine, a directory is a 500.
 func (fa *fileAPI) removeFiles(w http.ResponseWriter, r *http.Request) {
 	for _, p := range r.URL.Query()["path"] {
-		ref, err := fa.resolve(p)
-		if err != nil {
-			badPath(w, err, p)
+		ref, ok := fa.refFor(w, p)
+		if !ok {
 			return
 		}
 		fi, err := fa.root().Lstat(ref.name)
@@ -949,9 +971,7 @@ func (fa *fileAPI) removeFiles(w http.ResponseWriter, r *http.Request) {
 			continue
 		}
 		if err != nil {
-			if !refuseOutside(w, err, ref.abs) {
-				fileRuntimeError(w, "error removing file "+ref.abs+": "+cause(err))
-			}
+			changeFailed(w, err, ref, "error removing file "+ref.abs+": ")
 			return
 		}
 		if fi.IsDir() {
@@ -982,54 +1002,42 @@ func (fa *fileAPI) move(w http.ResponseWriter, r *http.Request) {
 			fileBadRequest(w, "INVALID_REQUEST_BODY", "src and dest must not be empty")
 			return
 		}
-		src, err := fa.resolve(m.Src)
-		if err != nil {
-			badPath(w, err, m.Src)
+		src, ok := fa.refFor(w, m.Src)
+		if !ok {
 			return
 		}
-		dest, err := fa.resolve(m.Dest)
-		if err != nil {
-			badPath(w, err, m.Dest)
+		dest, ok := fa.refFor(w, m.Dest)
+		if !ok {
 			return
 		}
-		if status, msg := fa.moveOne(src, dest); status != 0 {
-			code := map[int]string{http.StatusNotFound: "FILE_NOT_FOUND", http.StatusBadRequest: "INVALID_FILE"}[status]
-			if code == "" {
-				code = "RUNTIME_ERROR"
-			}
-			writeError(w, status, code, msg)
+		if err := fa.moveOne(src, dest); err != nil {
+			err.write(w)
 			return
 		}
 	}
 }
 
-func (fa *fileAPI) moveOne(src, dest fileRef) (int, string) {
+func (fa *fileAPI) moveOne(src, dest fileRef) *httpError {
 	root := fa.root()
 	if _, err := root.Lstat(src.name); err != nil {
 		if escapesRoot(err) {
-			return http.StatusBadRequest, src.abs + ": a symbolic link on this path leads outside the sandbox filesystem"
+			return &httpError{http.StatusBadRequest, "INVALID_FILE", outsideMessage(src.abs)}
 		}
-		return http.StatusNotFound, "file not found. source path not found: " + src.abs
+		return &httpError{http.StatusNotFound, "FILE_NOT_FOUND", "file not found. source path not found: " + src.abs}
 	}
 	if isAreaRoot(src) {
-		return http.StatusInternalServerError, "error renaming " + src.abs + ": it is a mount point of the sandbox"
+		return &httpError{http.StatusInternalServerError, "RUNTIME_ERROR", "error renaming " + src.abs + ": it is a mount point of the sandbox"}
 	}
 	if _, err := root.Lstat(dest.name); err == nil {
-		return http.StatusInternalServerError, "error accessing file: destination path already exists: " + dest.abs
+		return &httpError{http.StatusInternalServerError, "RUNTIME_ERROR", "error accessing file: destination path already exists: " + dest.abs}
 	}
 	if err := root.MkdirAll(path.Dir(dest.name), 0o755); err != nil {
-		if escapesRoot(err) {
-			return http.StatusBadRequest, dest.abs + ": a symbolic link on this path leads outside the sandbox filesystem"
-		}
-		return http.StatusInternalServerError, "error accessing file: mkdir " + path.Dir(dest.abs) + ": " + cause(err)
+		return fsError(dest, err, "error accessing file: mkdir "+path.Dir(dest.abs)+": ")
 	}
 	if err := root.Rename(src.name, dest.name); err != nil {
-		if escapesRoot(err) {
-			return http.StatusBadRequest, dest.abs + ": a symbolic link on this path leads outside the sandbox filesystem"
-		}
-		return http.StatusInternalServerError, "error renaming " + src.abs + " to " + dest.abs + ": " + cause(err)
+		return fsError(dest, err, "error renaming "+src.abs+" to "+dest.abs+": ")
 	}
-	return 0, ""
+	return nil
 }
 
 // replace substitutes text in files in place (keeping mode and owner).
@@ -1051,9 +1059,8 @@ func (fa *fileAPI) replace(w http.ResponseWriter, r *http.Request) {
 	}
 	counts := map[string]map[string]int{}
 	for _, p := range keys {
-		ref, err := fa.resolve(p)
-		if err != nil {
-			badPath(w, err, p)
+		ref, ok := fa.refFor(w, p)
+		if !ok {
 			return
 		}
 		n, err := fa.replaceIn(ref, []byte(req[p].Old), []byte(req[p].New))
@@ -1087,15 +1094,12 @@ func (fa *fileAPI) chmod(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	for _, p := range slices.Sorted(maps.Keys(req)) {
-		ref, err := fa.resolve(p)
-		if err != nil {
-			badPath(w, err, p)
+		ref, ok := fa.refFor(w, p)
+		if !ok {
 			return
 		}
 		if _, err := fa.root().Stat(ref.name); err != nil {
-			if !refuseOutside(w, err, ref.abs) {
-				fileRuntimeError(w, "error changing permissions of "+ref.abs+": chmod "+ref.abs+": "+cause(err))
-			}
+			changeFailed(w, err, ref, "error changing permissions of "+ref.abs+": chmod "+ref.abs+": ")
 			return
 		}
 		if err := fa.applyPermission(ref, req[p]); err != nil {

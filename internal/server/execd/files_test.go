@@ -563,8 +563,10 @@ func TestPathsCannotEscape(t *testing.T) {
 	}
 	upload(t, base, meta("dir-link/new-file", 644), content("x")).expect(t, 400)
 	call(t, "POST", base+"/directories", map[string]any{"dir-link/newdir": map[string]any{}}).expect(t, 400)
-	call(t, "POST", base+"/files/mv", []map[string]string{{"src": "dir-link/secret", "dest": "stolen"}}).expect(t, 400)
-	call(t, "POST", base+"/files/mv", []map[string]string{{"src": "abs-link", "dest": "dir-link/x"}}).expect(t, 400)
+	call(t, "POST", base+"/files/mv", []map[string]string{{"src": "dir-link/secret", "dest": "stolen"}}).
+		expect(t, 400, "INVALID_FILE", "/workspace/dir-link/secret: a symbolic link on this path leads outside the sandbox filesystem")
+	call(t, "POST", base+"/files/mv", []map[string]string{{"src": "abs-link", "dest": "dir-link/x"}}).
+		expect(t, 400, "INVALID_FILE", "/workspace/dir-link/x: a symbolic link on this path leads outside the sandbox filesystem")
 	call(t, "DELETE", base+"/files"+q("path", "dir-link/secret"), nil).expect(t, 400)
 	call(t, "DELETE", base+"/directories"+q("path", "/etc"), nil).expect(t, 400)
 

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -162,8 +163,11 @@ func (s *Sandbox) Usage() Usage {
 	return u
 }
 
-// MemTotalBytes reads MemTotal from /proc/meminfo.
-func MemTotalBytes() (uint64, error) {
+// MemTotalBytes is MemTotal from /proc/meminfo, read once: it does not
+// change while the server runs, and metrics streams ask for it every tick.
+var MemTotalBytes = sync.OnceValues(readMemTotal)
+
+func readMemTotal() (uint64, error) {
 	b, err := os.ReadFile("/proc/meminfo")
 	if err != nil {
 		return 0, err
