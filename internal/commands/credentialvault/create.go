@@ -10,40 +10,34 @@ import (
 )
 
 type createOptions struct {
-	f         *cmdutil.Factory
-	SandboxID string
-	File      string
-	Request   *client.CredentialVaultCreate
-	Format    string
+	vaultOptions
+	File    string
+	Request *client.CredentialVaultCreate
 }
 
 func newCmdCreate(f *cmdutil.Factory, runF func(context.Context, *createOptions) error) *cobra.Command {
-	opts := &createOptions{f: f}
-	cmd := &cobra.Command{
+	opts := &createOptions{vaultOptions: vaultOptions{f: f}}
+	cmd := newVaultCmd(&opts.vaultOptions, &cobra.Command{
 		Use:   "create SANDBOX_ID --file PATH",
 		Short: "Create the initial Credential Vault state.",
 		Long: "Create a sandbox's Credential Vault from a JSON or YAML payload with two lists:\n" +
 			"credentials ({name, source: {type: inline, value}}) and bindings ({name, match,\n" +
 			"auth}). --file - reads the payload from stdin. Values are write-only: they are\n" +
 			"sent to the sandbox's egress sidecar and never shown again.",
-		Example:           "  osb credential-vault create sbx-123 --file vault.yaml\n  cat vault.json | osb credential-vault create sbx-123 --file -",
-		Args:              cobra.ExactArgs(1),
-		ValidArgsFunction: cmdutil.CompleteSandboxIDs(f, false),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.SandboxID = args[0]
-			var err error
-			if opts.Request, err = readPayload(f, opts.File, createRequest); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runCreate(cmd.Context(), opts)
-		},
-	}
+		Example: "  osb credential-vault create sbx-123 --file vault.yaml\n  cat vault.json | osb credential-vault create sbx-123 --file -",
+		Args:    cobra.ExactArgs(1),
+	}, func(ctx context.Context) error {
+		var err error
+		if opts.Request, err = readPayload(f, opts.File, createRequest); err != nil {
+			return err
+		}
+		if runF != nil {
+			return runF(ctx, opts)
+		}
+		return runCreate(ctx, opts)
+	})
 	cmd.Flags().StringVar(&opts.File, "file", "", "JSON/YAML payload file, or '-' to read from stdin (required).")
 	_ = cmd.MarkFlagRequired("file")
-	cmdutil.OutputFlag(cmd, &opts.Format, "table", "table", "json", "yaml")
 	return cmd
 }
 
@@ -56,5 +50,5 @@ func runCreate(ctx context.Context, opts *createOptions) error {
 	if err != nil {
 		return err
 	}
-	return opts.f.Printer(opts.Format).Object("Credential Vault", newStateView(st))
+	return printState(&opts.vaultOptions, st)
 }

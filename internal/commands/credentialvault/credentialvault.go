@@ -31,6 +31,36 @@ func NewCmdCredentialVault(f *cmdutil.Factory) *cobra.Command {
 	return cmd
 }
 
+// vaultOptions is what every credential-vault command has: the sandbox,
+// the credential or binding a get command names, and the output format.
+type vaultOptions struct {
+	f         *cmdutil.Factory
+	SandboxID string
+	Name      string
+	Format    string
+}
+
+// newVaultCmd completes cmd (its Use, help and Args set by the caller) as a
+// credential-vault command: SANDBOX_ID then, for a get, NAME; sandbox id
+// completion; -o table|json|yaml. run does the work once opts is filled.
+func newVaultCmd(opts *vaultOptions, cmd *cobra.Command, run func(context.Context) error) *cobra.Command {
+	cmd.ValidArgsFunction = cmdutil.CompleteSandboxIDs(opts.f, false)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		opts.SandboxID = args[0]
+		if len(args) > 1 {
+			opts.Name = args[1]
+		}
+		return run(cmd.Context())
+	}
+	cmdutil.OutputFlag(cmd, &opts.Format, "table", "table", "json", "yaml")
+	return cmd
+}
+
+// printState shows the whole vault, as create, get and patch do.
+func printState(opts *vaultOptions, st *client.CredentialVaultState) error {
+	return opts.f.Printer(opts.Format).Object("Credential Vault", newStateView(st))
+}
+
 // connect reaches the vault of a sandbox (by id or unique prefix); a
 // sandbox made from a template has none, which is an error.
 func connect(ctx context.Context, f *cmdutil.Factory, sandboxID string) (*client.CredentialVault, string, error) {

@@ -184,6 +184,8 @@ func TestVaultBadPayloadSendsNothing(t *testing.T) {
 		{"create", "credentials: [\n  - name: a\n    source: {value: \"" + secret + "\"\n", "Error: Failed to read credential vault payload from <FILE>: not valid JSON or YAML (line 3).\n"},
 		{"create", "credentials: []\nbindings: []\ncredentials:\n  - {name: a, source: {value: " + secret + "}}\n", "Error: Failed to read credential vault payload from <FILE>: not valid JSON or YAML (line 3).\n"},
 		{"create", "credentials:\n\t- {name: a, source: {value: " + secret + "}}\n", "Error: Failed to read credential vault payload from <FILE>: not valid JSON or YAML (line 2).\n"},
+		// Trailing junk after a JSON object is refused, not silently dropped.
+		{"create", `{"credentials": [], "bindings": []} }`, "Error: Failed to read credential vault payload from <FILE>: not valid JSON or YAML (line 1).\n"},
 		{"create", "", "Error: Credential vault payload must be a JSON/YAML object.\n"},
 		{"create", "[1, 2]", "Error: Credential vault payload must be a JSON/YAML object.\n"},
 		{"create", `{"credentials": []}`, "Error: Credential vault payload field 'bindings' must be a list.\n"},

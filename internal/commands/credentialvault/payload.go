@@ -1,7 +1,6 @@
 package credentialvault
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -72,14 +71,13 @@ func unwrapPathError(err error) error {
 	return err
 }
 
-// decodePayload parses JSON (any layout, tabs included), else YAML.
+// decodePayload parses JSON (any layout, tabs included, numbers exact),
+// else YAML.
 func decodePayload(data []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err == nil && !dec.More() {
+	if v, err := cmdutil.DecodeJSON(data); err == nil {
 		return v, nil
 	}
+	var v any
 	if err := yaml.Unmarshal(data, &v); err != nil {
 		// The YAML error's own text quotes the source around the problem,
 		// which may be a secret: only its line is shown.
@@ -166,6 +164,14 @@ func stringItem(x any, path string) (string, error) {
 		return s, nil
 	}
 	return "", invalid(path, "must be a string")
+}
+
+func nonBlankItem(x any, path string) (string, error) {
+	s, err := stringItem(x, path)
+	if err == nil && strings.TrimSpace(s) == "" {
+		err = invalid(path, "must not be blank")
+	}
+	return s, err
 }
 
 func intItem(x any, path string) (int, error) {
@@ -255,13 +261,7 @@ func matchOf(x any, path string) (client.CredentialMatch, error) {
 	if mt.Ports, err = list(m["ports"], join(path, "ports"), intItem); err != nil {
 		return mt, err
 	}
-	if mt.Hosts, err = list(m["hosts"], join(path, "hosts"), func(x any, p string) (string, error) {
-		s, err := stringItem(x, p)
-		if err == nil && strings.TrimSpace(s) == "" {
-			err = invalid(p, "must not be blank")
-		}
-		return s, err
-	}); err != nil {
+	if mt.Hosts, err = list(m["hosts"], join(path, "hosts"), nonBlankItem); err != nil {
 		return mt, err
 	}
 	if len(mt.Hosts) == 0 {
@@ -406,13 +406,7 @@ func mutations[T any](x any, path string, item func(any, string) (T, error)) (ad
 	if replace, err = list(m["replace"], join(path, "replace"), item); err != nil {
 		return nil, nil, nil, err
 	}
-	del, err = list(m["delete"], join(path, "delete"), func(x any, p string) (string, error) {
-		s, err := stringItem(x, p)
-		if err == nil && strings.TrimSpace(s) == "" {
-			err = invalid(p, "must not be blank")
-		}
-		return s, err
-	})
+	del, err = list(m["delete"], join(path, "delete"), nonBlankItem)
 	return add, replace, del, err
 }
 
