@@ -146,7 +146,7 @@ func TestSymlinksAreFollowed(t *testing.T) {
 
 func TestRefusedBeforeAnyTransfer(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := Open(dir, io.Discard); err == nil || !strings.Contains(err.Error(), "is a directory") {
+	if _, err := Open(dir, io.Discard); err == nil || err.Error() != dir+": is a directory" {
 		t.Errorf("directory: %v", err)
 	}
 	ro := filepath.Join(dir, "read-only")

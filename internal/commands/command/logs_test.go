@@ -68,10 +68,8 @@ func TestStatusAndLogs(t *testing.T) {
 		ExecutionID string `json:"execution_id"`
 	}
 	json.Unmarshal([]byte(fg), &res)
-	r = env.Run("command", "logs", sb, res.ExecutionID)
-	if r.Code != 1 || !strings.Contains(r.Stderr, "is not running in background (HTTP 400") {
-		t.Errorf("logs of a foreground command: %d %q", r.Code, r.Stderr)
-	}
+	expect(t, env.Run("command", "logs", sb, res.ExecutionID), 1, "",
+		"Error: command "+res.ExecutionID+" is not running in background (HTTP 400, code INVALID_REQUEST_BODY)\n")
 }
 
 func TestLogsFollow(t *testing.T) {

@@ -162,14 +162,12 @@ func parseUser(s string) (uid, gid *uint32, err error) {
 		return &v, true
 	}
 	u, g, hasGID := strings.Cut(s, ":")
-	var ok bool
-	if uid, ok = num(u); !ok {
-		return nil, nil, cmdutil.UsageErrorf("invalid value for '--user': expected UID or UID:GID (numbers), got '%s'", s)
+	uid, ok := num(u)
+	if ok && hasGID {
+		gid, ok = num(g)
 	}
-	if hasGID {
-		if gid, ok = num(g); !ok {
-			return nil, nil, cmdutil.UsageErrorf("invalid value for '--user': expected UID or UID:GID (numbers), got '%s'", s)
-		}
+	if !ok {
+		return nil, nil, cmdutil.UsageErrorf("invalid value for '--user': expected UID or UID:GID (numbers), got '%s'", s)
 	}
 	return uid, gid, nil
 }

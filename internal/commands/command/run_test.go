@@ -32,8 +32,9 @@ func TestRunExitCodes(t *testing.T) {
 		t.Errorf("bad workdir: %d %q", r.Code, r.Stderr)
 	}
 	r = env.Run("command", "run", "no-such-sandbox", "--", "true")
-	if r.Code != 125 || !strings.Contains(r.Stderr, "HTTP 404") {
-		t.Errorf("unknown sandbox: %d %q", r.Code, r.Stderr)
+	notFound := regexp.MustCompile(`^Error: Sandbox no-such-sandbox not found\. \(HTTP 404, code LOCAL::SANDBOX_NOT_FOUND, request id [0-9a-f-]+\)\n$`)
+	if r.Code != 125 || r.Stdout != "" || !notFound.MatchString(r.Stderr) {
+		t.Errorf("unknown sandbox: %d %q %q", r.Code, r.Stdout, r.Stderr)
 	}
 }
 
@@ -167,10 +168,8 @@ func TestRunBackground(t *testing.T) {
 		t.Errorf("yaml: %q", r.Stdout)
 	}
 	// A background start failure is reported, not passed off as started.
-	r = env.Run("command", "run", sb, "-d", "--argv", "--", "nonexistent-program-xyz")
-	if r.Code != 1 || r.Stdout != "" || !strings.Contains(r.Stderr, "could not start") {
-		t.Errorf("start failure: %d %q %q", r.Code, r.Stdout, r.Stderr)
-	}
+	expect(t, env.Run("command", "run", sb, "-d", "--argv", "--", "nonexistent-program-xyz"), 1, "",
+		"Error: the command could not start: exec: \"nonexistent-program-xyz\": executable file not found in $PATH\n")
 }
 
 func TestRunThroughProxyWithEndpointHeaders(t *testing.T) {

@@ -100,11 +100,7 @@ func runCreate(ctx context.Context, opts *createOptions) error {
 		return err
 	}
 	if !opts.SkipHealthCheck {
-		timeout := defaultReadyTimeout
-		if opts.ReadyTimeout.Set {
-			timeout = opts.ReadyTimeout.D
-		}
-		if err := waitReady(ctx, opts.f, sb.ID, timeout); err != nil {
+		if err := waitReady(ctx, opts.f, sb.ID, readyTimeout(opts.ReadyTimeout)); err != nil {
 			return discard(c, sb.ID, err)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -271,8 +272,9 @@ func TestCreateReadinessTimeoutDeletes(t *testing.T) {
 	env := newEnv(t)
 	r := env.Run("sandbox", "create", "-i", "python:3.11", "--ready-timeout", "0s")
 	r.ExpectError(t, 5, "was not ready within 0s")
-	if !strings.Contains(r.Stderr, "was deleted") {
-		t.Errorf("the error should say the sandbox was deleted: %s", r.Stderr)
+	deleted := regexp.MustCompile(`^Error: sandbox ([0-9a-f]+) was not ready within 0s \(no answer yet\); sandbox ([0-9a-f]+) was deleted\n$`)
+	if m := deleted.FindStringSubmatch(r.Stderr); m == nil || m[1] != m[2] {
+		t.Errorf("the error should say the sandbox was deleted: %q", r.Stderr)
 	}
 	expectSandboxes(t, env, 0)
 

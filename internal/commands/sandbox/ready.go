@@ -12,6 +12,15 @@ import (
 // readyPoll is how often readiness is checked, as the official SDK does.
 const readyPoll = 200 * time.Millisecond
 
+// readyTimeout is how long to wait for readiness: the flag when given,
+// else the SDK's default.
+func readyTimeout(flag cmdutil.DurationValue) time.Duration {
+	if flag.Set {
+		return flag.D
+	}
+	return defaultReadyTimeout
+}
+
 // waitReady polls until the sandbox is Running and its execd answers /ping,
 // for at most timeout. Running out of time is exit 5; a Failed or
 // Terminated sandbox, or a lifecycle error, ends the wait at once.

@@ -51,11 +51,7 @@ func runResume(ctx context.Context, opts *resumeOptions) error {
 		return err
 	}
 	if !opts.SkipHealthCheck {
-		timeout := defaultReadyTimeout
-		if opts.ResumeTimeout.Set {
-			timeout = opts.ResumeTimeout.D
-		}
-		if err := waitReady(ctx, opts.f, resumed, timeout); err != nil {
+		if err := waitReady(ctx, opts.f, resumed, readyTimeout(opts.ResumeTimeout)); err != nil {
 			return err
 		}
 	}

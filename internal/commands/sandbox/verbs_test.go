@@ -49,8 +49,9 @@ func TestPauseResume(t *testing.T) {
 			t.Errorf("state after resume: %s", sb.Status.State)
 		}
 		// Ready means execd answers.
-		if out := env.Must("sandbox", "health", id, "-o", "json"); !strings.Contains(out, `"healthy": true`) {
-			t.Errorf("not healthy after resume: %s", out)
+		want := "{\n  \"sandbox_id\": \"" + id + "\",\n  \"healthy\": true\n}\n"
+		if out := env.Must("sandbox", "health", id, "-o", "json"); out != want {
+			t.Errorf("health after resume:\n%s\nwant:\n%s", out, want)
 		}
 	}
 	id := env.NewSandbox()
