@@ -20,6 +20,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 	handle("GET", "/version", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"version": Version})
 	})
+	handle("POST", "/metrics/events", s.reportMetricsEvent) // metricsevents.go
 	handle("POST", "/sandboxes", s.createSandbox)
 	handle("GET", "/sandboxes", s.listSandboxes)
 	handle("GET", "/sandboxes/{id}", s.getSandbox)
