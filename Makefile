@@ -6,7 +6,7 @@ COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null)
 DATE    ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
 LDFLAGS := -s -w -X $(PKG)/internal/build.Version=$(VERSION) -X $(PKG)/internal/build.Commit=$(COMMIT) -X $(PKG)/internal/build.Date=$(DATE)
 
-.PHONY: build install test test-short lint docs docs-check release-check bench
+.PHONY: build install test test-short lint docs docs-check release-check bench interop
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/osb ./cmd/osb
@@ -39,3 +39,10 @@ release-check:
 # Start-up, latency, throughput and memory beside curl; writes bench/results.md.
 bench:
 	bench/run
+
+# The official clients (Python CLI and SDK, JavaScript SDK) against osb
+# server: scripts/interop-setup installs them under .interop/, then the
+# suite in internal/interop drives them. Needs python3 (3.10+) and node (20+).
+interop:
+	scripts/interop-setup
+	OSB_INTEROP_DIR=$(CURDIR)/.interop $(GO) test -count=1 -timeout 15m ./internal/interop
