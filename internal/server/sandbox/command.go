@@ -122,13 +122,15 @@ func shellPath() string { return shellOnce() }
 
 // processEnv is the environment of every sandbox process: a container-like
 // base (never the server's own environment, which may hold the API key), the
-// sandbox env, then extra. OPENSANDBOX_ID is always last: it marks the process.
+// sandbox env, the entries of its EXECD_ENVS file (envfile.go), then extra.
+// OPENSANDBOX_ID is always last: it marks the process.
 func (s *Sandbox) processEnv(extra map[string]string) []string {
 	env := map[string]string{}
 	if s.isolated {
 		env["PATH"] = defaultPath
 		env["HOME"] = "/root"
 		env["HOSTNAME"] = hostname(s.id)
+		env["EXECD_ENVS"] = EnvFile
 	} else {
 		env["PATH"] = os.Getenv("PATH")
 		if env["PATH"] == "" {
@@ -136,8 +138,12 @@ func (s *Sandbox) processEnv(extra map[string]string) []string {
 		}
 		env["HOME"] = s.hostPath("/workspace")
 		env["TMPDIR"] = s.hostPath("/tmp")
+		env["EXECD_ENVS"] = s.hostPath(EnvFile)
 	}
-	for _, m := range []map[string]string{s.env, extra} {
+	for k, v := range s.env {
+		env[k] = v
+	}
+	for _, m := range []map[string]string{s.fileEnv(env), extra} {
 		for k, v := range m {
 			env[k] = v
 		}
