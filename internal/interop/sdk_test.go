@@ -26,6 +26,8 @@ var sdkWant = []struct{ step, want string }{
 	{"run_failure", `{"stdout":["out"],"stderr":["err"],"exit_code":3,"error":{"name":"CommandExecError","value":"3"}}`},
 	{"run_workdir", `{"stdout":["/tmp"],"stderr":[],"exit_code":0,"error":null}`},
 	{"run_timeout", `{"stdout":[],"stderr":[],"exit_code":-1,"error":{"name":"CommandExecError","value":"-1"}}`},
+	// set_env appends to the file EXECD_ENVS names, which later commands read.
+	{"set_env", `{"stdout":["set by the SDK's set_env"],"stderr":[],"exit_code":0,"error":null}`},
 	{"background", `{"running":false,"exit_code":4,"content":"one\ntwo\n","after_cursor":""}`},
 	{"interrupt", `{"running":false}`},
 	{"session", `{"first":["/tmp"],"second":["/workspace","kept","err"],"elsewhere":["/root"]}`},
@@ -54,10 +56,10 @@ func TestPythonSDK(t *testing.T) {
 	h.checkDriver(t, h.python, filepath.Join("testdata", "sdk_driver.py"), nil)
 }
 
-// The JavaScript SDK 0.1.11 has no templates API.
+// The JavaScript SDK 0.1.11 has no templates API and no set_env.
 func TestJavaScriptSDK(t *testing.T) {
 	h := start(t)
-	h.checkDriver(t, h.node, filepath.Join("testdata", "sdk_driver.mjs"), map[string]bool{"templates": true})
+	h.checkDriver(t, h.node, filepath.Join("testdata", "sdk_driver.mjs"), map[string]bool{"templates": true, "set_env": true})
 }
 
 // checkDriver runs an SDK driver against the harness's server and checks

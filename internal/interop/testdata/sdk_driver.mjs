@@ -1,7 +1,8 @@
 // Drive the official OpenSandbox JavaScript SDK against a server: the same
 // steps, names and values as sdk_driver.py (read its header), one JSON line
 // per step. The SDK is imported from the directory in OSB_INTEROP_NODE_MODULES.
-// This SDK version has no templates API, so that step is not here.
+// This SDK version has no templates API and no setEnv, so those steps are
+// not here.
 
 import { createRequire } from "node:module";
 import path from "node:path";

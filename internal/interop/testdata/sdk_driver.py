@@ -138,6 +138,13 @@ def run_timeout():
 
 
 @step
+def set_env():
+    sb = state["sb"]
+    sb.commands.set_env("LATER", "set by the SDK's set_env")
+    return outcome(sb.commands.run('echo "$LATER"'))
+
+
+@step
 def background():
     cmds = state["sb"].commands
     started = cmds.run("echo one; echo two >&2; exit 4", opts=RunCommandOpts(background=True))
