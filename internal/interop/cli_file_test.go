@@ -77,6 +77,11 @@ func TestOfficialCLIFiles(t *testing.T) {
 			}
 		}
 	})
+	t.Run("download to stdout", func(t *testing.T) {
+		if got := h.sameRaw(t, "file", "download", tw[0], "/workspace/d1/data.bin", "/dev/stdout"); got != "bytes \x00\xff\r\n as they are" {
+			t.Errorf("download to /dev/stdout printed %q", got)
+		}
+	})
 	t.Run("search", func(t *testing.T) {
 		c := on("file", "search", "ID", "/workspace", "--pattern", "*.bin")
 		c.vary = stamped

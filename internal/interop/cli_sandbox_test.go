@@ -3,6 +3,8 @@ package interop
 import (
 	"encoding/json"
 	"net/http"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -39,6 +41,17 @@ func TestOfficialCLISandboxLifecycle(t *testing.T) {
 		}
 	})
 
+	t.Run("create from file", func(t *testing.T) {
+		req := filepath.Join(t.TempDir(), "request.json")
+		body := `{"image":{"uri":"python:3.11"},"entrypoint":["tail","-f","/dev/null"],"resourceLimits":{"cpu":"1"},` +
+			`"timeout":900,"env":{"A":"b"},"metadata":{"from":"file"}}`
+		if err := os.WriteFile(req, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		h.compare(t, twin{}, cmp{args: args("sandbox", "create", "-f", req),
+			vary: map[string]string{"id": "each create makes a new sandbox"}})
+	})
+
 	id := h.sandbox(t, map[string]any{"metadata": map[string]string{"suite": "lifecycle"}})
 	t.Run("get", func(t *testing.T) { h.same(t, id, cmp{args: args("sandbox", "get", "ID")}) })
 	t.Run("list", func(t *testing.T) {
@@ -61,6 +74,11 @@ func TestOfficialCLISandboxLifecycle(t *testing.T) {
 			vary: map[string]string{"expires_at": "now + 45m by each client's clock"}})
 	})
 
+	t.Run("diagnostics", func(t *testing.T) {
+		h.same(t, id, cmp{args: args("diagnostics", "logs", "ID", "--scope", "container")})
+		h.same(t, id, cmp{args: args("diagnostics", "events", "ID", "--scope", "runtime")})
+	})
+
 	tw := h.twins(t, nil)
 	t.Run("pause", func(t *testing.T) {
 		h.compare(t, tw, cmp{args: args("sandbox", "pause", "ID"), label: "<SANDBOX>"})
@@ -80,7 +98,16 @@ func TestOfficialCLISandboxLifecycle(t *testing.T) {
 	})
 	t.Run("kill", func(t *testing.T) {
 		h.compare(t, tw, cmp{args: args("sandbox", "kill", "ID"), label: "<SANDBOX>"})
-		for _, id := range tw {
+		pairs := [2]twin{h.twins(t, nil), h.twins(t, nil)}
+		h.compare(t, twin{pairs[0][0], pairs[0][1]}, cmp{label: "<FIRST>", also: map[string]twin{"<SECOND>": {pairs[1][0], pairs[1][1]}},
+			args: func(first string) []string {
+				second := pairs[1][0]
+				if first == pairs[0][1] {
+					second = pairs[1][1]
+				}
+				return []string{"sandbox", "kill", first, second}
+			}})
+		for _, id := range append(tw[:], pairs[0][0], pairs[0][1], pairs[1][0], pairs[1][1]) {
 			if got := h.sandboxState(t, id); got != "" {
 				t.Errorf("after kill the server still has %s (%s)", id, got)
 			}
