@@ -163,3 +163,26 @@ func microZero(ts string) bool {
 	tm, err := time.Parse(time.RFC3339Nano, ts)
 	return err == nil && tm.Nanosecond()/1000%10 == 0
 }
+
+// Through the lifecycle server's proxy (--use-server-proxy), the data plane
+// answers as it does directly.
+func TestOfficialCLIServerProxy(t *testing.T) {
+	h := start(t)
+	id := h.sandbox(t, nil)
+	proxied := func(words ...string) func(string) []string {
+		return func(obj string) []string { return append([]string{"--use-server-proxy"}, args(words...)(obj)...) }
+	}
+	off, _ := h.same(t, id, cmp{args: proxied("sandbox", "endpoint", "ID", "--port", "44772")})
+	if ep := render(off); !strings.Contains(ep, `"`+h.ours.Server.Addr()+"/sandboxes/<ID>/proxy/44772\"") {
+		t.Errorf("proxied endpoint: %s", ep)
+	}
+	if got := h.sameRaw(t, "--use-server-proxy", "command", "run", id, "--", "echo", "via the proxy"); got != "via the proxy\n" {
+		t.Errorf("command through the proxy printed %q", got)
+	}
+	h.same(t, id, cmp{args: proxied("file", "write", "ID", "/workspace/p.txt", "-c", "proxied")})
+	if got := h.sameRaw(t, "--use-server-proxy", "file", "cat", id, "/workspace/p.txt"); got != "proxied" {
+		t.Errorf("cat through the proxy printed %q", got)
+	}
+	h.same(t, id, cmp{args: proxied("egress", "get", "ID")})
+	h.same(t, id, cmp{args: proxied("sandbox", "health", "ID")})
+}
