@@ -113,29 +113,35 @@ func diffJSON(path string, a, b any) []string {
 
 func diffObjects(path string, a, b *object) []string {
 	var out []string
-	var common []string
 	for _, k := range a.keys {
-		if _, ok := b.vals[k]; ok {
-			common = append(common, k)
-		} else {
+		if _, ok := b.vals[k]; !ok {
 			out = append(out, fmt.Sprintf("%s: official %s, ours has no such key", join(path, k), render(a.vals[k])))
 		}
 	}
-	var bCommon []string
 	for _, k := range b.keys {
-		if _, ok := a.vals[k]; ok {
-			bCommon = append(bCommon, k)
-		} else {
+		if _, ok := a.vals[k]; !ok {
 			out = append(out, fmt.Sprintf("%s: official has no such key, ours %s", join(path, k), render(b.vals[k])))
 		}
 	}
-	if strings.Join(common, ",") != strings.Join(bCommon, ",") {
+	common, bCommon := shared(a, b), shared(b, a)
+	if !slices.Equal(common, bCommon) {
 		out = append(out, fmt.Sprintf("%s: key order: official %v, ours %v", show(path), common, bCommon))
 	}
 	for _, k := range common {
 		out = append(out, diffJSON(join(path, k), a.vals[k], b.vals[k])...)
 	}
 	return out
+}
+
+// shared lists the keys of a that b has too, in a's order.
+func shared(a, b *object) []string {
+	var keys []string
+	for _, k := range a.keys {
+		if _, ok := b.vals[k]; ok {
+			keys = append(keys, k)
+		}
+	}
+	return keys
 }
 
 func join(path, key string) string {
