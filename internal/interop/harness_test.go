@@ -161,3 +161,26 @@ func (h *harness) twins(t *testing.T, body map[string]any) twin {
 // twin is a pair of like objects, the first for the official CLI, the second
 // for ours.
 type twin [2]string
+
+// The suite runs the pinned versions (scripts/interop/), and each client
+// starts at all.
+func TestOfficialClientVersions(t *testing.T) {
+	h := start(t)
+	if got := h.officialOK(t, "--version"); got != "opensandbox, version 1.1.1\n" {
+		t.Errorf("official CLI: %q", got)
+	}
+	r := h.run(t, "", "", h.python, "-c", `import importlib.metadata as m, opensandbox; print(m.version("opensandbox"))`)
+	if r.Code != 0 || r.Stdout != "1.1.1\n" {
+		t.Errorf("Python SDK: exit %d, %q %s", r.Code, r.Stdout, r.Stderr)
+	}
+	r = h.run(t, "", "", h.node, "--input-type=module", "-e", `
+import { createRequire } from "node:module";
+import { readFileSync } from "node:fs";
+const require = createRequire(process.env.OSB_INTEROP_NODE_MODULES + "/");
+await import(require.resolve("@alibaba-group/opensandbox"));
+const pkg = process.env.OSB_INTEROP_NODE_MODULES + "/@alibaba-group/opensandbox/package.json";
+console.log(JSON.parse(readFileSync(pkg, "utf8")).version);`)
+	if r.Code != 0 || r.Stdout != "0.1.11\n" {
+		t.Errorf("JavaScript SDK: exit %d, %q %s", r.Code, r.Stdout, r.Stderr)
+	}
+}
