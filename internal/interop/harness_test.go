@@ -61,6 +61,7 @@ type harness struct {
 	ours *cmdtest.Env
 	home string              // the official clients' HOME
 	log  *cmdtest.SyncBuffer // the server's log
+	vars []string            // more environment for the clients
 }
 
 func start(t *testing.T) *harness {
@@ -74,14 +75,14 @@ func start(t *testing.T) *harness {
 
 // env is the whole environment of an official client process.
 func (h *harness) env() []string {
-	return []string{
+	return append([]string{
 		"HOME=" + h.home,
 		"PATH=" + os.Getenv("PATH"),
 		"LANG=C.UTF-8",
 		"OPEN_SANDBOX_DOMAIN=" + h.ours.Server.Addr(),
 		"OPEN_SANDBOX_API_KEY=" + servertest.APIKey,
 		"OSB_INTEROP_NODE_MODULES=" + h.nodeModules,
-	}
+	}, h.vars...)
 }
 
 // run executes an official client with stdin, in dir ("" = HOME).

@@ -1,6 +1,6 @@
 // Drive the official OpenSandbox JavaScript SDK against a server: the same
-// steps, names and values as sdk_driver.py (read its header), one JSON line
-// per step. The SDK is imported from the directory in OSB_INTEROP_NODE_MODULES.
+// steps, names, values and sandboxes made beforehand as sdk_driver.py (read
+// its header), one JSON line per step. The SDK is imported from the directory in OSB_INTEROP_NODE_MODULES.
 // This SDK version has no templates API and no setEnv, so those steps are
 // not here.
 
@@ -37,6 +37,11 @@ const need = (key) => {
   return state[key];
 };
 
+step("connect", async () => {
+  state.sb = await Sandbox.connect({ sandboxId: process.env.OSB_INTEROP_SANDBOX });
+  return { healthy: await state.sb.isHealthy() };
+});
+
 step("create", async () => {
   const sb = await Sandbox.create({
     image: "python:3.11",
@@ -44,12 +49,12 @@ step("create", async () => {
     env: { GREETING: "hi there" },
     metadata: { suite: "sdk" },
   });
-  state.sb = sb;
+  state.created = sb;
   return { id: sb.id };
 });
 
 step("get_info", async () => {
-  const info = await need("sb").getInfo();
+  const info = await need("created").getInfo();
   return {
     id: info.id,
     state: info.status.state,
@@ -141,19 +146,13 @@ step("metrics", async () => {
 });
 
 step("renew", async () => {
-  const sb = need("sb");
-  const before = (await sb.getInfo()).expiresAt;
-  await sb.renew(45 * 60);
-  const after = (await sb.getInfo()).expiresAt;
-  return { extended: new Date(after) > new Date(before) };
+  const renewed = await need("sb").renew(45 * 60);
+  const left = new Date(renewed.expiresAt) - Date.now();
+  return { extended: left > 44 * 60e3 && left <= 45 * 60e3 };
 });
 
 step("egress", async () => {
-  const sb = await Sandbox.create({
-    image: "python:3.11",
-    networkPolicy: { defaultAction: "deny", egress: [{ action: "allow", target: "api.example.com" }] },
-    credentialProxy: { enabled: true },
-  });
+  const sb = await Sandbox.connect({ sandboxId: process.env.OSB_INTEROP_EGRESS_SANDBOX });
   state.egress_sb = sb;
   const before = await sb.getEgressPolicy();
   await sb.patchEgressRules([{ action: "allow", target: "pypi.org" }]);
@@ -218,7 +217,7 @@ step("snapshots", async () => {
 });
 
 step("kill", async () => {
-  const sb = need("sb");
+  const sb = need("created");
   await sb.kill();
   let gone = false;
   try {
@@ -237,10 +236,5 @@ for (const [name, fn] of steps) {
     line = { step: name, ok: false, error: String(err?.stack ?? err) + (err?.error ? " " + JSON.stringify(err.error) : "") };
   }
   process.stdout.write(JSON.stringify(line) + "\n");
-}
-for (const key of ["egress_sb"]) {
-  try {
-    await state[key]?.kill();
-  } catch {}
 }
 process.exit(0);

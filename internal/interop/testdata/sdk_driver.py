@@ -1,7 +1,10 @@
 """Drive the official OpenSandbox Python SDK against a server.
 
 The server's address and key come from OPEN_SANDBOX_DOMAIN and
-OPEN_SANDBOX_API_KEY. Every step prints one JSON line,
+OPEN_SANDBOX_API_KEY. The test made two sandboxes beforehand, so that a
+failing create fails only the steps about creating: OSB_INTEROP_SANDBOX (its
+env holds GREETING) and OSB_INTEROP_EGRESS_SANDBOX (made with a network
+policy and the credential proxy). Every step prints one JSON line,
 {"step": NAME, "ok": true, "value": ...} or {"step": NAME, "ok": false,
 "error": ...}; the Go test checks the values. A failed step does not stop
 the run: later steps that need what it would have made fail on their own.
@@ -10,10 +13,11 @@ same names and values.
 """
 
 import json
+import os
 import sys
 import time
 import traceback
-from datetime import timedelta
+from datetime import datetime, timedelta, timezone
 
 from opensandbox import SandboxManagerSync, SandboxSync
 from opensandbox.models.execd import RunCommandOpts
@@ -25,8 +29,6 @@ from opensandbox.models.filesystem import (
     WriteEntry,
 )
 from opensandbox.models.sandboxes import (
-    CredentialProxyConfig,
-    NetworkPolicy,
     NetworkRule,
     SandboxFilter,
     SnapshotFilter,
@@ -76,6 +78,12 @@ def entry(info):
 
 
 @step
+def connect():
+    state["sb"] = SandboxSync.connect(os.environ["OSB_INTEROP_SANDBOX"])
+    return {"healthy": state["sb"].is_healthy()}
+
+
+@step
 def create():
     sb = SandboxSync.create(
         "python:3.11",
@@ -83,13 +91,13 @@ def create():
         env={"GREETING": "hi there"},
         metadata={"suite": "sdk"},
     )
-    state["sb"] = sb
+    state["created"] = sb
     return {"id": sb.id}
 
 
 @step
 def get_info():
-    info = state["sb"].get_info()
+    info = state["created"].get_info()
     return {
         "id": info.id,
         "state": info.status.state,
@@ -221,19 +229,14 @@ def metrics():
 
 @step
 def renew():
-    before = state["sb"].get_info().expires_at
-    state["sb"].renew(timedelta(minutes=45))
-    after = state["sb"].get_info().expires_at
-    return {"extended": after > before}
+    renewed = state["sb"].renew(timedelta(minutes=45))
+    left = renewed.expires_at - datetime.now(timezone.utc)
+    return {"extended": timedelta(minutes=44) < left <= timedelta(minutes=45)}
 
 
 @step
 def egress():
-    sb = SandboxSync.create(
-        "python:3.11",
-        network_policy=NetworkPolicy(default_action="deny", egress=[NetworkRule(action="allow", target="api.example.com")]),
-        credential_proxy=CredentialProxyConfig(enabled=True),
-    )
+    sb = SandboxSync.connect(os.environ["OSB_INTEROP_EGRESS_SANDBOX"])
     state["egress_sb"] = sb
     before = sb.get_egress_policy()
     sb.patch_egress_rules([NetworkRule(action="allow", target="pypi.org")])
@@ -316,7 +319,7 @@ def templates():
 
 @step
 def kill():
-    sb = state["sb"]
+    sb = state["created"]
     sb.kill()
     try:
         sb.get_info()
@@ -332,10 +335,4 @@ for fn in STEPS:
     except Exception:
         line = {"step": fn.__name__, "ok": False, "error": traceback.format_exc(limit=6)}
     print(json.dumps(line), flush=True)
-
-for key in ("egress_sb",):
-    try:
-        state[key].kill()
-    except Exception:
-        pass
 sys.exit(0)
