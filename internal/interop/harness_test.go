@@ -131,7 +131,8 @@ func (h *harness) officialOK(t *testing.T, args ...string) string {
 }
 
 // sandbox creates a sandbox through our server's API (not through a client
-// under test) and returns its id; body adds fields to a minimal request.
+// under test) and returns its id; body adds fields to a minimal request, or
+// takes them out with nil.
 func (h *harness) sandbox(t *testing.T, body map[string]any) string {
 	t.Helper()
 	req := map[string]any{
@@ -142,6 +143,9 @@ func (h *harness) sandbox(t *testing.T, body map[string]any) string {
 	}
 	for k, v := range body {
 		req[k] = v
+		if v == nil {
+			delete(req, k)
+		}
 	}
 	status, out := h.ours.API("POST", "/sandboxes", req)
 	if status != 202 {
