@@ -219,7 +219,14 @@ func (s *ptySession) start(pipe bool) error {
 		return nil
 	}
 	argv := []string{"bash", "--norc", "--noprofile"}
-	if s.command != "" {
+	switch {
+	case s.command != "" && !pipe && s.sb.Isolated():
+		// In namespaces bash runs under nsenter, in nsenter's process
+		// group. With job control the command gets a group of its own, the
+		// terminal's foreground one, so that Ctrl-C reaches it and not
+		// nsenter (an interactive bash does this by itself).
+		argv = append(argv, "-c", "set -m\n"+s.command)
+	case s.command != "":
 		argv = append(argv, "-c", s.command)
 	}
 	cmd, err := s.sb.Command(context.Background(), sandbox.CommandSpec{Argv: argv, Cwd: s.cwd})
@@ -388,7 +395,7 @@ func (s *ptySession) detach(sink *ptySink) {
 		s.sink = nil
 	}
 	s.mu.Unlock()
-	close(sink.gone)
+	sink.leave.Do(func() { close(sink.gone) })
 }
 
 // end kills the session's bash (and all it started) for DELETE; the
@@ -509,7 +516,17 @@ func (s *ptySession) signal(name string) {
 	if fg := run.foreground(); fg > 0 {
 		group = fg
 	}
-	syscall.Kill(-group, sig)
+	if !s.sb.Isolated() {
+		syscall.Kill(-group, sig)
+		return
+	}
+	// In namespaces the leader is nsenter, which would die of the signal
+	// instead of passing it on: only the processes it runs get it.
+	for _, p := range groupMembers(group) {
+		if p.pid != run.cmd.Process.Pid {
+			syscall.Kill(p.pid, sig)
+		}
+	}
 }
 
 func (s *ptySession) current() *ptyRun {
@@ -542,8 +559,9 @@ type ptyChunk struct {
 // ends (after the last chunk); the client closes gone when it leaves. A
 // slow client slows bash down, as a slow terminal would.
 type ptySink struct {
-	out  chan ptyChunk
-	gone chan struct{}
+	out   chan ptyChunk
+	gone  chan struct{}
+	leave sync.Once
 }
 
 func newPTYSink() *ptySink {

@@ -266,3 +266,170 @@ func TestPTYShell(t *testing.T) {
 		}
 	})
 }
+
+// allBytes is every byte value, repeated to n bytes.
+func allBytes(n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(i * 7) // 7 is odd: every value comes round
+	}
+	return b
+}
+
+func TestPTYPipeMode(t *testing.T) {
+	eachMode(t, func(t *testing.T, sb *sandbox.Sandbox, url string) {
+		id := createPTY(t, url, map[string]string{"command": "cat; echo to-stderr >&2; exit 3"})
+		p := dialPTY(t, url, id, "?pty=0")
+		p.expectText(connectedFrame(id, "pipe"))
+		in := allBytes(3<<20 + 123)
+		go func() {
+			for rest := in; len(rest) > 0; {
+				n := min(len(rest), 40000)
+				if p.conn.Write(context.Background(), websocket.MessageBinary, append([]byte{0}, rest[:n]...)) != nil {
+					return
+				}
+				rest = rest[n:]
+			}
+			p.conn.Write(context.Background(), websocket.MessageText, []byte(`{"type":"stdin_eof"}`))
+		}()
+		e := p.untilEnd()
+		if !bytes.Equal(e.stdout.Bytes(), in) {
+			t.Errorf("stdout: %d bytes, not the %d sent", e.stdout.Len(), len(in))
+		}
+		if e.stderr.String() != "to-stderr\n" || len(e.texts) != 1 || e.texts[0] != `{"type":"exit","exit_code":3}`+"\n" {
+			t.Errorf("stderr %q, texts %q", e.stderr.String(), e.texts)
+		}
+	})
+}
+
+func TestPTYReplay(t *testing.T) {
+	srv := httptest.NewServer(New(newSandbox(t), Options{}))
+	defer srv.Close()
+	url := srv.URL
+	// A shell that prints a line per line it reads, in pipe mode for exact bytes.
+	id := createPTY(t, url, map[string]string{"command": `while read -r l; do
+		if [ "$l" = big ]; then head -c 1200000 /dev/zero | tr '\0' x; echo; else echo "got $l"; fi
+	done`})
+	p := dialPTY(t, url, id, "?pty=0")
+	p.expectText(connectedFrame(id, "pipe"))
+	p.stdin([]byte("one\n"))
+	p.outputUntil("^got one\n$")
+	p.conn.Close(websocket.StatusNormalClosure, "")
+
+	offset := func() int64 {
+		var st struct {
+			Running      bool  `json:"running"`
+			OutputOffset int64 `json:"output_offset"`
+		}
+		r := call(t, "GET", url+"/pty/"+id, nil)
+		json.Unmarshal([]byte(r.body), &st)
+		if !st.Running {
+			t.Fatalf("not running: %s", r.body)
+		}
+		return st.OutputOffset
+	}
+	if n := offset(); n != 8 {
+		t.Fatalf("output_offset %d, want 8", n)
+	}
+	// Output while no one is connected is kept.
+	reconnect := func(query string) *wsPeer {
+		for {
+			c, resp, err := websocket.Dial(context.Background(), url+"/pty/"+id+"/ws"+query, nil)
+			if err == nil {
+				c.SetReadLimit(4 << 20)
+				t.Cleanup(func() { c.CloseNow() })
+				return &wsPeer{t, c}
+			}
+			// The previous socket may not be released yet.
+			if resp == nil || resp.StatusCode != 409 {
+				t.Fatalf("reconnect: %v", err)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	p = reconnect("?since=3")
+	typ, data := p.mustNext()
+	if typ != websocket.MessageBinary || string(data) != "\x03\x00\x00\x00\x00\x00\x00\x00\x03 one\n" {
+		t.Fatalf("replay frame %q", data)
+	}
+	p.expectText(connectedFrame(id, "pipe"))
+	p.stdin([]byte("two\n"))
+	p.outputUntil("^got two\n$")
+	p.conn.Close(websocket.StatusNormalClosure, "")
+
+	// Caught up: no replay; the connected frame comes first.
+	p = reconnect("?since=16")
+	p.expectText(connectedFrame(id, "pipe"))
+	// Bytes from before the ring's start are gone: the replay starts later
+	// than asked, at the oldest byte held, and holds 1 MiB.
+	p.stdin([]byte("big\n"))
+	want := int64(16 + 1200000 + 1)
+	for got := int64(0); got < want-16; {
+		_, data := p.mustNext()
+		got += int64(len(data) - 1)
+	}
+	p.conn.Close(websocket.StatusNormalClosure, "")
+	p = reconnect("?since=0")
+	_, data = p.mustNext()
+	if off := int64(binary.BigEndian.Uint64(data[1:9])); data[0] != chanReplay || off != want-replayLimit || len(data)-9 != replayLimit {
+		t.Fatalf("replay of a full ring: channel %d, offset %d, %d bytes", data[0], off, len(data)-9)
+	}
+	if !bytes.HasSuffix(data, []byte("xxx\n")) {
+		t.Errorf("replay ends with %q", data[len(data)-10:])
+	}
+}
+
+func TestPTYSingleHolderAndTakeover(t *testing.T) {
+	eachMode(t, func(t *testing.T, sb *sandbox.Sandbox, url string) {
+		id := createPTY(t, url, nil)
+		first := dialPTY(t, url, id, "?pty=0")
+		first.expectText(connectedFrame(id, "pipe"))
+		first.stdin([]byte("X=kept; echo ready\n"))
+		first.outputUntil("ready\n")
+
+		r := call(t, "GET", url+"/pty/"+id+"/ws", nil, "Connection", "Upgrade", "Upgrade", "websocket",
+			"Sec-WebSocket-Version", "13", "Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ==")
+		if r.status != 409 || r.body != `{"code":"ALREADY_CONNECTED","message":"another client is already connected to pty session `+id+`"}`+"\n" {
+			t.Errorf("second client: %d %s", r.status, r.body)
+		}
+
+		second := dialPTY(t, url, id, "?takeover=1&since=1000000")
+		second.expectText(connectedFrame(id, "pipe")) // the mode is the running shell's
+		_, _, err := first.next()
+		var ce websocket.CloseError
+		if !errors.As(err, &ce) || ce.Code != 4001 || ce.Reason != "TAKEN_OVER" {
+			t.Errorf("first client's end: %v", err)
+		}
+		second.stdin([]byte("echo $X\n"))
+		second.outputUntil("^kept\n$")
+		second.stdin([]byte("exit\n"))
+		if e := second.untilEnd(); e.texts[0] != `{"type":"exit","exit_code":0}`+"\n" {
+			t.Errorf("end: %q", e.texts)
+		}
+	})
+}
+
+func TestPTYSignalAndDelete(t *testing.T) {
+	eachMode(t, func(t *testing.T, sb *sandbox.Sandbox, url string) {
+		id := createPTY(t, url, map[string]string{"command": "trap 'echo got-int; exit 9' INT; echo ready; while :; do sleep 0.05; done"})
+		p := dialPTY(t, url, id, "?pty=0")
+		p.expectText(connectedFrame(id, "pipe"))
+		p.outputUntil("ready\n")
+		p.text(`{"type":"signal","signal":"SIGINT"}`)
+		if e := p.untilEnd(); !strings.HasSuffix(e.stdout.String(), "got-int\n") || e.texts[0] != `{"type":"exit","exit_code":9}`+"\n" {
+			t.Errorf("after SIGINT: %q %q", e.stdout.String(), e.texts)
+		}
+
+		// A new socket on an ended session starts a new shell in it, as on execd.
+		p = dialPTY(t, url, id, "?pty=0&since=1000")
+		p.expectText(connectedFrame(id, "pipe"))
+		p.outputUntil("ready\n")
+		// DELETE ends the session: its client gets the exit frame (killed: -1).
+		if r := call(t, "DELETE", url+"/pty/"+id, nil); r.status != 200 {
+			t.Fatalf("delete: %d %s", r.status, r.body)
+		}
+		if e := p.untilEnd(); e.texts[0] != `{"type":"exit","exit_code":-1}`+"\n" || e.status != websocket.StatusNormalClosure {
+			t.Errorf("after DELETE: %q %d", e.texts, e.status)
+		}
+	})
+}

@@ -49,22 +49,26 @@ const (
 
 // ptyHolder is the client connected to a session.
 type ptyHolder struct {
-	mu       sync.Mutex
-	conn     *websocket.Conn // nil until the handshake is done
-	evicted  bool
-	closing  sync.Once
-	released chan struct{} // closed once it no longer uses the session
+	mu      sync.Mutex
+	conn    *websocket.Conn // nil until the handshake is done
+	leave   func()          // lets go of the session; set once serving
+	evicted bool
+	closing sync.Once
 }
 
-// evict closes the holder's socket with 4001 TAKEN_OVER (at once, or as
-// soon as its handshake is done).
+// evict closes the holder's socket with 4001 TAKEN_OVER and lets go of
+// the session at once, without waiting for the client to acknowledge the
+// close: a takeover is for a client that may have stopped reading.
 func (hd *ptyHolder) evict() {
 	hd.mu.Lock()
 	hd.evicted = true
-	conn := hd.conn
+	conn, leave := hd.conn, hd.leave
 	hd.mu.Unlock()
 	if conn != nil {
 		hd.closeTakenOver(conn)
+	}
+	if leave != nil {
+		leave()
 	}
 }
 
@@ -72,16 +76,23 @@ func (hd *ptyHolder) closeTakenOver(conn *websocket.Conn) {
 	hd.closing.Do(func() { go conn.Close(closeTakenOver, "TAKEN_OVER") })
 }
 
-// connected records the holder's socket; false means it was evicted already.
-func (hd *ptyHolder) connected(conn *websocket.Conn) bool {
+// serving records the holder's socket and how it lets go of the session;
+// false means it was evicted already.
+func (hd *ptyHolder) serving(conn *websocket.Conn, leave func()) bool {
 	hd.mu.Lock()
-	hd.conn = conn
+	hd.conn, hd.leave = conn, leave
 	evicted := hd.evicted
 	hd.mu.Unlock()
 	if evicted {
 		hd.closeTakenOver(conn)
 	}
 	return !evicted
+}
+
+func (hd *ptyHolder) isEvicted() bool {
+	hd.mu.Lock()
+	defer hd.mu.Unlock()
+	return hd.evicted
 }
 
 // claim makes hd the session's holder if it has none.
@@ -97,31 +108,30 @@ func (s *ptySession) claim(hd *ptyHolder) bool {
 
 // takeOver evicts holders until hd holds the session, or gives up.
 func (s *ptySession) takeOver(hd *ptyHolder) bool {
-	deadline := time.After(ptyTakeoverWait)
+	deadline := time.Now().Add(ptyTakeoverWait)
 	for !s.claim(hd) {
+		if time.Now().After(deadline) {
+			return false
+		}
 		s.mu.Lock()
 		cur := s.holder
 		s.mu.Unlock()
-		if cur == nil {
-			continue
+		if cur != nil {
+			cur.evict()
 		}
-		cur.evict()
-		select {
-		case <-cur.released:
-		case <-deadline:
-			return s.claim(hd)
-		}
+		// A holder still in its handshake lets go when that is done.
+		time.Sleep(10 * time.Millisecond)
 	}
 	return true
 }
 
+// release lets go of the session if hd still holds it.
 func (s *ptySession) release(hd *ptyHolder) {
 	s.mu.Lock()
 	if s.holder == hd {
 		s.holder = nil
 	}
 	s.mu.Unlock()
-	close(hd.released)
 }
 
 func (h *ptyHost) serveWS(w http.ResponseWriter, r *http.Request) {
@@ -132,7 +142,7 @@ func (h *ptyHost) serveWS(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	upgrade := isUpgrade(r)
 	takeover := q.Get("takeover") == "1" && upgrade
-	hd := &ptyHolder{released: make(chan struct{})}
+	hd := &ptyHolder{}
 	claimed := s.claim(hd)
 	if !claimed && !takeover {
 		writeError(w, http.StatusConflict, codeAlreadyConnected, "another client is already connected to pty session "+s.id)
@@ -156,14 +166,10 @@ func (h *ptyHost) serveWS(w http.ResponseWriter, r *http.Request) {
 	if !claimed && !s.takeOver(hd) {
 		sendJSON(conn, ptyServerFrame{Type: "error", Code: codeAlreadyConnected, Error: "takeover timed out for pty session " + s.id})
 		conn.CloseNow()
-		close(hd.released)
 		return
 	}
 	defer s.release(hd)
-	if !hd.connected(conn) {
-		return
-	}
-	(&ptyConn{s: s, conn: conn}).serve(q.Get("pty") == "0", parseOffset(q.Get("since")))
+	(&ptyConn{s: s, hd: hd, conn: conn}).serve(q.Get("pty") == "0", parseOffset(q.Get("since")))
 }
 
 func isUpgrade(r *http.Request) bool {
@@ -193,6 +199,7 @@ func parseOffset(s string) int64 {
 // ptyConn is one client's socket on a session it holds.
 type ptyConn struct {
 	s    *ptySession
+	hd   *ptyHolder
 	conn *websocket.Conn
 }
 
@@ -223,7 +230,11 @@ func (c *ptyConn) serve(pipe bool, since int64) {
 	}
 	sink := newPTYSink()
 	replay, offset := c.s.attach(sink, since)
-	defer c.s.detach(sink)
+	leave := func() { c.s.detach(sink); c.s.release(c.hd) }
+	defer leave()
+	if !c.hd.serving(c.conn, leave) {
+		return
+	}
 	if len(replay) > 0 {
 		frame := make([]byte, 9, 9+len(replay))
 		frame[0] = chanReplay
@@ -240,13 +251,13 @@ func (c *ptyConn) serve(pipe bool, since int64) {
 	}
 	done := make(chan struct{})
 	defer close(done)
-	go c.relayOutput(sink, done)
+	go c.relayOutput(sink, leave, done)
 	go c.keepAlive(done)
 	c.readClient()
 }
 
 // relayOutput sends live output, then the exit frame once bash is gone.
-func (c *ptyConn) relayOutput(sink *ptySink, done <-chan struct{}) {
+func (c *ptyConn) relayOutput(sink *ptySink, leave func(), done <-chan struct{}) {
 	for {
 		select {
 		case <-done:
@@ -255,6 +266,7 @@ func (c *ptyConn) relayOutput(sink *ptySink, done <-chan struct{}) {
 			if !ok {
 				code := c.s.status().ExitCode
 				sendJSON(c.conn, ptyServerFrame{Type: "exit", ExitCode: code})
+				leave() // a client may connect again as soon as it has read this
 				c.conn.Close(websocket.StatusNormalClosure, "process exited")
 				return
 			}
@@ -309,7 +321,7 @@ func (c *ptyConn) readClient() {
 
 // binaryFrame takes stdin (0x00 + bytes); other channels are ignored.
 func (c *ptyConn) binaryFrame(data []byte) error {
-	if len(data) == 0 || data[0] != chanStdin || len(data) == 1 {
+	if len(data) <= 1 || data[0] != chanStdin || c.hd.isEvicted() {
 		return nil
 	}
 	return c.s.writeStdin(data[1:])
@@ -321,6 +333,9 @@ func (c *ptyConn) textFrame(data []byte) error {
 	var f ptyClientFrame
 	if json.Unmarshal(data, &f) != nil {
 		return nil
+	}
+	if c.hd.isEvicted() {
+		return nil // the session is someone else's now
 	}
 	switch f.Type {
 	case "stdin":
