@@ -17,6 +17,9 @@ type IOStreams struct {
 	Out    io.Writer
 	ErrOut io.Writer
 
+	inFile  *os.File // the real stdin and stdout (System), for terminal modes and sizes
+	outFile *os.File
+
 	stdinTTY  bool
 	stdoutTTY bool
 	stderrTTY bool
@@ -30,6 +33,8 @@ func System() *IOStreams {
 		In:        os.Stdin,
 		Out:       os.Stdout,
 		ErrOut:    os.Stderr,
+		inFile:    os.Stdin,
+		outFile:   os.Stdout,
 		stdinTTY:  isTerminal(os.Stdin),
 		stdoutTTY: isTerminal(os.Stdout),
 		stderrTTY: isTerminal(os.Stderr),
