@@ -99,6 +99,7 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 		file.NewCmdFile(f),
 		sandbox.NewCmdSandbox(f),
 		servercmd.NewCmdServer(f),
+		command.NewCmdShellAlias(f),
 		skills.NewCmdSkills(f),
 		snapshot.NewCmdSnapshot(f),
 		template.NewCmdTemplate(f),
