@@ -53,15 +53,12 @@ type ptyRun struct {
 	takeover   bool          // the first connection evicts the session's client
 	stdin      io.Reader     // streamed to the session; nil: nothing
 	collect    bool          // -o json: output kept for the result object
-	endLine    bool          // end the output with a newline when it does not (command run)
 	timeout    time.Duration // the remote command is killed after this; 0: never
 	interrupts interruptsFunc
 	hangups    hangupsFunc
 
 	offset   int64 // output received, by the server's count
 	out, err bytes.Buffer
-	last     byte // last byte written, for endLine
-	wrote    bool
 	writeErr error // stdout or stderr went away
 	started  time.Time
 
@@ -328,9 +325,7 @@ func (r *ptyRun) output(kind client.PTYFrameKind, data []byte) {
 	}
 	if _, err := w.Write(data); err != nil {
 		r.writeErr = err
-		return
 	}
-	r.last, r.wrote = data[len(data)-1], true
 }
 
 // note tells the user something on stderr, on its own line even in raw mode.
@@ -439,9 +434,6 @@ func (r *ptyRun) reconnect(ctx context.Context, cause error, hangups <-chan os.S
 
 // finish turns the exit frame into osb's exit code.
 func (r *ptyRun) finish(code *int) error {
-	if r.endLine && !r.collect && r.wrote && r.last != '\n' && r.writeErr == nil {
-		io.WriteString(r.ios.Out, "\n")
-	}
 	if r.owned {
 		r.kill() // the shell is gone: this only frees the session
 	}

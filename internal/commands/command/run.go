@@ -285,7 +285,7 @@ func runBackground(ctx context.Context, opts *runOptions, req *client.RunCommand
 const stdinHelp = `Stdin: when it is a pipe or a file (echo hi | osb command run ...), a
 foreground command gets it, streamed, through an execd PTY session in pipe
 mode (as 'osb command shell SANDBOX_ID -- COMMAND' does); its output then
-comes as written, byte for byte. A terminal, /dev/null or an empty file
+comes as written, byte for byte, with no newline added at the end. A terminal, /dev/null or an empty file
 sends nothing, as before. --background never reads stdin, and neither
 does --user (the PTY API has no user): with a file on stdin both refuse;
 add </dev/null to run them.`
@@ -325,7 +325,7 @@ func runWithStdin(ctx context.Context, opts *runOptions, req *client.RunCommandR
 		return osbFailed(err)
 	}
 	r := &ptyRun{ios: opts.f.IOStreams, dp: dp, id: id, sandbox: opts.SandboxID, owned: true,
-		stdin: opts.f.IOStreams.In, collect: opts.Format == output.JSONF, endLine: true, timeout: opts.Timeout.D,
+		stdin: opts.f.IOStreams.In, collect: opts.Format == output.JSONF, timeout: opts.Timeout.D,
 		interrupts: opts.interrupts, hangups: opts.hangups}
 	return r.run(ctx)
 }
