@@ -7,60 +7,38 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
-)
 
-// screenWait bounds a wait for the terminal: a guard against a hang.
-const screenWait = time.Minute
+	"github.com/osb-dev/osb/internal/cmdtest"
+)
 
 // onTerminal is an osb process on a pseudo-terminal of its own; the test
 // types on the master side and reads what the terminal shows.
 type onTerminal struct {
+	*cmdtest.Terminal
 	t      *testing.T
 	cmd    *exec.Cmd
-	master *os.File
-	slave  *os.File
-	mu     sync.Mutex
-	shown  bytes.Buffer
 	exited chan struct{}
 	code   int
 }
 
 func startOnTerminal(t *testing.T, bin string, env []string, args ...string) *onTerminal {
 	t.Helper()
-	master, slave, err := pty.Open()
-	if err != nil {
-		t.Skip("no pseudo-terminals here:", err)
-	}
-	pty.Setsize(master, &pty.Winsize{Cols: 120, Rows: 40})
+	tm := cmdtest.NewTerminal(t, 120, 40)
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(env, "TERM=xterm-256color")
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = tm.Slave, tm.Slave, tm.Slave
 	// Its own session with this terminal as the controlling one, as in a
 	// terminal window: resizes and Ctrl-C reach it the real way.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &onTerminal{t: t, cmd: cmd, master: master, slave: slave, exited: make(chan struct{})}
-	go func() {
-		b := make([]byte, 32<<10)
-		for {
-			n, err := master.Read(b)
-			p.mu.Lock()
-			p.shown.Write(b[:n])
-			p.mu.Unlock()
-			if err != nil {
-				return
-			}
-		}
-	}()
+	p := &onTerminal{Terminal: tm, t: t, cmd: cmd, exited: make(chan struct{})}
 	go func() {
 		cmd.Wait()
 		p.code = cmd.ProcessState.ExitCode()
@@ -72,39 +50,8 @@ func startOnTerminal(t *testing.T, bin string, env []string, args ...string) *on
 	t.Cleanup(func() {
 		cmd.Process.Kill()
 		<-p.exited
-		master.Close()
-		slave.Close()
 	})
 	return p
-}
-
-func (p *onTerminal) text() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.shown.String()
-}
-
-// waitFor waits until re matches what was shown after from; it returns
-// the end of the match.
-func (p *onTerminal) waitFor(from int, re string) int {
-	p.t.Helper()
-	rx := regexp.MustCompile(re)
-	for deadline := time.Now().Add(screenWait); ; time.Sleep(10 * time.Millisecond) {
-		text := p.text()
-		if loc := rx.FindStringIndex(text[from:]); loc != nil {
-			return from + loc[1]
-		}
-		if time.Now().After(deadline) {
-			p.t.Fatalf("the terminal never showed %q; it shows:\n%q", re, text[from:])
-		}
-	}
-}
-
-func (p *onTerminal) send(keys string) {
-	p.t.Helper()
-	if _, err := p.master.WriteString(keys); err != nil {
-		p.t.Fatal(err)
-	}
 }
 
 func (p *onTerminal) wait() int {
@@ -112,19 +59,10 @@ func (p *onTerminal) wait() int {
 	select {
 	case <-p.exited:
 		return p.code
-	case <-time.After(screenWait):
-		p.t.Fatalf("osb did not exit; the terminal shows:\n%q", p.text())
+	case <-time.After(cmdtest.ScreenWait):
+		p.t.Fatalf("osb did not exit; the terminal shows:\n%q", p.Text())
 		return -1
 	}
-}
-
-func (p *onTerminal) termios() unix.Termios {
-	p.t.Helper()
-	tio, err := unix.IoctlGetTermios(int(p.slave.Fd()), unix.TCGETS)
-	if err != nil {
-		p.t.Fatal(err)
-	}
-	return *tio
 }
 
 // prompt is the prompt ready sets, after bash's bracketed-paste switch.
@@ -132,8 +70,8 @@ const prompt = `(\x1b\[\?2004h)?READY> `
 
 // ready sets a prompt that the typed line cannot be mistaken for.
 func (p *onTerminal) ready(from int) int {
-	p.send("PS1='RE''ADY> '\r")
-	return p.waitFor(from, prompt)
+	p.Send("PS1='RE''ADY> '\r")
+	return p.WaitFor(from, prompt)
 }
 
 func newShellSandbox(t *testing.T) (bin string, env []string, sb string) {
@@ -156,20 +94,20 @@ func TestShellOnATerminal(t *testing.T) {
 	}
 	bin, env, sb := newShellSandbox(t)
 	p := startOnTerminal(t, bin, env, "shell", sb)
-	before := p.termios()
+	before := p.Termios()
 	at := p.ready(0)
-	if raw := p.termios(); raw.Lflag&(unix.ECHO|unix.ICANON|unix.ISIG) != 0 {
+	if raw := p.Termios(); raw.Lflag&(unix.ECHO|unix.ICANON|unix.ISIG) != 0 {
 		t.Errorf("the terminal is not raw during the session: lflag %#x", raw.Lflag)
 	}
-	p.send("echo $((6*7)) $TERM; stty size\r")
-	at = p.waitFor(at, `42 xterm-256color\r\n40 120\r\n`+prompt)
+	p.Send("echo $((6*7)) $TERM; stty size\r")
+	at = p.WaitFor(at, `42 xterm-256color\r\n40 120\r\n`+prompt)
 
 	// A resize of the window (the kernel sends osb SIGWINCH) reaches the remote terminal.
-	pty.Setsize(p.master, &pty.Winsize{Cols: 90, Rows: 25})
+	p.Resize(90, 25)
 	for i := 0; ; i++ {
-		p.send("stty size\r")
-		end := p.waitFor(at, `\d+ \d+\r\n`+prompt)
-		got := p.text()[at:end]
+		p.Send("stty size\r")
+		end := p.WaitFor(at, `\d+ \d+\r\n`+prompt)
+		got := p.Text()[at:end]
 		at = end
 		if strings.Contains(got, "25 90\r\n") {
 			break
@@ -180,22 +118,22 @@ func TestShellOnATerminal(t *testing.T) {
 	}
 
 	// Ctrl-C goes to the remote foreground job, not to osb.
-	p.send("sleep 1000\r")
-	at = p.waitFor(at, `sleep 1000\r\n`)
-	p.send("\x03")
-	at = p.waitFor(at, `\^C\r\n`+prompt)
-	p.send("echo status-$?\r")
-	at = p.waitFor(at, `status-130\r\n`)
+	p.Send("sleep 1000\r")
+	at = p.WaitFor(at, `sleep 1000\r\n`)
+	p.Send("\x03")
+	at = p.WaitFor(at, `\^C\r\n`+prompt)
+	p.Send("echo status-$?\r")
+	at = p.WaitFor(at, `status-130\r\n`)
 
 	// A full-screen program: its alternate screen comes through raw.
-	p.send("printf '\\033[?1049hFULL\\033[?1049l'; echo\r")
-	at = p.waitFor(at, "\x1b\\[\\?1049hFULL\x1b\\[\\?1049l")
+	p.Send("printf '\\033[?1049hFULL\\033[?1049l'; echo\r")
+	at = p.WaitFor(at, "\x1b\\[\\?1049hFULL\x1b\\[\\?1049l")
 
-	p.send("exit 3\r")
+	p.Send("exit 3\r")
 	if code := p.wait(); code != 3 {
 		t.Errorf("exit %d, want the shell's 3", code)
 	}
-	if after := p.termios(); after != before {
+	if after := p.Termios(); after != before {
 		t.Errorf("terminal not restored:\nbefore %+v\nafter  %+v", before, after)
 	}
 	// The session osb made is gone with its shell.
@@ -214,19 +152,19 @@ func TestShellDetachAttachTakeover(t *testing.T) {
 	}
 	bin, env, sb := newShellSandbox(t)
 	p := startOnTerminal(t, bin, env, "shell", sb)
-	before := p.termios()
+	before := p.Termios()
 	at := p.ready(0)
-	p.send("X=kept; echo marker-$((2+3))\r")
-	p.waitFor(at, `marker-5\r\n`)
+	p.Send("X=kept; echo marker-$((2+3))\r")
+	p.WaitFor(at, `marker-5\r\n`)
 	p.cmd.Process.Signal(syscall.SIGTERM)
 	if code := p.wait(); code != 143 {
 		t.Errorf("exit %d after SIGTERM, want 143", code)
 	}
-	if after := p.termios(); after != before {
+	if after := p.Termios(); after != before {
 		t.Errorf("terminal not restored after SIGTERM")
 	}
-	end := p.waitFor(0, `--session [0-9a-f-]{36}`)
-	m := regexp.MustCompile(`--session ([0-9a-f-]{36})`).FindStringSubmatch(p.text()[:end])
+	end := p.WaitFor(0, `--session [0-9a-f-]{36}`)
+	m := regexp.MustCompile(`--session ([0-9a-f-]{36})`).FindStringSubmatch(p.Text()[:end])
 	sid := m[1]
 	var list []map[string]any
 	r := osb(t, bin, env, "command", "shell", "ls", sb, "-o", "json")
@@ -236,27 +174,27 @@ func TestShellDetachAttachTakeover(t *testing.T) {
 	}
 
 	first := startOnTerminal(t, bin, env, "command", "shell", sb, "--session", sid)
-	first.waitFor(0, `marker-5\r\n`) // the replay
-	first.send("echo $X\r")
-	first.waitFor(0, `kept\r\n`)
+	first.WaitFor(0, `marker-5\r\n`) // the replay
+	first.Send("echo $X\r")
+	first.WaitFor(0, `kept\r\n`)
 	firstBefore := before // same kind of fresh pty
 
 	second := startOnTerminal(t, bin, env, "shell", sb, "--session", sid, "--takeover")
-	second.waitFor(0, `kept\r\n`)
+	second.WaitFor(0, `kept\r\n`)
 	if code := first.wait(); code != 125 {
 		t.Errorf("evicted client: exit %d, want 125", code)
 	}
-	first.waitFor(0, `osb: another client took session `+sid+` over`)
-	if after := first.termios(); after != firstBefore {
+	first.WaitFor(0, `osb: another client took session `+sid+` over`)
+	if after := first.Termios(); after != firstBefore {
 		t.Errorf("evicted client's terminal not restored")
 	}
-	second.send("echo still-$X\r")
-	second.waitFor(0, `still-kept\r\n`)
+	second.Send("echo still-$X\r")
+	second.WaitFor(0, `still-kept\r\n`)
 	osb(t, bin, env, "command", "shell", "kill", sb, sid).expect(t, 0, "shell kill")
 	if code := second.wait(); code != 125 {
 		t.Errorf("client of a killed session: exit %d, want 125", code)
 	}
-	second.waitFor(0, `osb: the shell was killed by a signal`)
+	second.WaitFor(0, `osb: the shell was killed by a signal`)
 }
 
 // TestShellPipeMode streams a tar archive and exact binary data through

@@ -2,21 +2,18 @@ package command_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
 
 	"github.com/osb-dev/osb/internal/client"
@@ -25,73 +22,6 @@ import (
 	"github.com/osb-dev/osb/internal/iostreams"
 	"github.com/osb-dev/osb/internal/server/servertest"
 )
-
-// screenWait bounds a wait for something to appear on a terminal: a guard
-// against a hang, not a measure of speed.
-const screenWait = time.Minute
-
-// screen is the master side of a pseudo-terminal and everything read from it.
-type screen struct {
-	t      *testing.T
-	master *os.File
-	mu     sync.Mutex
-	buf    bytes.Buffer
-}
-
-// newTerminal opens a pseudo-terminal of the given size; the slave side is
-// where the program under test runs.
-func newTerminal(t *testing.T, cols, rows int) (*screen, *os.File) {
-	t.Helper()
-	master, slave, err := pty.Open()
-	if err != nil {
-		t.Skip("no pseudo-terminals here:", err)
-	}
-	t.Cleanup(func() { master.Close(); slave.Close() })
-	pty.Setsize(master, &pty.Winsize{Cols: uint16(cols), Rows: uint16(rows)})
-	s := &screen{t: t, master: master}
-	go func() {
-		b := make([]byte, 32<<10)
-		for {
-			n, err := master.Read(b)
-			s.mu.Lock()
-			s.buf.Write(b[:n])
-			s.mu.Unlock()
-			if err != nil {
-				return
-			}
-		}
-	}()
-	return s, slave
-}
-
-func (s *screen) text() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.buf.String()
-}
-
-// waitFor waits until re matches what the terminal showed after from, and
-// returns the end of the match.
-func (s *screen) waitFor(from int, re string) int {
-	s.t.Helper()
-	rx := regexp.MustCompile(re)
-	for deadline := time.Now().Add(screenWait); ; time.Sleep(10 * time.Millisecond) {
-		text := s.text()
-		if loc := rx.FindStringIndex(text[from:]); loc != nil {
-			return from + loc[1]
-		}
-		if time.Now().After(deadline) {
-			s.t.Fatalf("the terminal never showed %q; it shows:\n%q", re, text[from:])
-		}
-	}
-}
-
-func (s *screen) send(keys string) {
-	s.t.Helper()
-	if _, err := s.master.WriteString(keys); err != nil {
-		s.t.Fatal(err)
-	}
-}
 
 // cutProxy is a loopback TCP proxy that the test can cut: every
 // connection osb makes goes through it (the target address travels on the
@@ -165,15 +95,6 @@ func (p *cutProxy) cut() {
 	p.cuts++
 }
 
-func termios(t *testing.T, f *os.File) unix.Termios {
-	t.Helper()
-	tio, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return *tio
-}
-
 // TestShellReconnects drives `osb command shell` on a pseudo-terminal
 // while the test cuts its connection: osb takes the session up again and
 // the output missed meanwhile appears once, none of it twice.
@@ -184,23 +105,23 @@ func TestShellReconnects(t *testing.T) {
 	env.ClientOptions = func(o *client.Options) {
 		o.HTTPClient = &http.Client{Transport: &http.Transport{DialContext: proxy.dial}}
 	}
-	scr, slave := newTerminal(t, 100, 30)
-	before := termios(t, slave)
-	ios := iostreams.Files(slave, slave, slave, func(string) string { return "" })
+	scr := cmdtest.NewTerminal(t, 100, 30)
+	before := scr.Termios()
+	ios := iostreams.Files(scr.Slave, scr.Slave, scr.Slave, func(string) string { return "" })
 	done := make(chan int, 1)
 	go func() { done <- commands.Run(context.Background(), env.Factory(ios), []string{"command", "shell", sb}) }()
 
-	scr.send("PS1='RE''ADY> '\r")
-	at := scr.waitFor(0, `READY> `)
-	if raw := termios(t, slave); raw.Lflag&unix.ECHO != 0 || raw.Lflag&unix.ICANON != 0 {
+	scr.Send("PS1='RE''ADY> '\r")
+	at := scr.WaitFor(0, `READY> `)
+	if raw := scr.Termios(); raw.Lflag&unix.ECHO != 0 || raw.Lflag&unix.ICANON != 0 {
 		t.Errorf("the local terminal is not raw during the session: lflag %#x", raw.Lflag)
 	}
-	scr.send("for i in $(seq 1 60); do echo L$i-$((i*3)); sleep 0.02; done; echo DO''NE\r")
-	scr.waitFor(at, `L10-30\r\n`)
+	scr.Send("for i in $(seq 1 60); do echo L$i-$((i*3)); sleep 0.02; done; echo DO''NE\r")
+	scr.WaitFor(at, `L10-30\r\n`)
 	proxy.cut()
-	end := scr.waitFor(at, `DONE\r\n`)
-	scr.waitFor(end, `READY> `)
-	out := scr.text()[at:end]
+	end := scr.WaitFor(at, `DONE\r\n`)
+	scr.WaitFor(end, `READY> `)
+	out := scr.Text()[at:end]
 	for i := 1; i <= 60; i++ {
 		if n := strings.Count(out, fmt.Sprintf("L%d-%d\r\n", i, 3*i)); n != 1 {
 			t.Errorf("line %d shown %d times", i, n)
@@ -209,16 +130,16 @@ func TestShellReconnects(t *testing.T) {
 	if !strings.Contains(out, "osb: connection lost") || !strings.Contains(out, "osb: reconnected") {
 		t.Errorf("no word of the reconnection: %q", out)
 	}
-	scr.send("exit 4\r")
+	scr.Send("exit 4\r")
 	select {
 	case code := <-done:
 		if code != 4 {
 			t.Errorf("exit %d, want the shell's 4", code)
 		}
-	case <-time.After(screenWait):
+	case <-time.After(cmdtest.ScreenWait):
 		t.Fatal("osb did not end after the shell exited")
 	}
-	if after := termios(t, slave); after != before {
+	if after := scr.Termios(); after != before {
 		t.Errorf("terminal not restored:\nbefore %+v\nafter  %+v", before, after)
 	}
 	if proxy.cuts == 0 {

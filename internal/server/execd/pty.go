@@ -1,9 +1,7 @@
 package execd
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -110,14 +108,11 @@ func (h *ptyHost) create(w http.ResponseWriter, r *http.Request) {
 		Cwd     string `json:"cwd"`
 		Command string `json:"command"`
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
-	if err == nil && len(bytes.TrimSpace(body)) > 0 {
-		err = json.Unmarshal(body, &req)
-	}
-	if err != nil {
+	if err := decodeOptionalBody(r, &req); err != nil {
 		badRequest(w, "error parsing request: "+err.Error())
 		return
 	}
+	var err error
 	cwd := ""
 	if req.Cwd != "" {
 		if cwd, err = h.rn.makeDir(req.Cwd); err != nil {
