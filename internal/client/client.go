@@ -43,6 +43,8 @@ type Client struct {
 	base      string // lifecycle base URL ending in /v1
 	http      *http.Client
 	endpoints sync.Map // endpointKey → *Endpoint, for this process only
+	wsOnce    sync.Once
+	ws        *http.Client // for WebSocket handshakes (pty.go)
 }
 
 // New builds a client; it makes no request.

@@ -12,8 +12,9 @@ const exitCodesHelp = `osb exits with a code that says what happened:
   5    timed out (request timeout, or a ready/resume/wait timeout)
   6    cannot reach the server (refused, DNS, TLS, reset before a response)
 
-'osb command run' and 'osb command session run' in the foreground exit with
-the remote command's own exit code, and otherwise:
+'osb command run', 'osb command session run' and 'osb command shell' in the
+foreground exit with the remote command's (or shell's) own exit code, and
+otherwise:
 
   124  the remote command hit its --timeout
   125  osb failed before the remote exit code was known
@@ -22,6 +23,8 @@ the remote command's own exit code, and otherwise:
        --timeout of osb's in play
   141  osb's own output was closed (e.g. piped into head); the remote
        command was stopped
+  143, 129  'osb command shell' on a terminal got SIGTERM or SIGHUP: it
+       detached, and the remote shell goes on (--session attaches again)
 
 Some results are not failures and exit 0: 'osb sandbox health' on an unhealthy
 sandbox (read the output), 'osb config init' when the file already exists, and

@@ -30,7 +30,7 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "osb",
 		Short:         "OpenSandbox CLI — manage sandboxes from your terminal.",
-		Long:          "OpenSandbox CLI — manage sandboxes from your terminal.\n\nRun 'osb server' for a local OpenSandbox-compatible server, and 'osb help exit-codes' for what each exit code means.",
+		Long:          "OpenSandbox CLI — manage sandboxes from your terminal.\n\nRun 'osb server' for a local OpenSandbox-compatible server, 'osb shell SANDBOX_ID' for\na shell in a sandbox, and 'osb help exit-codes' for what each exit code means.",
 		Version:       build.Version,
 		SilenceErrors: true,
 		SilenceUsage:  true,
@@ -99,6 +99,7 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 		file.NewCmdFile(f),
 		sandbox.NewCmdSandbox(f),
 		servercmd.NewCmdServer(f),
+		command.NewCmdShellAlias(f),
 		skills.NewCmdSkills(f),
 		snapshot.NewCmdSnapshot(f),
 		template.NewCmdTemplate(f),

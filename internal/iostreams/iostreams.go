@@ -17,6 +17,9 @@ type IOStreams struct {
 	Out    io.Writer
 	ErrOut io.Writer
 
+	inFile  *os.File // the real stdin and stdout (System), for terminal modes and sizes
+	outFile *os.File
+
 	stdinTTY  bool
 	stdoutTTY bool
 	stderrTTY bool
@@ -26,15 +29,23 @@ type IOStreams struct {
 
 // System returns streams bound to the real stdin, stdout and stderr.
 func System() *IOStreams {
+	return Files(os.Stdin, os.Stdout, os.Stderr, os.Getenv)
+}
+
+// Files returns streams bound to open files, such as a terminal's:
+// System's, or a pseudo-terminal in tests.
+func Files(in, out, errOut *os.File, getenv func(string) string) *IOStreams {
 	return &IOStreams{
-		In:        os.Stdin,
-		Out:       os.Stdout,
-		ErrOut:    os.Stderr,
-		stdinTTY:  isTerminal(os.Stdin),
-		stdoutTTY: isTerminal(os.Stdout),
-		stderrTTY: isTerminal(os.Stderr),
-		noColor:   os.Getenv("NO_COLOR") != "",
-		ansi:      os.Getenv("TERM") != "dumb",
+		In:        in,
+		Out:       out,
+		ErrOut:    errOut,
+		inFile:    in,
+		outFile:   out,
+		stdinTTY:  isTerminal(in),
+		stdoutTTY: isTerminal(out),
+		stderrTTY: isTerminal(errOut),
+		noColor:   getenv("NO_COLOR") != "",
+		ansi:      getenv("TERM") != "dumb",
 	}
 }
 

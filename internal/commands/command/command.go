@@ -19,6 +19,7 @@ func NewCmdCommand(f *cmdutil.Factory) *cobra.Command {
 		newCmdLogs(f, nil),
 		newCmdInterrupt(f, nil),
 		newCmdSession(f),
+		newCmdShellGroup(f),
 	)
 	return cmd
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/cmdutil"
+	"github.com/osb-dev/osb/internal/iostreams"
 	"github.com/osb-dev/osb/internal/output"
 )
 
@@ -30,6 +31,7 @@ type runOptions struct {
 	User       string
 	Format     string
 	interrupts interruptsFunc
+	hangups    hangupsFunc
 }
 
 const separatorHelp = `Put -- between the sandbox id and the command, so that the command's own
@@ -43,7 +45,7 @@ as typed. With --argv they are sent as a list and run without a shell: no
 quoting, globbing or variable expansion happens.`
 
 func newCmdRun(f *cmdutil.Factory, runF func(*runOptions) error) *cobra.Command {
-	opts := &runOptions{f: f, interrupts: notifyInterrupts}
+	opts := &runOptions{f: f, interrupts: notifyInterrupts, hangups: notifyHangups}
 	cmd := &cobra.Command{
 		Use:   "run SANDBOX_ID [flags] -- COMMAND...",
 		Short: "Run a command in a sandbox. Use `--` before the sandbox command payload.",
@@ -58,7 +60,7 @@ func newCmdRun(f *cmdutil.Factory, runF func(*runOptions) error) *cobra.Command 
 			"execution_id, exit_code (as the server reports it: -1 when a signal killed the\n" +
 			"command, null when unknown), stdout, stderr, error (name, value, traceback, or\n" +
 			"null) and duration (seconds, as a decimal number, from the request to the end).\n\n" +
-			separatorHelp,
+			stdinHelp + "\n\n" + separatorHelp,
 		Example: "  osb command run abc123 -- python3 -c 'print(42)'\n" +
 			"  osb command run abc123 -w /workspace -e DEBUG=1 -t 5m -- make test\n" +
 			"  osb command run abc123 -d -- python3 -m http.server 8000\n" +
@@ -180,8 +182,15 @@ func runRun(ctx context.Context, opts *runOptions) error {
 	if err != nil {
 		return err
 	}
+	input := opts.f.IOStreams.Input()
+	if err := checkStdin(input, opts); err != nil {
+		return err
+	}
 	if opts.Background {
 		return runBackground(ctx, opts, req)
+	}
+	if input != iostreams.NoInput {
+		return runWithStdin(ctx, opts, req)
 	}
 	dp, err := opts.f.Execd(ctx, opts.SandboxID)
 	if err != nil {
@@ -271,4 +280,67 @@ func runBackground(ctx context.Context, opts *runOptions, req *client.RunCommand
 		{Key: "sandbox_id", Value: dp.SandboxID},
 		{Key: "mode", Value: "background"},
 	})
+}
+
+const stdinHelp = `Stdin: when it is a pipe or a file (echo hi | osb command run ...), a
+foreground command gets it, streamed, through an execd PTY session in pipe
+mode (as 'osb command shell SANDBOX_ID -- COMMAND' does); its output then
+comes as written, byte for byte, with no newline added at the end. A terminal, /dev/null or an empty file
+sends nothing, as before. --background never reads stdin, and neither
+does --user (the PTY API has no user): with a file on stdin both refuse;
+add </dev/null to run them.`
+
+// checkStdin refuses input that would be lost: a file on stdin of a run
+// that cannot send it. A pipe may never carry anything (a CI runner or an
+// agent's harness often leaves one open), so it does not stop a background
+// run; with --user it does, as that run would otherwise read it.
+func checkStdin(input iostreams.StdinInput, opts *runOptions) error {
+	why := ""
+	switch {
+	case input == iostreams.NoInput:
+		return nil
+	case opts.User != "":
+		why = "--user cannot be used with stdin from a pipe or file: stdin goes through execd's PTY API, which has no user"
+	case opts.Background && input == iostreams.FileInput:
+		why = "--background does not send stdin, and stdin is a file"
+	default:
+		return nil
+	}
+	return cmdutil.UsageErrorf("%s; add </dev/null to run without it, or use 'osb command shell %s -- COMMAND'", why, opts.SandboxID)
+}
+
+// runWithStdin runs the command in a pipe-mode PTY session of its own, with
+// stdin streamed to it and ended, then deletes the session.
+func runWithStdin(ctx context.Context, opts *runOptions, req *client.RunCommandRequest) error {
+	dp, err := opts.f.Execd(ctx, opts.SandboxID)
+	if err != nil {
+		return osbFailed(err)
+	}
+	command := req.Command
+	if command == "" {
+		command = shellJoin(req.Argv)
+	}
+	id, err := dp.CreatePTY(ctx, client.PTYRequest{Command: ptyScript(opts.Env, opts.Workdir, command)})
+	if err != nil {
+		return osbFailed(err)
+	}
+	r := &ptyRun{ios: opts.f.IOStreams, dp: dp, id: id, sandbox: opts.SandboxID, owned: true,
+		stdin: opts.f.IOStreams.In, collect: opts.Format == output.JSONF, timeout: opts.Timeout.D,
+		interrupts: opts.interrupts, hangups: opts.hangups}
+	return r.run(ctx)
+}
+
+// ptyScript is the shell text a PTY session runs: the environment
+// exported, the working directory entered (execd's PTY API takes neither
+// for a command), then the command.
+func ptyScript(env cmdutil.Pairs, cwd, command string) string {
+	var b strings.Builder
+	for _, kv := range env {
+		b.WriteString("export " + kv[0] + "=" + shellQuote(kv[1]) + "\n")
+	}
+	if cwd != "" {
+		b.WriteString("cd -- " + shellQuote(cwd) + " || exit 1\n")
+	}
+	b.WriteString(command)
+	return b.String()
 }

@@ -61,6 +61,7 @@ func (h *handler) commandRoutes(mux *http.ServeMux) {
 	// patterns they would overlap on /command/status/logs.
 	mux.HandleFunc("GET /command/{a}/{b}", rn.commandInfo)
 	rn.sessionRoutes(mux)
+	rn.ptyRoutes(mux)
 }
 
 // RunCommandRequest is the body of POST /command. Named as on execd, whose

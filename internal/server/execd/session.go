@@ -55,18 +55,25 @@ func (rn *runner) sessionRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("DELETE /session/{id}", rn.deleteSession)
 }
 
+// decodeOptionalBody reads a JSON body that may be empty (POST /session,
+// POST /pty): an empty one leaves v as it is.
+func decodeOptionalBody(r *http.Request, v any) error {
+	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	if err == nil && len(bytes.TrimSpace(body)) > 0 {
+		err = json.Unmarshal(body, v)
+	}
+	return err
+}
+
 func (rn *runner) createSession(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		Cwd string `json:"cwd"`
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
-	if err == nil && len(bytes.TrimSpace(body)) > 0 {
-		err = json.Unmarshal(body, &req)
-	}
-	if err != nil {
+	if err := decodeOptionalBody(r, &req); err != nil {
 		badRequest(w, "error parsing request. "+err.Error())
 		return
 	}
+	var err error
 	cwd := ""
 	if req.Cwd != "" {
 		if cwd, err = rn.makeDir(req.Cwd); err != nil {

@@ -1,0 +1,184 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/osb-dev/osb/internal/server"
+	"github.com/osb-dev/osb/internal/server/servertest"
+)
+
+// ptyDataPlane returns the execd data plane of a new sandbox on a local
+// server whose endpoints carry a secret header, reached directly or
+// through the server's proxy (an endpoint with a path).
+func ptyDataPlane(t *testing.T, proxy bool) *DataPlane {
+	t.Helper()
+	srv := servertest.Start(t, servertest.NoIsolation, func(o *server.Options) { o.EndpointHeaders = true })
+	c, err := New(Options{Domain: srv.Addr(), APIKey: servertest.APIKey, UseServerProxy: proxy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb := localSandbox(t, c)
+	dp, err := c.DataPlane(context.Background(), sb.ID, PortExecd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dp.Endpoint.Headers) == 0 || proxy != strings.Contains(dp.Endpoint.Endpoint, "/proxy/") {
+		t.Fatalf("endpoint %+v", dp.Endpoint)
+	}
+	return dp
+}
+
+// collect reads frames to the end of the socket.
+func collect(t *testing.T, conn *PTYConn) (stdout, stderr []byte, frames []*PTYFrame, end error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for {
+		f, err := conn.Next(ctx)
+		if err != nil {
+			return stdout, stderr, frames, err
+		}
+		switch f.Kind {
+		case PTYStdout, PTYReplay:
+			stdout = append(stdout, f.Data...)
+		case PTYStderr:
+			stderr = append(stderr, f.Data...)
+		default:
+			frames = append(frames, f)
+		}
+	}
+}
+
+func TestPTYPipeRoundTrip(t *testing.T) {
+	for _, proxy := range []bool{false, true} {
+		t.Run(map[bool]string{false: "direct", true: "server proxy"}[proxy], func(t *testing.T) {
+			ctx := context.Background()
+			dp := ptyDataPlane(t, proxy)
+			id, err := dp.CreatePTY(ctx, PTYRequest{Command: "cat; echo bye >&2; exit 5"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			conn, err := dp.DialPTY(ctx, id, PTYDial{Pipe: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			in := bytes.Repeat([]byte("0123456789abcdef\x00\xff"), 10000) // several stdin frames
+			if err := conn.WriteStdin(ctx, in); err != nil {
+				t.Fatal(err)
+			}
+			if err := conn.CloseStdin(ctx); err != nil {
+				t.Fatal(err)
+			}
+			stdout, stderr, frames, end := collect(t, conn)
+			if !bytes.Equal(stdout, in) || string(stderr) != "bye\n" {
+				t.Errorf("stdout %d bytes (want %d), stderr %q", len(stdout), len(in), stderr)
+			}
+			if len(frames) != 2 || frames[0].Kind != PTYConnected || frames[0].Mode != "pipe" || frames[0].SessionID != id ||
+				frames[1].Kind != PTYExit || frames[1].ExitCode == nil || *frames[1].ExitCode != 5 {
+				t.Errorf("frames %+v", frames)
+			}
+			var closed *PTYClosedError
+			if !errors.As(end, &closed) || closed.Code != 1000 || closed.TakenOver() {
+				t.Errorf("end: %v", end)
+			}
+
+			st, err := dp.PTYSession(ctx, id)
+			if err != nil || st.Running || st.OutputOffset != int64(len(in)+4) || st.ExitCode == nil || *st.ExitCode != 5 {
+				t.Errorf("status %+v, %v", st, err)
+			}
+			list, err := dp.ListPTY(ctx)
+			if err != nil || len(list) != 1 || list[0].SessionID != id || list[0].Command != "cat; echo bye >&2; exit 5" {
+				t.Errorf("list %+v, %v", list, err)
+			}
+			if err := dp.DeletePTY(ctx, id); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := dp.DialPTY(ctx, id, PTYDial{}); !IsStatus(err, 404) || !strings.Contains(err.Error(), "code CONTEXT_NOT_FOUND") {
+				t.Errorf("dial after delete: %v", err)
+			}
+		})
+	}
+}
+
+func TestPTYHolderRefusalAndTakeover(t *testing.T) {
+	ctx := context.Background()
+	dp := ptyDataPlane(t, false)
+	id, err := dp.CreatePTY(ctx, PTYRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := dp.DialPTY(ctx, id, PTYDial{Pipe: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	if f, err := first.Next(ctx); err != nil || f.Kind != PTYConnected {
+		t.Fatalf("connected: %+v %v", f, err)
+	}
+	var apiErr *APIError
+	if _, err := dp.DialPTY(ctx, id, PTYDial{}); !errors.As(err, &apiErr) || apiErr.Status != 409 || apiErr.Code != "ALREADY_CONNECTED" {
+		t.Errorf("second client: %v", err)
+	}
+	second, err := dp.DialPTY(ctx, id, PTYDial{Takeover: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	var closed *PTYClosedError
+	if _, _, _, end := collect(t, first); !errors.As(end, &closed) || !closed.TakenOver() {
+		t.Errorf("first client's end: %v", end)
+	}
+	// The same shell, still in pipe mode; a ping is answered in order.
+	if err := second.WriteStdin(ctx, []byte("echo $$ >/dev/null; echo still-here\n")); err != nil {
+		t.Fatal(err)
+	}
+	second.Ping(ctx)
+	var out []byte
+	pong := false
+	for !pong || !bytes.Contains(out, []byte("still-here\n")) {
+		f, err := second.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, f.Data...)
+		pong = pong || f.Kind == PTYPong
+	}
+}
+
+// execd has no route that lists sessions: its plain-text 404 says so.
+func TestListPTYUnsupported(t *testing.T) {
+	dp := dataPlaneTo(t, http.NotFoundHandler().ServeHTTP)
+	if _, err := dp.ListPTY(context.Background()); !errors.Is(err, ErrPTYListUnsupported) {
+		t.Errorf("list on execd: %v", err)
+	}
+}
+
+// The handshake carries the endpoint's headers to the endpoint's path and
+// follows no redirect, so the headers never reach another address.
+func TestDialPTYHeadersAndNoRedirect(t *testing.T) {
+	var elsewhere []string
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		elsewhere = append(elsewhere, r.Header.Get("X-Gate"))
+	}))
+	defer other.Close()
+	var seen string
+	dp := dataPlaneTo(t, func(w http.ResponseWriter, r *http.Request) {
+		seen = r.URL.Path + "?" + r.URL.RawQuery + " upgrade=" + r.Header.Get("Upgrade")
+		http.Redirect(w, r, other.URL+"/steal", http.StatusFound)
+	})
+	_, err := dp.DialPTY(context.Background(), "s1", PTYDial{Pipe: true, Since: 42, Takeover: true})
+	if !IsStatus(err, http.StatusFound) {
+		t.Errorf("dial: %v", err)
+	}
+	if seen != "/pty/s1/ws?pty=0&since=42&takeover=1 upgrade=websocket" || len(elsewhere) != 0 {
+		t.Errorf("request %q; redirect target saw %q", seen, elsewhere)
+	}
+}

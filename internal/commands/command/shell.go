@@ -1,0 +1,235 @@
+package command
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/osb-dev/osb/internal/client"
+	"github.com/osb-dev/osb/internal/cmdutil"
+	"github.com/osb-dev/osb/internal/output"
+)
+
+type shellOptions struct {
+	f          *cmdutil.Factory
+	SandboxID  string
+	Command    []string
+	Cwd        string
+	Env        cmdutil.Pairs
+	Session    string
+	Takeover   bool
+	interrupts interruptsFunc
+	hangups    hangupsFunc
+}
+
+const shellLong = `Open an interactive shell in a sandbox, or run COMMAND in one with stdin
+streamed to it, over execd's PTY sessions.
+
+On a terminal you get the remote shell as if it were local: its prompt and
+colours, full-screen programs (vim, top), your window size (and every change
+of it), and Ctrl-C, Ctrl-Z and Ctrl-D go to the remote side. osb exits with
+the shell's exit code, and your terminal is restored however it ends. A lost
+connection is taken up again, and the output missed meanwhile is replayed.
+If osb itself is stopped (SIGTERM, SIGHUP, a closed window), the shell goes
+on: --session attaches to it again, --takeover evicts a client that holds it.
+
+When stdin is not a terminal, the session runs in pipe mode: stdin is
+streamed to COMMAND (or to bash, as a script) and ended, stdout and stderr
+stay apart, and osb exits with the command's exit code:
+
+  tar c dir | osb command shell SANDBOX_ID -- tar x -C /workspace
+
+A lost connection ends a pipe-mode run (exit 125): the session goes on.
+
+Sessions osb creates end when their shell exits. 'osb command shell ls'
+lists a sandbox's sessions (osb server only: execd has no such route);
+'osb command shell kill' ends them.
+
+This command is for people. Scripts and agents should use
+'osb command run', which also takes stdin.`
+
+func newCmdShell(f *cmdutil.Factory, use string, runF func(*shellOptions) error) *cobra.Command {
+	opts := &shellOptions{f: f, interrupts: notifyInterrupts, hangups: notifyHangups}
+	cmd := &cobra.Command{
+		Use:   use + " SANDBOX_ID [flags] [-- COMMAND...]",
+		Short: "Open an interactive shell in a sandbox, or stream stdin to a command.",
+		Long:  shellLong,
+		Example: "  osb command shell abc123\n" +
+			"  osb command shell abc123 --cwd /workspace -e DEBUG=1 -- python3\n" +
+			"  tar c src | osb command shell abc123 -- tar x -C /workspace\n" +
+			"  osb command shell abc123 --session 1f0c…  --takeover",
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.SandboxID, opts.Command = args[0], args[1:]
+			if err := opts.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runShell(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&opts.Cwd, "cwd", "w", "", "Working directory of the new session (created when missing).")
+	cmdutil.PairsFlag(fl, &opts.Env, "env", "e", "Environment variable for the new session (repeatable).")
+	fl.StringVar(&opts.Session, "session", "", "Attach to this existing session instead of creating one.")
+	fl.BoolVar(&opts.Takeover, "takeover", false, "With --session: take the session over from the client connected to it.")
+	cmd.SetFlagErrorFunc(separatorHint)
+	return cmd
+}
+
+func (opts *shellOptions) validate() error {
+	switch {
+	case opts.Takeover && opts.Session == "":
+		return cmdutil.UsageErrorf("--takeover needs --session: only an existing session can be taken over")
+	case opts.Session != "" && (opts.Cwd != "" || len(opts.Env) > 0 || len(opts.Command) > 0):
+		return cmdutil.UsageErrorf("--session attaches to a running session: --cwd, --env and a command only apply to a new one")
+	}
+	for _, kv := range opts.Env {
+		if kv[0] == "" {
+			return cmdutil.UsageErrorf("invalid value for '--env': the variable name is empty in '%s=%s'", kv[0], kv[1])
+		}
+	}
+	return nil
+}
+
+func runShell(ctx context.Context, opts *shellOptions) error {
+	ios := opts.f.IOStreams
+	tty := ios.IsStdinTTY()
+	dp, err := opts.f.Execd(ctx, opts.SandboxID)
+	if err != nil {
+		return osbFailed(err)
+	}
+	r := &ptyRun{ios: ios, dp: dp, id: opts.Session, sandbox: opts.SandboxID, tty: tty, takeover: opts.Takeover,
+		stdin: ios.In, interrupts: opts.interrupts, hangups: opts.hangups}
+	if r.id == "" {
+		req := client.PTYRequest{Cwd: opts.Cwd, Command: opts.script(tty, opts.f.Getenv("TERM"))}
+		if r.id, err = dp.CreatePTY(ctx, req); err != nil {
+			return osbFailed(err)
+		}
+		r.owned = true
+	}
+	return r.run(ctx)
+}
+
+// script is the new session's command: none for a plain bash in pipe mode,
+// as on execd. On a terminal, the local TERM goes along (as ssh sends it)
+// and the shell is a login shell, with the image's prompt and colours.
+func (opts *shellOptions) script(tty bool, term string) string {
+	env := opts.Env
+	if tty && term != "" {
+		env = append(cmdutil.Pairs{{"TERM", term}}, env...)
+	}
+	switch {
+	case len(opts.Command) > 0:
+		return ptyScript(env, "", shellJoin(opts.Command))
+	case tty:
+		return ptyScript(env, "", "exec bash -l")
+	case len(env) > 0:
+		return ptyScript(env, "", "exec bash --norc --noprofile")
+	}
+	return ""
+}
+
+// newCmdShellGroup is `command shell`, with its ls and kill.
+func newCmdShellGroup(f *cmdutil.Factory) *cobra.Command {
+	cmd := newCmdShell(f, "shell", nil)
+	cmd.AddCommand(newCmdShellList(f, nil), newCmdShellKill(f, nil))
+	return cmd
+}
+
+// NewCmdShellAlias is `osb shell`, the same as `osb command shell`.
+func NewCmdShellAlias(f *cmdutil.Factory) *cobra.Command {
+	cmd := newCmdShell(f, "shell", nil)
+	cmd.Short = "Open a shell in a sandbox (the same as 'osb command shell')."
+	return cmd
+}
+
+type shellListOptions struct {
+	f         *cmdutil.Factory
+	SandboxID string
+	Format    string
+}
+
+func newCmdShellList(f *cmdutil.Factory, runF func(*shellListOptions) error) *cobra.Command {
+	opts := &shellListOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "ls SANDBOX_ID",
+		Short: "List a sandbox's shell sessions.",
+		Long: "List the PTY sessions of a sandbox: running or not, whether a client is connected,\n" +
+			"how much output they wrote. This needs osb server, which adds the listing route;\n" +
+			"a real execd has none, and then this says so (exit 1).",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.SandboxID = args[0]
+			if runF != nil {
+				return runF(opts)
+			}
+			return runShellList(cmd.Context(), opts)
+		},
+	}
+	cmdutil.OutputFlag(cmd, &opts.Format, output.Table, output.Table, output.JSONF, output.YAMLF)
+	return cmd
+}
+
+func runShellList(ctx context.Context, opts *shellListOptions) error {
+	dp, err := opts.f.Execd(ctx, opts.SandboxID)
+	if err != nil {
+		return err
+	}
+	list, err := dp.ListPTY(ctx)
+	if errors.Is(err, client.ErrPTYListUnsupported) {
+		return fmt.Errorf("%w; 'osb command shell kill %s SESSION_ID' ends a session whose id you know", err, opts.SandboxID)
+	}
+	if err != nil {
+		return err
+	}
+	return opts.f.Printer(opts.Format).List("Shell Sessions",
+		[]string{"session_id", "mode", "running", "connected", "output_offset", "created_at", "command"}, list)
+}
+
+type shellKillOptions struct {
+	f          *cmdutil.Factory
+	SandboxID  string
+	SessionIDs []string
+	Format     string
+}
+
+func newCmdShellKill(f *cmdutil.Factory, runF func(*shellKillOptions) error) *cobra.Command {
+	opts := &shellKillOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "kill SANDBOX_ID SESSION_ID...",
+		Short: "End shell sessions.",
+		Long:  "End PTY sessions: their shell and what it runs are killed, and a connected client sees the end.",
+		Args:  cobra.MinimumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.SandboxID, opts.SessionIDs = args[0], args[1:]
+			if runF != nil {
+				return runF(opts)
+			}
+			return runShellKill(cmd.Context(), opts)
+		},
+	}
+	cmdutil.OutputFlag(cmd, &opts.Format, output.Table, output.Table, output.JSONF, output.YAMLF)
+	return cmd
+}
+
+func runShellKill(ctx context.Context, opts *shellKillOptions) error {
+	dp, err := opts.f.Execd(ctx, opts.SandboxID)
+	if err != nil {
+		return err
+	}
+	p := opts.f.Printer(opts.Format)
+	for _, id := range opts.SessionIDs {
+		if err := dp.DeletePTY(ctx, id); err != nil {
+			return err
+		}
+		if err := p.Success("Killed session: " + id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
