@@ -94,7 +94,7 @@ func (d *dataPlane) admit(w http.ResponseWriter, r *http.Request) bool {
 		return false
 	}
 	if d.sb.Paused() {
-		writeError(w, http.StatusConflict, codePaused, "Sandbox "+d.sb.ID()+" is paused; resume it first.")
+		writeError(w, http.StatusConflict, codeNotRunning, "Sandbox "+d.sb.ID()+" is paused; resume it first.")
 		return false
 	}
 	return true

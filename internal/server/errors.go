@@ -5,20 +5,22 @@ import (
 	"net/http"
 )
 
-// Error codes. The real server prefixes runtime errors with its runtime
-// (DOCKER::, KUBERNETES::); this one uses LOCAL::. Clients match the suffix.
-// Codes the real server emits whatever the runtime keep its spelling.
+// Error codes, spelled as the real server spells them. It prefixes the
+// errors of its runtime with the runtime's name; this server runs sandboxes
+// on one host as the Docker runtime does, and answers with that runtime's
+// codes, so that a script matching the codes of a Docker deployment works
+// here too (clients should match the suffix: KUBERNETES:: has the same
+// ones). Snapshot and template errors have their own namespaces upstream.
+// The two LOCAL:: codes name cases the real server has no code for.
 const (
-	codeNotFound          = "LOCAL::SANDBOX_NOT_FOUND"
-	codeNotRunning        = "LOCAL::SANDBOX_NOT_RUNNING"
-	codeNotPaused         = "LOCAL::SANDBOX_NOT_PAUSED"
-	codePaused            = "LOCAL::SANDBOX_PAUSED"
-	codeInvalidExpiration = "LOCAL::INVALID_EXPIRATION"
-	codeNoExpiration      = "LOCAL::SANDBOX_NO_EXPIRATION"
-	codeSnapshotNotFound  = "LOCAL::SNAPSHOT_NOT_FOUND"
-	codeCreateFailed      = "LOCAL::SANDBOX_CREATE_FAILED"
-	codeShuttingDown      = "LOCAL::SERVER_SHUTTING_DOWN"
-	codePortUnavailable   = "LOCAL::PORT_HANDLER_NOT_AVAILABLE"
+	codeNotFound          = "DOCKER::SANDBOX_NOT_FOUND"
+	codeNotRunning        = "DOCKER::SANDBOX_NOT_RUNNING" // also: the data plane of a paused sandbox
+	codeNotPaused         = "DOCKER::SANDBOX_NOT_PAUSED"
+	codeInvalidExpiration = "DOCKER::INVALID_EXPIRATION" // 400 in the past; 409 for a sandbox without expiry
+	codeSnapshotNotFound  = "SNAPSHOT::NOT_FOUND"
+	codeCreateFailed      = "DOCKER::SANDBOX_START_FAILED"
+	codeShuttingDown      = "LOCAL::SERVER_SHUTTING_DOWN"       // upstream has no shutdown state
+	codePortUnavailable   = "LOCAL::PORT_HANDLER_NOT_AVAILABLE" // upstream execd proxies and fails with a text/plain 502
 	codeInvalidLabel      = "SANDBOX::INVALID_METADATA_LABEL"
 	codeInvalidParameter  = "SANDBOX::INVALID_PARAMETER"
 	codeNotSupported      = "SANDBOX::API_NOT_SUPPORTED"

@@ -28,7 +28,7 @@ type record struct {
 	snapshotID string
 	entrypoint []string
 	extensions map[string]string
-	platform   json.RawMessage // the request's platform, or nil (null)
+	platform   json.RawMessage // the request's platform, or nil: left out of answers
 	createdAt  time.Time
 	sb         *sandbox.Sandbox
 	data       *dataPlane
@@ -66,7 +66,7 @@ type sandboxJSON struct {
 	Status     statusJSON        `json:"status"`
 	Metadata   map[string]string `json:"metadata"`
 	Extensions map[string]string `json:"extensions,omitempty"`
-	Platform   json.RawMessage   `json:"platform"`
+	Platform   json.RawMessage   `json:"platform,omitempty"` // left out, never null, when the request named none
 	Entrypoint []string          `json:"entrypoint"`
 	ExpiresAt  string            `json:"expiresAt,omitempty"`
 	CreatedAt  string            `json:"createdAt"`
@@ -89,9 +89,6 @@ func (rec *record) view(full bool) sandboxJSON {
 		Platform:   rec.platform,
 		Entrypoint: rec.entrypoint,
 		CreatedAt:  formatTime(rec.createdAt),
-	}
-	if v.Platform == nil {
-		v.Platform = json.RawMessage("null")
 	}
 	for k, val := range rec.metadata {
 		v.Metadata[k] = val

@@ -104,7 +104,7 @@ func (s *Server) renewExpiration(w http.ResponseWriter, r *http.Request) {
 	case !at.After(time.Now()):
 		writeError(w, http.StatusBadRequest, codeInvalidExpiration, "New expiration time must be in the future.")
 	case rec.expiresAt == nil:
-		writeError(w, http.StatusConflict, codeNoExpiration,
+		writeError(w, http.StatusConflict, codeInvalidExpiration,
 			"Sandbox "+id+" has no expiration (manual cleanup); it cannot be renewed.")
 	default:
 		rec.expiresAt = &at

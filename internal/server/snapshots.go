@@ -28,9 +28,9 @@ import (
 // into the new sandbox before its entrypoint starts.
 
 const (
-	codeSnapshotSourceState = "SNAPSHOT::INVALID_SOURCE_STATE"
-	codeSnapshotBusy        = "LOCAL::SNAPSHOT_IN_PROGRESS"
-	codeSnapshotNotReady    = "LOCAL::SNAPSHOT_NOT_READY"
+	codeSnapshotSourceState = "SNAPSHOT::INVALID_SOURCE_STATE" // also: the sandbox is being snapshotted already
+	codeSnapshotState       = "SNAPSHOT::INVALID_STATE"        // delete while it is created or restored
+	codeSnapshotNotReady    = "SNAPSHOT::NOT_READY"
 )
 
 // Snapshot states.
@@ -138,7 +138,7 @@ func (ss *snapshotStore) begin(m snapshotMeta) error {
 	defer ss.mu.Unlock()
 	for _, e := range ss.items {
 		if e.meta.SandboxID == m.SandboxID && e.meta.Status.State == snapCreating {
-			return &refusal{http.StatusConflict, codeSnapshotBusy,
+			return &refusal{http.StatusConflict, codeSnapshotSourceState,
 				fmt.Sprintf("Snapshot %s of sandbox %s is still being created.", e.meta.ID, m.SandboxID)}
 		}
 	}
@@ -207,11 +207,11 @@ func (ss *snapshotStore) remove(id string) error {
 		return &refusal{http.StatusNotFound, codeSnapshotNotFound, "Snapshot " + id + " not found."}
 	case e.meta.Status.State == snapCreating:
 		ss.mu.Unlock()
-		return &refusal{http.StatusConflict, codeSnapshotBusy,
+		return &refusal{http.StatusConflict, codeSnapshotState,
 			"Snapshot " + id + " is still being created; delete it once it is Ready or Failed."}
 	case e.restoring > 0:
 		ss.mu.Unlock()
-		return &refusal{http.StatusConflict, codeSnapshotBusy,
+		return &refusal{http.StatusConflict, codeSnapshotState,
 			"Snapshot " + id + " is being restored into a new sandbox; try again in a moment."}
 	}
 	delete(ss.items, id)

@@ -50,10 +50,10 @@ func TestSnapshotConflicts(t *testing.T) {
 		status             int
 		code               string
 	}{
-		{"POST", "/v1/sandboxes/" + sb.ID + "/snapshots", "", 409, codeSnapshotBusy},
-		{"DELETE", "/v1/snapshots/snap_creating", "", 409, codeSnapshotBusy},
+		{"POST", "/v1/sandboxes/" + sb.ID + "/snapshots", "", 409, codeSnapshotSourceState},
+		{"DELETE", "/v1/snapshots/snap_creating", "", 409, codeSnapshotState},
 		{"POST", "/v1/sandboxes", `{"snapshotId":"snap_creating","resourceLimits":{"cpu":"1"}}`, 409, codeSnapshotNotReady},
-		{"DELETE", "/v1/snapshots/snap_ready", "", 409, codeSnapshotBusy},
+		{"DELETE", "/v1/snapshots/snap_ready", "", 409, codeSnapshotState},
 	}
 	for _, c := range checks {
 		if status, code := call(c.method, c.path, c.body); status != c.status || code != c.code {

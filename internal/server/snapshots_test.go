@@ -162,7 +162,7 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(c.srv.DataDir(), "snapshots", id)); !os.IsNotExist(err) {
 		t.Errorf("snapshot files remain: %v", err)
 	}
-	if r := c.expect(404, c.do("GET", "/snapshots/"+id, nil)); !strings.HasSuffix(r.code(), "SNAPSHOT_NOT_FOUND") {
+	if r := c.expect(404, c.do("GET", "/snapshots/"+id, nil)); !strings.HasSuffix(r.code(), "SNAPSHOT::NOT_FOUND") {
 		t.Errorf("get deleted: %s", r.body)
 	}
 	c.expect(404, c.do("DELETE", "/snapshots/"+id, nil))
@@ -288,7 +288,7 @@ func TestSnapshotsSurviveARestart(t *testing.T) {
 	if b, err := restored.FS().ReadFile("workspace/kept.txt"); err != nil || string(b) != "kept" {
 		t.Errorf("restored file %q, %v", b, err)
 	}
-	if r := c2.expect(409, c2.do("POST", "/sandboxes", map[string]any{"snapshotId": "snap_torn", "resourceLimits": map[string]string{"cpu": "1"}})); !strings.HasSuffix(r.code(), "SNAPSHOT_NOT_READY") {
+	if r := c2.expect(409, c2.do("POST", "/sandboxes", map[string]any{"snapshotId": "snap_torn", "resourceLimits": map[string]string{"cpu": "1"}})); !strings.HasSuffix(r.code(), "SNAPSHOT::NOT_READY") {
 		t.Errorf("restore of a failed snapshot: %s", r.body)
 	}
 }

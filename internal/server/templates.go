@@ -24,12 +24,9 @@ import (
 // with templateId applies. It is checked in the background like a build:
 // it starts Pending and turns Succeeded, or Failed with the reason.
 
-const (
-	codeTemplateNotFound = "LOCAL::TEMPLATE_NOT_FOUND"
-	// A create naming a template that is not Succeeded gets 409: the request
-	// is well formed, the template is just not in a usable state (yet).
-	codeTemplateNotReady = "LOCAL::TEMPLATE_NOT_READY"
-)
+// codeTemplateNotFound is the real server's code for an unknown template,
+// and for a create naming a template that is not Succeeded (404 as well).
+const codeTemplateNotFound = "FSB::TEMPLATE_NOT_FOUND"
 
 // Template build phases.
 const (
@@ -402,7 +399,7 @@ func (s *Server) applyTemplate(req *createRequest) (int, string, error) {
 		if t.Status.Phase == phaseFailed {
 			msg += " " + t.Status.Message
 		}
-		return http.StatusConflict, codeTemplateNotReady, errors.New(msg)
+		return http.StatusNotFound, codeTemplateNotFound, errors.New(msg)
 	}
 	req.imageURI, req.entrypoint, req.env = t.Image, t.Entrypoint, t.Env
 	metadata := map[string]string{}

@@ -184,7 +184,7 @@ func TestCreateFromTemplate(t *testing.T) {
 		body   map[string]any
 		status int
 		code   string
-	}{"failed template", map[string]any{"templateId": bad}, 409, "TEMPLATE_NOT_READY"})
+	}{"failed template", map[string]any{"templateId": bad}, 404, "FSB::TEMPLATE_NOT_FOUND"})
 	for _, tc := range cases {
 		r := c.do("POST", "/sandboxes", tc.body)
 		if r.status != tc.status || !strings.HasSuffix(r.code(), tc.code) {

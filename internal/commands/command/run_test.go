@@ -32,7 +32,7 @@ func TestRunExitCodes(t *testing.T) {
 		t.Errorf("bad workdir: %d %q", r.Code, r.Stderr)
 	}
 	r = env.Run("command", "run", "no-such-sandbox", "--", "true")
-	notFound := regexp.MustCompile(`^Error: Sandbox no-such-sandbox not found\. \(HTTP 404, code LOCAL::SANDBOX_NOT_FOUND, request id [0-9a-f-]+\)\n$`)
+	notFound := regexp.MustCompile(`^Error: Sandbox no-such-sandbox not found\. \(HTTP 404, code DOCKER::SANDBOX_NOT_FOUND, request id [0-9a-f-]+\)\n$`)
 	if r.Code != 125 || r.Stdout != "" || !notFound.MatchString(r.Stderr) {
 		t.Errorf("unknown sandbox: %d %q %q", r.Code, r.Stdout, r.Stderr)
 	}
@@ -219,7 +219,7 @@ func TestRunOnPausedSandbox(t *testing.T) {
 	sid := sessionID(t, env, "--no-use-server-proxy", sb)
 	id := backgroundID(t, env, "--no-use-server-proxy", sb, "while [ ! -e gate ]; do sleep 0.02; done; echo through")
 	env.Must("sandbox", "pause", sb)
-	paused := "Error: Sandbox " + sb + " is paused; resume it first. (HTTP 409, code LOCAL::SANDBOX_PAUSED)\n"
+	paused := "Error: Sandbox " + sb + " is paused; resume it first. (HTTP 409, code DOCKER::SANDBOX_NOT_RUNNING)\n"
 	expect(t, env.Run("command", "run", sb, "--", "true"), 125, "", paused)
 	expect(t, env.Run("command", "session", "run", sb, sid, "--", "true"), 125, "", paused)
 	env.Must("sandbox", "resume", sb)

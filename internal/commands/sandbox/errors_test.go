@@ -23,8 +23,8 @@ func TestServerErrorShapes(t *testing.T) {
 		code int
 		want string
 	}{
-		{"ErrorResponse 404", []string{"sandbox", "get", "0000"}, 4, "Sandbox 0000 not found. (HTTP 404, code LOCAL::SANDBOX_NOT_FOUND, request id "},
-		{"ErrorResponse 409", []string{"sandbox", "pause", id}, 1, "(HTTP 409, code LOCAL::SANDBOX_NOT_RUNNING"},
+		{"ErrorResponse 404", []string{"sandbox", "get", "0000"}, 4, "Sandbox 0000 not found. (HTTP 404, code DOCKER::SANDBOX_NOT_FOUND, request id "},
+		{"ErrorResponse 409", []string{"sandbox", "pause", id}, 1, "(HTTP 409, code DOCKER::SANDBOX_NOT_RUNNING"},
 		{"ErrorResponse 400", []string{"sandbox", "create", "-i", "x", "-m", "bad key=v"}, 1, "(HTTP 400, code SANDBOX::INVALID_METADATA_LABEL"},
 		{"FastAPI 422", []string{"sandbox", "create", "-i", "x", "-t", "30s"}, 1, "body.timeout: Input should be greater than or equal to 60 (HTTP 422"},
 		{"401 wrong key", []string{"--api-key", "wrong", "sandbox", "list"}, 3, "Invalid API key. (HTTP 401, code INVALID_API_KEY"},
@@ -45,7 +45,7 @@ func TestErrorsAsObjects(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.Stderr), &e); err != nil || r.Stdout != "" {
 		t.Fatalf("stdout %q, stderr %q", r.Stdout, r.Stderr)
 	}
-	if e["status"] != "error" || e["exit_code"] != 4.0 || e["http_status"] != 404.0 || e["code"] != "LOCAL::SANDBOX_NOT_FOUND" || e["request_id"] == nil {
+	if e["status"] != "error" || e["exit_code"] != 4.0 || e["http_status"] != 404.0 || e["code"] != "DOCKER::SANDBOX_NOT_FOUND" || e["request_id"] == nil {
 		t.Errorf("error object %v", e)
 	}
 	r = env.Run("sandbox", "list", "-s", "asleep", "-o", "yaml").ExpectCode(t, 2)

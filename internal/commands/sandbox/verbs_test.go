@@ -88,7 +88,7 @@ func TestRenew(t *testing.T) {
 		t.Errorf("server says expires_at %s, renew printed %s", *sb.ExpiresAt, out.ExpiresAt)
 	}
 	manual := env.NewSandbox("-t", "none")
-	env.Run("sandbox", "renew", manual, "-t", "1h").ExpectError(t, 1, "SANDBOX_NO_EXPIRATION")
+	env.Run("sandbox", "renew", manual, "-t", "1h").ExpectError(t, 1, "code DOCKER::INVALID_EXPIRATION")
 	env.Run("sandbox", "renew", id).ExpectError(t, 2, `required flag(s) "timeout" not set`)
 	env.Run("sandbox", "renew", id, "-t", "1d").ExpectError(t, 2, "invalid duration '1d'")
 }

@@ -228,5 +228,5 @@ func TestSandboxFromTemplate(t *testing.T) {
 	env.Run("sandbox", "create", "--template", "tpl_nope", "-t", "10m").ExpectError(t, 4, "Template tpl_nope not found.")
 	bad := create(t, env, "-i", "alpine", "-p", "s3://b", "--entrypoint", "no-such-program-osb")
 	settle(t, env, bad)
-	env.Run("sandbox", "create", "--template", bad, "-t", "10m").ExpectError(t, 1, "only a Succeeded template can back a sandbox")
+	env.Run("sandbox", "create", "--template", bad, "-t", "10m").ExpectError(t, 4, "only a Succeeded template can back a sandbox")
 }
