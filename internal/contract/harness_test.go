@@ -2,6 +2,7 @@ package contract
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"regexp"
 	"sort"
@@ -14,6 +15,7 @@ import (
 	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/cmdtest"
 	"github.com/osb-dev/osb/internal/server"
+	"github.com/osb-dev/osb/internal/server/servertest"
 )
 
 // harness runs osb commands against a local server and checks every
@@ -75,6 +77,9 @@ func (h *harness) checkExchanges(what string, badRequest bool) {
 			continue
 		}
 		h.learnEndpoint(kind, rest, x)
+		for _, p := range nullsIn(x) {
+			h.t.Errorf("osb %s: %s %s answered null at %s: the real server leaves unset fields out", what, x.method, x.url, p)
+		}
 		if s := h.ours[kind.name]; s != nil {
 			for _, p := range s.check(x, rest, badRequest) {
 				h.t.Errorf("osb %s: %s", what, p)
@@ -194,4 +199,25 @@ func uncovered(specs map[string]*spec) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// nullsIn lists where a JSON answer, or a frame of a streamed one, holds a
+// null (servertest.Nulls). Generated clients crash on them.
+func nullsIn(x *exchange) []string {
+	ct := x.respHeader.Get("Content-Type")
+	switch {
+	case x.respTruncated:
+		return nil
+	case strings.HasPrefix(ct, "application/json"):
+		return servertest.Nulls(x.respBody)
+	case isStream(x.respHeader):
+		var out []string
+		for i, frame := range splitFrames(x.respBody, x.respComplete) {
+			for _, p := range servertest.Nulls(frame) {
+				out = append(out, fmt.Sprintf("frame %d: %s", i, p))
+			}
+		}
+		return out
+	}
+	return nil
 }

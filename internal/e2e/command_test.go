@@ -34,8 +34,8 @@ func TestCommandRun(t *testing.T) {
 	if r.code != 3 || r.stdout != "out\n" || r.stderr != "err\n" {
 		t.Errorf("run: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
-	// Output that does not end a line gets the official client's newline.
-	if r = osb(t, bin, env, "command", "run", sb, "-o", "raw", "--", "printf", "a\\r\\nb"); r.code != 0 || r.stdout != "a\r\nb\n" {
+	// Output comes as lines: \r\n ends one, and the last gets its newline.
+	if r = osb(t, bin, env, "command", "run", sb, "-o", "raw", "--", "printf", "a\\r\\nb"); r.code != 0 || r.stdout != "a\nb\n" {
 		t.Errorf("raw: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 

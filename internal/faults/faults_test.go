@@ -315,7 +315,7 @@ func TestResetInTheMiddleOfAStream(t *testing.T) {
 	f.handle("POST /sb/{id}/command", func(w http.ResponseWriter, r *http.Request) {
 		streamStart(w)
 		event(w, map[string]any{"type": "init", "text": "exec-1"})
-		event(w, map[string]any{"type": "stdout", "text": "partial\n"})
+		event(w, map[string]any{"type": "stdout", "text": "partial"})
 		reset(t, w)
 	})
 	r := f.env().Run("command", "run", "sb-1", "--", "make")
@@ -370,7 +370,7 @@ func TestStreamHeldOpenAfterTerminalEvent(t *testing.T) {
 		io.Copy(io.Discard, r.Body) // so that the hang-up ends r.Context()
 		streamStart(w)
 		event(w, map[string]any{"type": "init", "text": "exec-1"})
-		event(w, map[string]any{"type": "stdout", "text": "done\n"})
+		event(w, map[string]any{"type": "stdout", "text": "done"})
 		event(w, map[string]any{"type": "error", "error": map[string]any{"ename": "CommandExecError", "evalue": "3", "traceback": []string{}}})
 		for {
 			select {
@@ -388,7 +388,8 @@ func TestStreamHeldOpenAfterTerminalEvent(t *testing.T) {
 	}
 }
 
-// A malformed frame is skipped; a huge one arrives whole.
+// A malformed frame is skipped; a huge one arrives whole. Each output event
+// is a line ("\n" is an empty one).
 func TestMalformedAndHugeFrames(t *testing.T) {
 	huge := strings.Repeat("0123456789abcdef", 1<<20) // 16 MiB in one frame
 	f := newFake(t)
@@ -404,8 +405,8 @@ func TestMalformedAndHugeFrames(t *testing.T) {
 	})
 	r := f.env().Run("command", "run", "sb-1", "--", "cat", "big")
 	expect(t, r, 0)
-	if r.Stdout != huge+"\n" {
-		t.Errorf("stdout has %d bytes, want %d", len(r.Stdout), len(huge)+1)
+	if r.Stdout != huge+"\n\n" {
+		t.Errorf("stdout has %d bytes, want %d", len(r.Stdout), len(huge)+2)
 	}
 	if r.Stderr != "" {
 		t.Errorf("stderr: %q", r.Stderr)

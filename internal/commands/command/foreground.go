@@ -204,10 +204,17 @@ func (fg *foreground) read(ctx context.Context, out chan<- item) {
 	}
 }
 
+// output prints one stdout or stderr event as a line: execd sends each line
+// without its terminator, and an empty line as "\n".
 func (fg *foreground) output(ev *client.Event) {
 	if len(ev.Data) == 0 {
 		return
 	}
+	line := ev.Data
+	if string(line) != "\n" {
+		line = append(line, '\n')
+	}
+	ev = &client.Event{Type: ev.Type, Data: line}
 	out, w := &fg.stdout, fg.ios.Out
 	if ev.Type == client.EventStderr {
 		out, w = &fg.stderr, fg.ios.ErrOut

@@ -57,8 +57,9 @@ func newOldExecd(t *testing.T) *oldExecd {
 			return
 		}
 		if !req.Background {
-			// The command it was given, as its output.
-			line, _ := json.Marshal(req.Command + "\n")
+			// The command it was given, as its output: one line, sent
+			// without its newline as execd sends lines.
+			line, _ := json.Marshal(req.Command)
 			io.WriteString(w, `{"type":"stdout","text":`+string(line)+`,"timestamp":2}`+"\n\n")
 		}
 		io.WriteString(w, `{"type":"execution_complete","execution_time":1,"timestamp":3}`+"\n\n")

@@ -45,9 +45,11 @@ func TestRunOutput(t *testing.T) {
 	}
 	// Each stream keeps its own bytes and order.
 	expect(t, run("sh", "-c", "for i in 1 2 3; do echo out$i; echo err$i >&2; done"), 0, "out1\nout2\nout3\n", "err1\nerr2\nerr3\n")
-	// Bytes as written: \r\n kept, invalid UTF-8 kept; only a missing final
-	// newline is added, as the official client does.
-	expect(t, run("printf", `a\r\nb`), 0, "a\r\nb\n", "")
+	// Lines as execd sends them, one event each, each printed with a
+	// newline: \r\n and \r end lines too, a missing final newline is
+	// added, invalid UTF-8 is kept as it was.
+	expect(t, run("printf", `a\r\nb`), 0, "a\nb\n", "")
+	expect(t, run("printf", `a\n\nb\r\nc\rd`), 0, "a\n\nb\nc\nd\n", "")
 	expect(t, run("printf", `caf\351 \377\376\n`), 0, "caf\xe9 \xff\xfe\n", "")
 	expect(t, run("printf", `%s`, "no newline"), 0, "no newline\n", "")
 	expect(t, run("sh", "-c", "printf '\\n\\n'"), 0, "\n\n", "")

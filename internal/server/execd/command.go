@@ -42,7 +42,7 @@ const (
 	codeRuntime   = "RUNTIME_ERROR"
 	codeNoQuery   = "MISSING_QUERY"
 	codeNoContext = "CONTEXT_NOT_FOUND"
-	outputChunk   = 32 << 10 // largest output frame
+	outputChunk   = 32 << 10 // how much output is read at a time
 )
 
 // runner holds the commands and bash sessions of one sandbox.
@@ -410,30 +410,30 @@ func (rn *runner) foreground(w http.ResponseWriter, r *http.Request, x *executio
 	defer outR.Close()
 	defer errR.Close()
 	cmd.Stdout, cmd.Stderr = outW, errW
-	es := newEventStream(w)
-	es.send(frame{Type: "init", Text: x.id})
-	es.ping()
+	// Started and registered before init names it: a client may interrupt
+	// the command as soon as it has read its id.
 	err = rn.start(x, cmd, startErr)
 	outW.Close()
 	errW.Close()
+	es := newEventStream(w)
+	es.send(frame{Type: "init", Text: x.id})
+	es.ping()
 	if err != nil {
 		es.send(startFailure(err))
 		es.hold(r, commandTail)
 		return
 	}
-	chunks := make(chan chunk, 16)
+	chunks := make(chan chunk, 64)
+	outD, errD := &drainer{f: outR}, &drainer{f: errR}
 	var readers sync.WaitGroup
-	readers.Go(func() { pump(outR, "stdout", chunks) })
-	readers.Go(func() { pump(errR, "stderr", chunks) })
+	readers.Go(func() { pump(outD, "stdout", chunks) })
+	readers.Go(func() { pump(errD, "stderr", chunks) })
 	go func() { readers.Wait(); close(chunks) }()
 	exited := make(chan struct{})
 	go func() { cmd.Wait(); close(exited) }()
 	es.relay(chunks, exited, func() {
-		// What the command wrote is in the pipes already; only children
-		// it left behind could still write, and they are not waited for.
-		deadline := time.Now().Add(drainGrace)
-		outR.SetReadDeadline(deadline)
-		errR.SetReadDeadline(deadline)
+		outD.commandExited()
+		errD.commandExited()
 	})
 	code, text := outcome(cmd.ProcessState)
 	x.finish(&code, errorText(code, text))
@@ -457,13 +457,14 @@ func (rn *runner) background(w http.ResponseWriter, r *http.Request, x *executio
 		writeError(w, http.StatusInternalServerError, codeRuntime, err.Error())
 		return
 	}
-	// One file for both streams, so the log keeps their interleaving.
+	// One file for both streams, so the log keeps their interleaving. Its
+	// bytes are served as they are (GET /command/{id}/logs), not as lines.
 	cmd.Stdout, cmd.Stderr = log, log
+	err = rn.start(x, cmd, startErr) // registered before init names it
+	log.Close()
 	es := newEventStream(w)
 	es.send(frame{Type: "init", Text: x.id})
 	es.ping()
-	err = rn.start(x, cmd, startErr)
-	log.Close()
 	if err != nil {
 		cancel()
 		es.send(startFailure(err))
@@ -611,7 +612,7 @@ func (rn *runner) interrupt(w http.ResponseWriter, r *http.Request) {
 type frame struct {
 	Type string `json:"type"`
 	Text string `json:"text,omitempty"`
-	// TextBase64 is our addition: the exact bytes of an output chunk that
+	// TextBase64 is our addition: the exact bytes of an output line that
 	// is not valid UTF-8, which "text" can only show with U+FFFD in place
 	// of the invalid bytes. Clients that do not know it ignore it.
 	TextBase64    string      `json:"text_base64,omitempty"`
@@ -626,11 +627,14 @@ type frameError struct {
 	Traceback []string `json:"traceback"`
 }
 
-// eventStream writes frames as execd does: bare JSON, a blank line, one
-// flushed chunk each. After a write fails (the client left) it writes no more.
+// eventStream writes frames as execd does: bare JSON, a blank line. Each
+// is flushed at once, except output lines with more queued behind them:
+// those go out together with the next flush (200 000 lines would otherwise
+// be 200 000 writes). After a write fails (the client left) it writes no more.
 type eventStream struct {
 	w      http.ResponseWriter
 	broken bool
+	batch  bool // the next write waits for a later flush
 }
 
 func newEventStream(w http.ResponseWriter) *eventStream {
@@ -661,7 +665,9 @@ func (es *eventStream) write(b []byte) {
 		es.broken = true
 		return
 	}
-	flush(es.w)
+	if !es.batch {
+		flush(es.w)
+	}
 }
 
 func (es *eventStream) ping() { es.send(frame{Type: "ping", Text: "pong"}) }
@@ -686,7 +692,9 @@ func (es *eventStream) relay(chunks <-chan chunk, exited <-chan struct{}, onExit
 				chunks = nil
 				continue
 			}
+			es.batch = len(chunks) > 0
 			es.output(c.kind, c.data)
+			es.batch = false
 		case <-exited:
 			exited = nil
 			onExit()
@@ -707,51 +715,25 @@ func (es *eventStream) hold(r *http.Request, d time.Duration) {
 	}
 }
 
+// chunk is one line of output (lineFramer), of kind stdout or stderr.
 type chunk struct {
 	kind string
 	data []byte
 }
 
-// pump reads f until it ends and sends what it reads as chunks, never
-// splitting a UTF-8 character between two of them.
-func pump(f *os.File, kind string, out chan<- chunk) {
+// pump reads r until it ends and sends its output as lines, cut as the
+// real execd cuts a command's output; the last line goes when r ends.
+func pump(r io.Reader, kind string, out chan<- chunk) {
+	lines := lineFramer{rule: commandLines, emit: func(line []byte) { out <- chunk{kind, line} }}
 	buf := make([]byte, outputChunk)
-	var carry []byte
 	for {
-		n, err := f.Read(buf)
-		if n > 0 {
-			data := append(append(make([]byte, 0, len(carry)+n), carry...), buf[:n]...)
-			cut := completeUTF8(data)
-			carry = append(carry[:0:0], data[cut:]...)
-			if cut > 0 {
-				out <- chunk{kind, data[:cut]}
-			}
-		}
+		n, err := r.Read(buf)
+		lines.write(buf[:n])
 		if err != nil {
-			if len(carry) > 0 {
-				out <- chunk{kind, carry}
-			}
+			lines.flush()
 			return
 		}
 	}
-}
-
-// completeUTF8 returns how much of b can be sent without cutting a UTF-8
-// character in two: all of it, unless it ends with the first bytes of one.
-func completeUTF8(b []byte) int {
-	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax+1; i-- {
-		c := b[i]
-		if c < utf8.RuneSelf {
-			return len(b)
-		}
-		if utf8.RuneStart(c) {
-			if utf8.FullRune(b[i:]) {
-				return len(b)
-			}
-			return i
-		}
-	}
-	return len(b)
 }
 
 // newCommandID is execd's command id: 32 hex characters.

@@ -21,7 +21,8 @@ import (
 // Bash sessions. Each session is one long-lived bash reading the script of
 // each run on its stdin, so cd, exports and functions carry over between
 // runs. Its stdout and stderr share one pipe (execd reports a session's
-// stderr as stdout). A run ends when the shell prints that run's sentinel
+// stderr as stdout), and a run's output is sent as lines cut the way execd
+// cuts a session's (sessionLines in lines.go). A run ends when the shell prints that run's sentinel
 // line, "\x1eOSB-<random>:<status>\n"; the sentinel is new for every run,
 // so no output can fake it. Runs of one session take turns.
 //
@@ -277,6 +278,7 @@ func (rn *runner) runScript(es *eventStream, s *session, cwd string, req *RunInS
 	s.discardStale()
 	token := newCommandID()
 	scan := &sentinelScanner{mark: []byte("\x1eOSB-" + token + ":")}
+	lines := lineFramer{rule: sessionLines, emit: func(line []byte) { es.output("stdout", line) }}
 	started := time.Now()
 	if _, err := io.WriteString(s.stdin, shellScript(cwd, req.Command, token)); err != nil {
 		s.close()
@@ -295,8 +297,9 @@ func (rn *runner) runScript(es *eventStream, s *session, cwd string, req *RunInS
 		case c, ok := <-s.chunks:
 			if !ok {
 				// The shell is gone: `exit`, a kill, or a timeout it did not survive.
-				if rest := scan.rest(); len(rest) > 0 && !timedOut {
-					es.output("stdout", rest)
+				if !timedOut {
+					lines.write(scan.rest())
+					lines.flush()
 				}
 				<-s.exited
 				code, text := outcome(s.cmd.ProcessState)
@@ -304,18 +307,20 @@ func (rn *runner) runScript(es *eventStream, s *session, cwd string, req *RunInS
 				return true
 			}
 			show, status, done := scan.feed(c)
-			if len(show) > 0 && !timedOut {
+			if !timedOut {
 				// After a timeout, what comes is the shell's report of
 				// the kill ("Killed"), not the command's output.
-				es.output("stdout", show)
+				lines.write(show)
 			}
 			if done {
+				lines.flush()
 				es.finishRun(timedOut, req.Timeout, status, "exit status "+strconv.Itoa(status), time.Since(started))
 				return false
 			}
 		case <-tick.C:
 			es.ping()
 		case <-timeout:
+			lines.flush() // the run's last words before the deadline
 			timedOut, timeout = true, nil
 			s.killChildren()
 			grace = time.After(sessionKillGrace)
@@ -395,8 +400,8 @@ type sentinelScanner struct {
 }
 
 // feed adds output and returns the part that can be shown now. It holds
-// back a tail that may be the start of the sentinel or of a UTF-8
-// character. done reports the sentinel line was complete, with the status.
+// back a tail that may be the start of the sentinel. done reports the
+// sentinel line was complete, with the status.
 func (sc *sentinelScanner) feed(b []byte) (show []byte, status int, done bool) {
 	sc.buf = append(sc.buf, b...)
 	if i := bytes.Index(sc.buf, sc.mark); i >= 0 {
@@ -412,7 +417,7 @@ func (sc *sentinelScanner) feed(b []byte) (show []byte, status int, done bool) {
 		sc.buf = nil
 		return show, status, true
 	}
-	cut := completeUTF8(sc.buf[:len(sc.buf)-markPrefix(sc.buf, sc.mark)])
+	cut := len(sc.buf) - markPrefix(sc.buf, sc.mark)
 	show = append([]byte(nil), sc.buf[:cut]...)
 	sc.buf = append(sc.buf[:0], sc.buf[cut:]...)
 	return show, 0, false

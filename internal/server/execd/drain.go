@@ -1,0 +1,45 @@
+package execd
+
+import (
+	"os"
+	"sync/atomic"
+	"time"
+)
+
+// drainer reads a command's output pipe. Once the command has exited, it
+// still reads everything the pipe held at that moment, however long the
+// stream takes to get to it (a slow client holds the reader back), and
+// then waits at most drainGrace for more: only children the command left
+// behind could still write, and they are not waited for.
+type drainer struct {
+	f      *os.File
+	exited atomic.Bool
+	owed   atomic.Int64 // bytes the pipe held at the exit, not read yet
+	final  time.Time    // the deadline once owed is paid; reader goroutine only
+}
+
+// commandExited is called once the command has exited.
+func (d *drainer) commandExited() {
+	d.owed.Store(pipeBuffered(d.f))
+	d.exited.Store(true)
+	// Wakes a read waiting on an empty pipe that children hold open.
+	d.f.SetReadDeadline(time.Now().Add(drainGrace))
+}
+
+func (d *drainer) Read(p []byte) (int, error) {
+	if d.exited.Load() {
+		if d.owed.Load() > 0 {
+			d.f.SetReadDeadline(time.Now().Add(drainGrace))
+		} else {
+			if d.final.IsZero() {
+				d.final = time.Now().Add(drainGrace)
+			}
+			d.f.SetReadDeadline(d.final)
+		}
+	}
+	n, err := d.f.Read(p)
+	if d.exited.Load() {
+		d.owed.Add(-int64(n))
+	}
+	return n, err
+}

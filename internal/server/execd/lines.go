@@ -1,0 +1,141 @@
+package execd
+
+import (
+	"bytes"
+	"unicode/utf8"
+)
+
+// Output of commands and session runs travels as lines, one stdout or
+// stderr event per line with its terminator stripped, as on the real execd.
+// Its two streams cut lines differently, and each is copied here:
+//
+//   - POST /command: a line ends at \n or at \r, and \r\n counts once (also
+//     when the \r and the \n come in different reads). An empty line is an
+//     event whose text is "\n" (no line can hold a "\n", so the text is
+//     unambiguous). A progress bar redrawn with \r gives an event per redraw.
+//   - A bash session run: a line ends at \n only, a \r just before it is
+//     dropped, a \r elsewhere stays in the text, and empty lines are not
+//     sent at all (the real execd reads the run's output with a line scanner
+//     and skips empty text).
+//
+// In both, a last line without a terminator is sent when the output ends.
+
+// maxLine is the longest line sent as one event. The real execd keeps a
+// command's line in memory whatever its size, and fails a session run whose
+// output has a line over 16 MiB. Here a longer line is sent as consecutive
+// events of at most maxLine bytes each (never cutting a UTF-8 character),
+// so that a stream holds at most about maxLine bytes of a line in memory.
+// A variable so that tests can lower it.
+var maxLine = 16 << 20
+
+// lineRule says how output is cut into lines.
+type lineRule int
+
+const (
+	commandLines lineRule = iota // \n, \r, \r\n; an empty line is sent as "\n"
+	sessionLines                 // \n, with a \r before it dropped; empty lines skipped
+)
+
+// lineFramer cuts a byte stream into lines and hands each to emit, which
+// owns the slice it gets. Feed it with write, then call flush once the
+// stream has ended.
+type lineFramer struct {
+	rule lineRule
+	emit func(line []byte)
+	line []byte // the line being assembled
+	cr   bool   // commandLines: the last byte was a \r, so a \n now ends nothing
+}
+
+func (lf *lineFramer) write(p []byte) {
+	if lf.rule == sessionLines {
+		lf.writeSession(p)
+		return
+	}
+	for len(p) > 0 {
+		i := bytes.IndexAny(p, "\r\n")
+		if i < 0 {
+			lf.add(p)
+			lf.cr = false
+			return
+		}
+		if i > 0 {
+			lf.add(p[:i])
+			lf.cr = false
+		}
+		term := p[i]
+		p = p[i+1:]
+		switch {
+		case len(lf.line) > 0:
+			lf.end()
+		case term == '\n' && lf.cr:
+			// The \n of a \r\n: the line ended at the \r.
+		default:
+			lf.emit([]byte("\n"))
+		}
+		lf.cr = term == '\r'
+	}
+}
+
+func (lf *lineFramer) writeSession(p []byte) {
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			lf.add(p)
+			return
+		}
+		lf.add(p[:i])
+		p = p[i+1:]
+		lf.line = bytes.TrimSuffix(lf.line, []byte{'\r'})
+		lf.end()
+	}
+}
+
+// flush sends the last line when the output ended without a terminator.
+func (lf *lineFramer) flush() {
+	if lf.rule == sessionLines {
+		lf.line = bytes.TrimSuffix(lf.line, []byte{'\r'})
+	}
+	lf.end()
+	lf.cr = false
+}
+
+// end sends the line assembled so far, if it is not empty.
+func (lf *lineFramer) end() {
+	if len(lf.line) > 0 {
+		lf.emit(lf.line)
+		lf.line = nil
+	}
+}
+
+// add appends to the current line, sending maxLine-sized pieces of it
+// while it is longer than that. What stays is never empty, so that the
+// terminator that ends the line cannot look like an empty line.
+func (lf *lineFramer) add(b []byte) {
+	lf.line = append(lf.line, b...)
+	for len(lf.line) > maxLine {
+		cut := completeUTF8(lf.line[:maxLine])
+		if cut == 0 {
+			cut = maxLine
+		}
+		lf.emit(bytes.Clone(lf.line[:cut]))
+		lf.line = append(lf.line[:0:0], lf.line[cut:]...)
+	}
+}
+
+// completeUTF8 returns how much of b can be sent without cutting a UTF-8
+// character in two: all of it, unless it ends with the first bytes of one.
+func completeUTF8(b []byte) int {
+	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax+1; i-- {
+		c := b[i]
+		if c < utf8.RuneSelf {
+			return len(b)
+		}
+		if utf8.RuneStart(c) {
+			if utf8.FullRune(b[i:]) {
+				return len(b)
+			}
+			return i
+		}
+	}
+	return len(b)
+}
