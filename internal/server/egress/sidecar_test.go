@@ -161,7 +161,7 @@ func TestCredentialVaultLifecycle(t *testing.T) {
 	created := s.expect(201, "POST", "/credential-vault", vaultBody)
 	want := `{"revision":1,"credentials":[{"name":"key","sourceType":"inline","revision":1},{"name":"token","sourceType":"inline","revision":1}],` +
 		`"bindings":[{"name":"api","revision":1,"match":{"schemes":["https"],"hosts":["api.example.com"],"methods":["GET","POST","PUT","PATCH","DELETE"],"paths":["/*"]},"auth":{"type":"bearer"}},` +
-		`{"name":"svc","revision":1,"match":{"schemes":["http"],"hosts":["*.svc.example.com"],"methods":["GET"],"paths":["/v1/*"]},"auth":{"type":"apiKey","name":"X-Api-Key"}}]}`
+		`{"name":"svc","revision":1,"match":{"schemes":["http"],"ports":[80],"hosts":["*.svc.example.com"],"methods":["GET"],"paths":["/v1/*"]},"auth":{"type":"apiKey","name":"X-Api-Key"}}]}`
 	if strings.TrimSpace(created) != want {
 		t.Errorf("created\n%s\nwant\n%s", created, want)
 	}
@@ -218,7 +218,13 @@ func TestCredentialVaultLifecycle(t *testing.T) {
 	s.expect(204, "DELETE", "/credential-vault", "")
 	s.expectText(404, "DELETE", "/credential-vault", "", "credential vault not found")
 	s.expectText(404, "PATCH", "/credential-vault", rotate, "credential vault not found")
-	s.expect(201, "POST", "/credential-vault", `{"credentials":[],"bindings":[]}`)
+	// Credentials and bindings may be null or missing: none.
+	for _, body := range []string{`{"credentials":[],"bindings":[]}`, `{"credentials":null,"bindings":null}`, `{}`} {
+		if got := s.expect(201, "POST", "/credential-vault", body); strings.TrimSpace(got) != `{"revision":1,"credentials":[],"bindings":[]}` {
+			t.Errorf("create from %s: %s", body, got)
+		}
+		s.expect(204, "DELETE", "/credential-vault", "")
+	}
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -241,7 +247,6 @@ func TestCredentialVaultPreconditions(t *testing.T) {
 	s = start(t, egress.Options{CredentialProxy: true}) // allow-all, no rules
 	s.expectText(400, "POST", "/credential-vault", vaultBody, "credential bindings require explicit networkPolicy.egress allow rules")
 	for _, c := range []struct{ body, msg string }{
-		{`{"credentials":[]}`, "credentials and bindings are required"},
 		{`{"credentials":[{"name":" ","source":{"value":"x"}}],"bindings":[]}`, "credential name cannot be blank"},
 		{`{"credentials":[{"name":"a","source":{"value":""}}],"bindings":[]}`, `credential "a": inline value cannot be empty`},
 		{`{"credentials":[{"name":"a","source":{"type":"vault","value":"x"}}],"bindings":[]}`, "unsupported source type"},

@@ -377,9 +377,10 @@ func normalizeBinding(b bindingIn) (bindingIn, error) {
 
 var defaultMethods = []string{"GET", "POST", "PUT", "PATCH", "DELETE"}
 
-// normalizeMatch fills the spec's defaults, canonicalises every list and
-// drops ports: they follow the scheme (only 80 and 443 are accepted, and
-// ignored, as the spec says of the deprecated field).
+// normalizeMatch fills the spec's defaults and canonicalises every list.
+// The deprecated ports take 80 and 443 only and decide nothing (the port
+// follows the scheme), but are kept and shown as given, as the sidecar
+// does, so that a client reads back the binding it wrote.
 func normalizeMatch(m Match) (Match, error) {
 	out := Match{Schemes: []string{"https"}, Methods: defaultMethods, Paths: []string{"/*"}}
 	if len(m.Hosts) == 0 {
@@ -388,6 +389,9 @@ func normalizeMatch(m Match) (Match, error) {
 	for _, p := range m.Ports {
 		if p != 80 && p != 443 {
 			return out, fmt.Errorf("match.ports: port %d is not supported; the port follows the scheme (https 443, http 80)", p)
+		}
+		if !slices.Contains(out.Ports, p) {
+			out.Ports = append(out.Ports, p)
 		}
 	}
 	var err error

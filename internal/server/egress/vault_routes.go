@@ -59,10 +59,7 @@ func (s *Sidecar) createVault(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "invalid credential vault request: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	if req.Credentials == nil || req.Bindings == nil {
-		http.Error(w, "invalid credential vault request: credentials and bindings are required", http.StatusBadRequest)
-		return
-	}
+	// Missing or null credentials and bindings are none, as on the sidecar.
 	s.mu.Lock()
 	var v *vault
 	err := errVaultExists
