@@ -173,11 +173,30 @@ func resolved(w http.ResponseWriter, err error, p string) bool {
 }
 
 // changeFailed answers a failed change to ref: 400 when it would leave the
-// sandbox filesystem, else 500 with msg followed by the system error.
+// sandbox filesystem or the path cannot name what the request needs
+// (pathMistake), else 500 with msg followed by the system error.
 func changeFailed(w http.ResponseWriter, err error, ref fileRef, msg string) {
-	if !refuseOutside(w, err, ref.abs) {
+	switch {
+	case refuseOutside(w, err, ref.abs):
+	case pathMistake(err):
+		fileBadRequest(w, "INVALID_FILE", msg+cause(err))
+	default:
 		fileRuntimeError(w, msg+cause(err))
 	}
+}
+
+// pathMistake reports a failure that comes from the path the client gave,
+// not from the server: a directory where a file is needed or the other way
+// round (EEXIST: a file where a parent directory is to be made), a name too
+// long, a loop of links. The real execd answers these with 500 (a directory
+// download even with a broken 200); here they are 400.
+func pathMistake(err error) bool {
+	for _, e := range []error{syscall.EISDIR, syscall.ENOTDIR, syscall.EEXIST, syscall.ENAMETOOLONG, syscall.ELOOP} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }
 
 // escapesRoot recognises os.Root's refusal to leave its directory; the
@@ -213,10 +232,11 @@ func decodeFileBody(w http.ResponseWriter, r *http.Request, v any) bool {
 	return true
 }
 
-// requirePath returns the path query parameter, or answers 400 MISSING_QUERY.
+// requirePath returns the path query parameter, or answers 400
+// MISSING_QUERY when it is absent or empty.
 func requirePath(w http.ResponseWriter, r *http.Request) (string, bool) {
 	q := r.URL.Query()
-	if !q.Has("path") {
+	if q.Get("path") == "" {
 		fileBadRequest(w, "MISSING_QUERY", "missing query parameter 'path'")
 		return "", false
 	}
@@ -301,36 +321,68 @@ func groupName(gid uint32) string {
 	return name
 }
 
-// applyPermission sets mode (unless 0) and ownership (where named).
-func (fa *fileAPI) applyPermission(ref fileRef, p permission) error {
-	if p.Mode != 0 {
-		m, err := parseModeDigits(p.Mode)
-		if err != nil {
-			return err
-		}
-		if err := fa.root().Chmod(ref.name, m); err != nil {
-			return fmt.Errorf("chmod %s: %s", ref.abs, cause(err))
+// perm is a permission read and looked up, ready to apply.
+type perm struct {
+	setMode  bool // mode 0 leaves the mode alone
+	mode     os.FileMode
+	uid, gid int // -1: unchanged
+}
+
+// checkPermission reads a permission of a request. Mode digits that are not
+// octal and unknown owners or groups are the client's mistake; they are
+// found here, before anything changes (execd finds them part way through
+// and answers 500).
+func checkPermission(p permission) (perm, error) {
+	out := perm{setMode: p.Mode != 0, uid: -1, gid: -1}
+	var err error
+	if out.setMode {
+		if out.mode, err = parseModeDigits(p.Mode); err != nil {
+			return out, fmt.Errorf("invalid mode %d: not octal digits", p.Mode)
 		}
 	}
-	if p.Owner == "" && p.Group == "" {
-		return nil
-	}
-	uid, gid := -1, -1
 	if p.Owner != "" {
 		u, err := user.Lookup(p.Owner)
 		if err != nil {
-			return fmt.Errorf("failed to lookup user %s: %w", p.Owner, err)
+			return out, fmt.Errorf("failed to lookup user %s: %w", p.Owner, err)
 		}
-		uid, _ = strconv.Atoi(u.Uid)
+		out.uid, _ = strconv.Atoi(u.Uid)
 	}
 	if p.Group != "" {
 		g, err := user.LookupGroup(p.Group)
 		if err != nil {
-			return fmt.Errorf("failed to lookup group %s: %w", p.Group, err)
+			return out, fmt.Errorf("failed to lookup group %s: %w", p.Group, err)
 		}
-		gid, _ = strconv.Atoi(g.Gid)
+		out.gid, _ = strconv.Atoi(g.Gid)
 	}
-	if err := fa.root().Chown(ref.name, uid, gid); err != nil {
+	return out, nil
+}
+
+// checkPermissions is checkPermission for each entry of a request; a bad
+// one is answered here (400), and ok is false.
+func checkPermissions(w http.ResponseWriter, req map[string]permission) (map[string]perm, bool) {
+	out := make(map[string]perm, len(req))
+	for _, p := range slices.Sorted(maps.Keys(req)) {
+		pm, err := checkPermission(req[p])
+		if err != nil {
+			fileBadRequest(w, "INVALID_REQUEST_BODY", "invalid permission for "+p+": "+err.Error())
+			return nil, false
+		}
+		out[p] = pm
+	}
+	return out, true
+}
+
+// applyPermission sets the mode and the ownership p names.
+func (fa *fileAPI) applyPermission(ref fileRef, p perm) error {
+	if p.setMode {
+		if err := fa.root().Chmod(ref.name, p.mode); err != nil {
+			return fmt.Errorf("chmod %s: %s", ref.abs, cause(err))
+		}
+	}
+	if p.uid < 0 && p.gid < 0 {
+		return nil
+	}
+	if err := fa.root().Chown(ref.name, p.uid, p.gid); err != nil {
 		return fmt.Errorf("chown %s: %s", ref.abs, cause(err))
 	}
 	return nil
@@ -343,6 +395,7 @@ type uploadMeta struct {
 	Owner string `json:"owner"`
 	Group string `json:"group"`
 	Mode  int    `json:"mode"`
+	perm  perm   // the above, checked
 }
 
 // httpError is an answer decided deep inside a handler.
@@ -429,6 +482,11 @@ func (u *uploadState) metadata(part io.Reader) error {
 	if m.Path == "" {
 		return &httpError{http.StatusBadRequest, "INVALID_FILE_METADATA", "metadata path is empty"}
 	}
+	var err error
+	if m.perm, err = checkPermission(permission{Owner: m.Owner, Group: m.Group, Mode: m.Mode}); err != nil {
+		// Before the file is written; execd writes it, then answers 500.
+		return &httpError{http.StatusBadRequest, "INVALID_FILE_METADATA", "invalid metadata: " + err.Error()}
+	}
 	if len(u.spooled) == 0 {
 		u.waitingMeta = append(u.waitingMeta, m)
 		return nil
@@ -473,8 +531,7 @@ func discardSpool(f *os.File) {
 // touches the target, so a broken upload leaves the target as it was; here
 // the content streams into a hidden file beside the target, which takes its
 // place once complete (keeping an existing file's mode and owner). Parents
-// are created; mode and owner are applied last, so a failure there comes
-// after the content is in place, as with execd.
+// are created; mode and owner (checked beforehand) are applied last.
 func (fa *fileAPI) store(m uploadMeta, src io.Reader) error {
 	ref, err := fa.resolve(m.Path)
 	if err != nil {
@@ -493,7 +550,7 @@ func (fa *fileAPI) store(m uploadMeta, src io.Reader) error {
 		return &httpError{http.StatusInternalServerError, "RUNTIME_ERROR", "error writing file " + ref.abs + ": " + cause(err)}
 	}
 	syncDir(root, dir)
-	if err := fa.applyPermission(ref, permission{Owner: m.Owner, Group: m.Group, Mode: m.Mode}); err != nil {
+	if err := fa.applyPermission(ref, m.perm); err != nil {
 		return &httpError{http.StatusInternalServerError, "RUNTIME_ERROR", "error chmoding file " + ref.abs + ": " + err.Error()}
 	}
 	return nil
@@ -560,10 +617,14 @@ func (u *uploadFile) write(src io.Reader) error {
 
 // fsError is the answer to a failed filesystem call on ref, for answers
 // decided deep inside a handler: 400 when a symlink leads outside the
-// sandbox filesystem, else 500 with prefix and the system error.
+// sandbox filesystem or for a pathMistake, else 500 with prefix and the
+// system error.
 func fsError(ref fileRef, err error, prefix string) *httpError {
-	if escapesRoot(err) {
+	switch {
+	case escapesRoot(err):
 		return &httpError{http.StatusBadRequest, "INVALID_FILE", outsideMessage(ref.abs)}
+	case pathMistake(err):
+		return &httpError{http.StatusBadRequest, "INVALID_FILE", prefix + cause(err)}
 	}
 	return &httpError{http.StatusInternalServerError, "RUNTIME_ERROR", prefix + cause(err)}
 }
@@ -603,7 +664,7 @@ func (fa *fileAPI) download(w http.ResponseWriter, r *http.Request) {
 	}
 	if fi.IsDir() {
 		// execd answers a bogus 200 and breaks the connection; say what it is.
-		fileRuntimeError(w, "error reading file "+ref.abs+": is a directory")
+		fileBadRequest(w, "INVALID_FILE", "error reading file "+ref.abs+": is a directory")
 		return
 	}
 	q := r.URL.Query()
@@ -621,13 +682,17 @@ func (fa *fileAPI) download(w http.ResponseWriter, r *http.Request) {
 }
 
 func (fa *fileAPI) openFailed(w http.ResponseWriter, err error, ref fileRef) {
-	switch {
-	case refuseOutside(w, err, ref.abs):
-	case errors.Is(err, fs.ErrNotExist):
-		fileNotFound(w, "file not found. open "+ref.abs+": "+cause(err))
-	default:
-		fileRuntimeError(w, "error opening file "+ref.abs+": "+cause(err))
+	accessFailed(w, err, ref, "open", "error opening file ")
+}
+
+// accessFailed answers the failure of operation op on ref: 404 when ref
+// does not exist, else as changeFailed does with msg.
+func accessFailed(w http.ResponseWriter, err error, ref fileRef, op, msg string) {
+	if errors.Is(err, fs.ErrNotExist) && !escapesRoot(err) {
+		fileNotFound(w, "file not found. "+op+" "+ref.abs+": "+cause(err))
+		return
 	}
+	changeFailed(w, err, ref, msg+ref.abs+": ")
 }
 
 // attachment is execd's Content-Disposition: names that are not plain
@@ -784,13 +849,7 @@ func (fa *fileAPI) info(w http.ResponseWriter, r *http.Request) {
 }
 
 func (fa *fileAPI) statFailed(w http.ResponseWriter, err error, ref fileRef) {
-	switch {
-	case refuseOutside(w, err, ref.abs):
-	case errors.Is(err, fs.ErrNotExist):
-		fileNotFound(w, "file not found. stat "+ref.abs+": "+cause(err))
-	default:
-		fileRuntimeError(w, "error accessing file "+ref.abs+": "+cause(err))
-	}
+	accessFailed(w, err, ref, "stat", "error accessing file ")
 }
 
 // search walks below path and returns the files (not directories) whose
@@ -806,7 +865,8 @@ func (fa *fileAPI) search(w http.ResponseWriter, r *http.Request) {
 		pattern = "**"
 	}
 	if _, err := filepath.Match(pattern, ""); err != nil {
-		fileRuntimeError(w, fmt.Sprintf("error searching files. invalid pattern %s: %v", pattern, err))
+		// 500 on execd; the client's pattern is at fault.
+		fileBadRequest(w, "INVALID_REQUEST_BODY", fmt.Sprintf("error searching files. invalid pattern %s: %v", pattern, err))
 		return
 	}
 	ref, ok := fa.dirRefFor(w, p)
@@ -918,6 +978,10 @@ func (fa *fileAPI) mkdir(w http.ResponseWriter, r *http.Request) {
 	if !decodeFileBody(w, r, &req) {
 		return
 	}
+	perms, ok := checkPermissions(w, req)
+	if !ok {
+		return
+	}
 	for _, p := range slices.Sorted(maps.Keys(req)) {
 		ref, ok := fa.refFor(w, p)
 		if !ok {
@@ -925,7 +989,7 @@ func (fa *fileAPI) mkdir(w http.ResponseWriter, r *http.Request) {
 		}
 		fi, statErr := fa.root().Lstat(ref.name)
 		if statErr == nil && !fi.IsDir() {
-			fileRuntimeError(w, "error accessing file: mkdir "+ref.abs+": not a directory")
+			fileBadRequest(w, "INVALID_FILE", "error accessing file: mkdir "+ref.abs+": not a directory")
 			return
 		}
 		if err := fa.root().MkdirAll(ref.name, 0o755); err != nil {
@@ -933,7 +997,7 @@ func (fa *fileAPI) mkdir(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if statErr != nil {
-			if err := fa.applyPermission(ref, req[p]); err != nil {
+			if err := fa.applyPermission(ref, perms[p]); err != nil {
 				fileRuntimeError(w, "error changing permissions of "+ref.abs+": "+err.Error())
 				return
 			}
@@ -949,7 +1013,7 @@ func (fa *fileAPI) removeDirs(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if isAreaRoot(ref) {
-			fileRuntimeError(w, "error removing directory "+ref.abs+": it is a mount point of the sandbox")
+			fileBadRequest(w, "INVALID_FILE", "error removing directory "+ref.abs+": it is a mount point of the sandbox")
 			return
 		}
 		if err := fa.root().RemoveAll(ref.name); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -959,7 +1023,8 @@ func (fa *fileAPI) removeDirs(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// removeFiles deletes files; missing ones are fine, a directory is a 500.
+// removeFiles deletes files; missing ones are fine, a directory is refused
+// (400 here; execd answers 500).
 func (fa *fileAPI) removeFiles(w http.ResponseWriter, r *http.Request) {
 	for _, p := range r.URL.Query()["path"] {
 		ref, ok := fa.refFor(w, p)
@@ -975,7 +1040,7 @@ func (fa *fileAPI) removeFiles(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if fi.IsDir() {
-			fileRuntimeError(w, "error removing file "+ref.abs+": path is a directory: "+ref.abs)
+			fileBadRequest(w, "INVALID_FILE", "error removing file "+ref.abs+": path is a directory: "+ref.abs)
 			return
 		}
 		if err := fa.root().Remove(ref.name); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -991,7 +1056,8 @@ type moveItem struct {
 }
 
 // move renames each src to dest, creating dest's parents and never
-// replacing an existing dest (500), as with execd.
+// replacing an existing dest, as with execd (which answers 500 where this
+// answers 409).
 func (fa *fileAPI) move(w http.ResponseWriter, r *http.Request) {
 	var req []moveItem
 	if !decodeFileBody(w, r, &req) {
@@ -1026,10 +1092,10 @@ func (fa *fileAPI) moveOne(src, dest fileRef) *httpError {
 		return &httpError{http.StatusNotFound, "FILE_NOT_FOUND", "file not found. source path not found: " + src.abs}
 	}
 	if isAreaRoot(src) {
-		return &httpError{http.StatusInternalServerError, "RUNTIME_ERROR", "error renaming " + src.abs + ": it is a mount point of the sandbox"}
+		return &httpError{http.StatusBadRequest, "INVALID_FILE", "error renaming " + src.abs + ": it is a mount point of the sandbox"}
 	}
 	if _, err := root.Lstat(dest.name); err == nil {
-		return &httpError{http.StatusInternalServerError, "RUNTIME_ERROR", "error accessing file: destination path already exists: " + dest.abs}
+		return &httpError{http.StatusConflict, "RUNTIME_ERROR", "error accessing file: destination path already exists: " + dest.abs}
 	}
 	if err := root.MkdirAll(path.Dir(dest.name), 0o755); err != nil {
 		return fsError(dest, err, "error accessing file: mkdir "+path.Dir(dest.abs)+": ")
@@ -1087,22 +1153,32 @@ func (fa *fileAPI) replaceIn(ref fileRef, old, repl []byte) (int, error) {
 	return n, fa.root().WriteFile(ref.name, bytes.ReplaceAll(data, old, repl), 0)
 }
 
-// chmod sets mode and ownership; a missing file is a 500, as with execd.
+// chmod sets mode and ownership. A missing file is a 404 and a bad mode or
+// unknown owner a 400, found before anything changes (execd answers 500
+// for each, part way through).
 func (fa *fileAPI) chmod(w http.ResponseWriter, r *http.Request) {
 	var req map[string]permission
 	if !decodeFileBody(w, r, &req) {
 		return
 	}
-	for _, p := range slices.Sorted(maps.Keys(req)) {
-		ref, ok := fa.refFor(w, p)
-		if !ok {
+	perms, ok := checkPermissions(w, req)
+	if !ok {
+		return
+	}
+	keys := slices.Sorted(maps.Keys(req))
+	refs := make([]fileRef, len(keys))
+	for i, p := range keys {
+		if refs[i], ok = fa.refFor(w, p); !ok {
 			return
 		}
-		if _, err := fa.root().Stat(ref.name); err != nil {
-			changeFailed(w, err, ref, "error changing permissions of "+ref.abs+": chmod "+ref.abs+": ")
+		if _, err := fa.root().Stat(refs[i].name); err != nil {
+			accessFailed(w, err, refs[i], "chmod", "error changing permissions of ")
 			return
 		}
-		if err := fa.applyPermission(ref, req[p]); err != nil {
+	}
+	for i, p := range keys {
+		ref := refs[i]
+		if err := fa.applyPermission(ref, perms[p]); err != nil {
 			fileRuntimeError(w, "error changing permissions of "+ref.abs+": "+err.Error())
 			return
 		}

@@ -199,7 +199,8 @@ func mustRead(t *testing.T, p string) string {
 }
 
 func TestUploadErrors(t *testing.T) {
-	_, base := fileServer(t)
+	sb, base := fileServer(t)
+	os.WriteFile(hostPath(sb, "/workspace/plain"), nil, 0o644)
 	cases := []struct {
 		name   string
 		parts  []part
@@ -212,7 +213,11 @@ func TestUploadErrors(t *testing.T) {
 		{"no file", []part{meta("/workspace/x", 644)}, 400, "INVALID_FILE_CONTENT", "file is missing"},
 		{"count mismatch", []part{meta("/workspace/x", 644), meta("/workspace/y", 644), content("x")}, 400, "INVALID_FILE", "metadata and file count mismatch: 2 vs 1"},
 		{"empty path", []part{{"metadata", "m", `{"mode":644}`}, content("x")}, 400, "INVALID_FILE_METADATA", "metadata path is empty"},
-		{"target is a directory", []part{meta("/workspace", 644), content("x")}, 500, "RUNTIME_ERROR", "error opening destination file /workspace: is a directory"},
+		// execd answers these three with 500 (the last two after writing the file).
+		{"target is a directory", []part{meta("/workspace", 644), content("x")}, 400, "INVALID_FILE", "error opening destination file /workspace: is a directory"},
+		{"mode not octal", []part{meta("/workspace/m1", 999), content("x")}, 400, "INVALID_FILE_METADATA", "invalid metadata: invalid mode 999: not octal digits"},
+		{"unknown owner", []part{{"metadata", "m", `{"path":"/workspace/m2","owner":"no-such-user-osb"}`}, content("x")}, 400, "INVALID_FILE_METADATA", "invalid metadata: failed to lookup user no-such-user-osb: user: unknown user no-such-user-osb"},
+		{"parent is a file", []part{meta("/workspace/plain/x", 644), content("x")}, 400, "INVALID_FILE", "error creating directory /workspace/plain: file exists"},
 		{"outside the sandbox", []part{meta("../../etc/passwd", 644), content("x")}, 400, "INVALID_FILE", ""},
 	}
 	for _, tc := range cases {
@@ -231,6 +236,11 @@ func TestUploadErrors(t *testing.T) {
 	}
 	call(t, "POST", base+"/files/upload", strings.NewReader("{}"), "Content-Type", "application/json").
 		expect(t, 400, "INVALID_FILE", "multipart form is empty")
+	for _, p := range []string{"/workspace/m1", "/workspace/m2"} {
+		if _, err := os.Lstat(hostPath(sb, p)); !os.IsNotExist(err) {
+			t.Errorf("a refused upload wrote %s: %v", p, err)
+		}
+	}
 }
 
 func TestDownloadHeadersAndRanges(t *testing.T) {
@@ -304,7 +314,9 @@ func TestDownloadErrorsAndLines(t *testing.T) {
 	if want := `attachment; filename="%C3%BCn%C3%AF.txt"; filename*=UTF-8''%C3%BCn%C3%AF.txt`; u.header.Get("Content-Disposition") != want {
 		t.Errorf("non-ASCII name: %q", u.header.Get("Content-Disposition"))
 	}
-	call(t, "GET", dl("path", "/tmp"), nil).expect(t, 500, "RUNTIME_ERROR", "error reading file /tmp: is a directory")
+	// execd answers a directory with a broken 200.
+	call(t, "GET", dl("path", "/tmp"), nil).expect(t, 400, "INVALID_FILE", "error reading file /tmp: is a directory")
+	call(t, "GET", dl("path", ""), nil).expect(t, 400, "MISSING_QUERY", "missing query parameter 'path'")
 }
 
 func TestInfo(t *testing.T) {
@@ -403,7 +415,8 @@ func TestSearch(t *testing.T) {
 	}
 	search("pattern", "*").expect(t, 400, "MISSING_QUERY", "missing query parameter 'path'")
 	search("path", "/workspace/nope").expect(t, 404, "FILE_NOT_FOUND", "file not found. stat /workspace/nope: no such file or directory")
-	search("path", "/workspace", "pattern", "[").expect(t, 500, "RUNTIME_ERROR", "error searching files. invalid pattern [: syntax error in pattern")
+	// 500 on execd.
+	search("path", "/workspace", "pattern", "[").expect(t, 400, "INVALID_REQUEST_BODY", "error searching files. invalid pattern [: syntax error in pattern")
 }
 
 func TestListDirectory(t *testing.T) {
@@ -452,7 +465,14 @@ func TestMkdirAndRemove(t *testing.T) {
 		}
 	}
 	os.WriteFile(hostPath(sb, "/workspace/file"), nil, 0o644)
-	call(t, "POST", base+"/directories", map[string]any{"file/sub": map[string]any{}}).expect(t, 500)
+	// 500 on execd, for both; here nothing is created.
+	call(t, "POST", base+"/directories", map[string]any{"file/sub": map[string]any{}}).
+		expect(t, 400, "INVALID_FILE", "error accessing file: mkdir /workspace/file/sub: not a directory")
+	call(t, "POST", base+"/directories", map[string]any{"made": map[string]any{"owner": "no-such-user-osb"}}).
+		expect(t, 400, "INVALID_REQUEST_BODY", "invalid permission for made: failed to lookup user no-such-user-osb: user: unknown user no-such-user-osb")
+	if _, err := os.Lstat(hostPath(sb, "/workspace/made")); !os.IsNotExist(err) {
+		t.Errorf("a refused mkdir made the directory: %v", err)
+	}
 	call(t, "POST", base+"/directories", []string{"x"}).expect(t, 400)
 
 	// DELETE /directories: recursive, missing fine, a plain file deleted too.
@@ -462,19 +482,19 @@ func TestMkdirAndRemove(t *testing.T) {
 			t.Errorf("%s still there: %v", p, err)
 		}
 	}
-	call(t, "DELETE", base+"/directories"+q("path", "/workspace"), nil).expect(t, 500)
+	call(t, "DELETE", base+"/directories"+q("path", "/workspace"), nil).expect(t, 400, "INVALID_FILE", "error removing directory /workspace: it is a mount point of the sandbox")
 	if _, err := os.Stat(hostPath(sb, "/workspace/old")); err != nil {
 		t.Errorf("refusing to remove /workspace removed its content: %v", err)
 	}
 
-	// DELETE /files: missing fine, a directory is a 500.
+	// DELETE /files: missing fine, a directory refused (500 on execd).
 	os.WriteFile(hostPath(sb, "/workspace/f1"), nil, 0o644)
 	call(t, "DELETE", base+"/files"+q("path", "f1", "path", "missing"), nil).expect(t, 200)
 	if _, err := os.Lstat(hostPath(sb, "/workspace/f1")); !os.IsNotExist(err) {
 		t.Errorf("f1 not deleted: %v", err)
 	}
 	call(t, "DELETE", base+"/files"+q("path", "old"), nil).
-		expect(t, 500, "RUNTIME_ERROR", "error removing file /workspace/old: path is a directory: /workspace/old")
+		expect(t, 400, "INVALID_FILE", "error removing file /workspace/old: path is a directory: /workspace/old")
 	call(t, "DELETE", base+"/files", nil).expect(t, 200)
 }
 
@@ -488,7 +508,7 @@ func TestMove(t *testing.T) {
 	}
 	os.WriteFile(hostPath(sb, "/workspace/c"), []byte("C"), 0o644)
 	call(t, "POST", base+"/files/mv", []map[string]string{{"src": "c", "dest": "b"}}).
-		expect(t, 500, "RUNTIME_ERROR", "error accessing file: destination path already exists: /workspace/b")
+		expect(t, 409, "RUNTIME_ERROR", "error accessing file: destination path already exists: /workspace/b") // 500 on execd
 	if b, _ := os.ReadFile(hostPath(sb, "/workspace/b")); string(b) != "B" {
 		t.Errorf("destination overwritten: %q", b)
 	}
@@ -529,12 +549,18 @@ func TestReplaceAndPermissions(t *testing.T) {
 	if fi, _ := os.Stat(f); fi.Mode().Perm() != 0o755 {
 		t.Errorf("mode 0 changed the mode: %v", fi.Mode())
 	}
+	// execd answers the next three with 500, after changing what came
+	// before the bad entry; here nothing changes.
 	perm(map[string]any{"conf": map[string]any{"mode": 888}}).
-		expect(t, 500, "RUNTIME_ERROR", `error changing permissions of /workspace/conf: strconv.ParseUint: parsing "888": invalid syntax`)
-	perm(map[string]any{"nope": map[string]any{"mode": 644}}).
-		expect(t, 500, "RUNTIME_ERROR", "error changing permissions of /workspace/nope: chmod /workspace/nope: no such file or directory")
+		expect(t, 400, "INVALID_REQUEST_BODY", "invalid permission for conf: invalid mode 888: not octal digits")
+	perm(map[string]any{"conf": map[string]any{"mode": 600}, "nope": map[string]any{"mode": 644}}).
+		expect(t, 404, "FILE_NOT_FOUND", "file not found. chmod /workspace/nope: no such file or directory")
+	perm(map[string]any{"conf": map[string]any{"mode": 600}, "x": map[string]any{"mode": 644, "owner": "no-such-user-osb"}}).
+		expect(t, 400, "INVALID_REQUEST_BODY", "invalid permission for x: failed to lookup user no-such-user-osb: user: unknown user no-such-user-osb")
+	if fi, _ := os.Stat(f); fi.Mode().Perm() != 0o755 {
+		t.Errorf("a refused request changed the mode: %v", fi.Mode())
+	}
 	perm(map[string]any{"conf": map[string]any{"mode": "644"}}).expect(t, 400)
-	perm(map[string]any{"conf": map[string]any{"mode": 644, "owner": "no-such-user-osb"}}).expect(t, 500)
 }
 
 // TestPathsCannotEscape checks that no request reaches a file outside the
