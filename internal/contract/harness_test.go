@@ -15,7 +15,7 @@ import (
 	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/cmdtest"
 	"github.com/osb-dev/osb/internal/server"
-	"github.com/osb-dev/osb/internal/server/servertest"
+	"github.com/osb-dev/osb/internal/server/nullcheck"
 )
 
 // harness runs osb commands against a local server and checks every
@@ -202,18 +202,18 @@ func uncovered(specs map[string]*spec) []string {
 }
 
 // nullsIn lists where a JSON answer, or a frame of a streamed one, holds a
-// null (servertest.Nulls). Generated clients crash on them.
+// null (nullcheck.Paths). Generated clients crash on them.
 func nullsIn(x *exchange) []string {
 	ct := x.respHeader.Get("Content-Type")
 	switch {
 	case x.respTruncated:
 		return nil
 	case strings.HasPrefix(ct, "application/json"):
-		return servertest.Nulls(x.respBody)
+		return nullcheck.Paths(x.respBody)
 	case isStream(x.respHeader):
 		var out []string
 		for i, frame := range splitFrames(x.respBody, x.respComplete) {
-			for _, p := range servertest.Nulls(frame) {
+			for _, p := range nullcheck.Paths(frame) {
 				out = append(out, fmt.Sprintf("frame %d: %s", i, p))
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/osb-dev/osb/internal/server"
+	"github.com/osb-dev/osb/internal/server/nullcheck"
 	"github.com/osb-dev/osb/internal/server/servertest"
 )
 
@@ -79,7 +80,7 @@ func (c *client) do(method, url string, body any, hdr ...string) response {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
-		if nulls := servertest.Nulls(b); len(nulls) > 0 {
+		if nulls := nullcheck.Paths(b); len(nulls) > 0 {
 			c.t.Errorf("%s %s answered null at %s (unset fields are left out)", method, url, strings.Join(nulls[:min(len(nulls), 3)], ", "))
 		}
 	}

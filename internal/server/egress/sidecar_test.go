@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/osb-dev/osb/internal/server/egress"
+	"github.com/osb-dev/osb/internal/server/nullcheck"
 )
 
 const secret = "sk-live-DO-NOT-LEAK-4242"
@@ -53,6 +54,9 @@ func (s *sidecar) do(method, path, body string) reply {
 	b, _ := io.ReadAll(resp.Body)
 	if strings.Contains(string(b), secret) {
 		s.t.Fatalf("%s %s answered with the secret: %s", method, path, b)
+	}
+	if nulls := nullcheck.Paths(b); strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") && len(nulls) > 0 {
+		s.t.Errorf("%s %s answered null at %v", method, path, nulls)
 	}
 	return reply{resp.StatusCode, resp.Header.Get("Content-Type"), string(b)}
 }

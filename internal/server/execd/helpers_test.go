@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/osb-dev/osb/internal/server/nullcheck"
 	"github.com/osb-dev/osb/internal/server/sandbox"
 )
 
@@ -84,5 +85,8 @@ func call(t *testing.T, method, url string, body any, hdr ...string) answer {
 	resp := open(t, method, url, body, hdr...)
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
+	if nulls := nullcheck.Paths(b); strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") && len(nulls) > 0 {
+		t.Errorf("%s %s answered null at %v", method, url, nulls)
+	}
 	return answer{resp.StatusCode, resp.Header, string(b)}
 }
