@@ -19,11 +19,11 @@ printf '%s\n' 'GREETING='"'"'hello world'"'"'' 'SANDBOX_VAR=$SANDBOX_VAR+file' >
 			t.Fatalf("set_env command: %+v", s)
 		}
 		show := `echo "$GREETING|$SANDBOX_VAR"`
-		if s := summarize(events(t, url+"/command", map[string]any{"command": show})); s.stdout != "hello world|from-sandbox+file\n" {
+		if s := summarize(events(t, url+"/command", map[string]any{"command": show})); s.stdout != lines("hello world|from-sandbox+file") {
 			t.Errorf("foreground: %+v", s)
 		}
 		req := map[string]any{"command": show, "envs": map[string]string{"GREETING": "from request"}}
-		if s := summarize(events(t, url+"/command", req)); s.stdout != "from request|from-sandbox+file\n" {
+		if s := summarize(events(t, url+"/command", req)); s.stdout != lines("from request|from-sandbox+file") {
 			t.Errorf("request envs: %+v", s)
 		}
 		bg := summarize(events(t, url+"/command", map[string]any{"command": show, "background": true}))
@@ -32,7 +32,7 @@ printf '%s\n' 'GREETING='"'"'hello world'"'"'' 'SANDBOX_VAR=$SANDBOX_VAR+file' >
 			t.Errorf("background: %q", logs.body)
 		}
 		sid := createSession(t, url, nil)
-		if s := sessionRun(t, url, sid, map[string]any{"command": show}); s.stdout != "hello world|from-sandbox+file\n" {
+		if s := sessionRun(t, url, sid, map[string]any{"command": show}); s.stdout != lines("hello world|from-sandbox+file") {
 			t.Errorf("session: %+v", s)
 		}
 		// The file is a sandbox file like any other.
