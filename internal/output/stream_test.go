@@ -1,0 +1,67 @@
+package output
+
+import (
+	"bytes"
+	"io"
+	"testing"
+	"unicode/utf8"
+)
+
+// FuzzJSONString checks the piece-by-piece string writer against the
+// encoder JSON uses, for any bytes cut anywhere.
+func FuzzJSONString(f *testing.F) {
+	for _, s := range []string{"plain", "a\"b\\c\n\t\x00\x1f\x7f", "é😀\u2028\u2029", "caf\xe9 \xff\xfe", "\xe2\x82", "<&>"} {
+		f.Add([]byte(s), uint8(1))
+	}
+	f.Fuzz(func(t *testing.T, text []byte, step uint8) {
+		want, err := marshal(string(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		s := NewJSONString(&b)
+		n := max(int(step), 1)
+		for rest := text; len(rest) > 0; {
+			k := min(n, len(rest))
+			s.Write(rest[:k])
+			rest = rest[k:]
+		}
+		s.Close()
+		if b.String() != string(want) {
+			t.Fatalf("%q in steps of %d: got %s, want %s", text, n, b.String(), want)
+		}
+	})
+}
+
+// WriteJSON renders an object byte for byte as JSON does, with streamed
+// strings and nested values alike.
+func TestWriteJSONMatchesJSON(t *testing.T) {
+	text := "line one\n\"two\"\t\xff" + string(bytes.Repeat([]byte("é"), 40000))
+	streamed := Obj{{"id", "x"}, {"code", 3}, {"out", Streamed(func(w io.Writer) error {
+		for i := 0; i < len(text); i += 7 {
+			w.Write([]byte(text[i:min(i+7, len(text))]))
+		}
+		return nil
+	})}, {"error", map[string]any{"name": "E", "traceback": []string{"a", "b"}, "empty": []string{}}}, {"none", nil}}
+	plain := append(Obj{}, streamed...)
+	plain[2].Value = text
+	want, _ := JSON(plain)
+	var got bytes.Buffer
+	if err := WriteJSON(&got, streamed); err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != string(want) {
+		t.Fatalf("got:\n%s\nwant:\n%s", got.String(), want)
+	}
+	if viaJSON, _ := JSON(streamed); string(viaJSON) != string(want) {
+		t.Fatalf("JSON of a Streamed value:\n%s", viaJSON)
+	}
+	var empty bytes.Buffer
+	WriteJSON(&empty, Obj{})
+	if w, _ := JSON(Obj{}); empty.String() != string(w) {
+		t.Fatalf("empty: %q, want %q", empty.String(), w)
+	}
+	if !utf8.ValidString(got.String()) {
+		t.Fatal("invalid UTF-8 in the output")
+	}
+}
