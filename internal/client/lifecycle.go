@@ -138,6 +138,18 @@ func (c *Client) ListSandboxes(ctx context.Context, p ListSandboxesParams) (*San
 	return &list, err
 }
 
+// WalkSandboxes calls fn with every page of a listing, in pages as large as
+// the server allows (see WalkPages).
+func (c *Client) WalkSandboxes(ctx context.Context, p ListSandboxesParams, fn func(*SandboxList) error) error {
+	p.PageSize = MaxPageSize
+	fetch := func(ctx context.Context, page int) (*SandboxList, error) {
+		q := p
+		q.Page = page
+		return c.ListSandboxes(ctx, q)
+	}
+	return WalkPages(ctx, fetch, func(sb *Sandbox) string { return sb.ID }, fn)
+}
+
 // EncodeMetadataFilter builds the one `metadata` query value: each key and
 // value percent-encoded twice, as the official client does, then joined as
 // k=v&k2=v2 (the query encoder adds the outer layer).

@@ -319,7 +319,7 @@ func TestResetInTheMiddleOfAStream(t *testing.T) {
 		reset(t, w)
 	})
 	r := f.env().Run("command", "run", "sb-1", "--", "make")
-	expect(t, r, 125, "Error: the stream from ", "/sb/sb-1/command broke: connection reset by peer")
+	expect(t, r, 125, "Error: the stream from ", "/sb/sb-1/command broke off after output had arrived: connection reset by peer")
 	if r.Stdout != "partial\n" {
 		t.Errorf("stdout %q, want the output that arrived", r.Stdout)
 	}
@@ -388,7 +388,8 @@ func TestStreamHeldOpenAfterTerminalEvent(t *testing.T) {
 	}
 }
 
-// A malformed frame is skipped; a huge one arrives whole.
+// A malformed frame is skipped; a huge one arrives whole, as one line; an
+// empty line (text "\n") is one too.
 func TestMalformedAndHugeFrames(t *testing.T) {
 	huge := strings.Repeat("0123456789abcdef", 1<<20) // 16 MiB in one frame
 	f := newFake(t)
@@ -404,8 +405,8 @@ func TestMalformedAndHugeFrames(t *testing.T) {
 	})
 	r := f.env().Run("command", "run", "sb-1", "--", "cat", "big")
 	expect(t, r, 0)
-	if r.Stdout != huge+"\n" {
-		t.Errorf("stdout has %d bytes, want %d", len(r.Stdout), len(huge)+1)
+	if r.Stdout != huge+"\n\n" {
+		t.Errorf("stdout has %d bytes, want %d", len(r.Stdout), len(huge)+2)
 	}
 	if r.Stderr != "" {
 		t.Errorf("stderr: %q", r.Stderr)

@@ -197,7 +197,7 @@ func runRun(ctx context.Context, opts *runOptions) error {
 		return osbFailed(err)
 	}
 	fg := &foreground{
-		ios: opts.f.IOStreams, format: opts.Format, timeout: opts.Timeout.D, interrupts: opts.interrupts,
+		ios: opts.f.IOStreams, format: opts.Format, timeout: opts.Timeout.D, enforce: true, interrupts: opts.interrupts,
 		open: func(ctx context.Context) (*client.EventStream, error) { return startCommand(ctx, dp, req) },
 		stop: dp.InterruptCommand,
 	}
