@@ -41,6 +41,7 @@ default. An empty value, or a request timeout of 0, counts as not set.
   OPEN_SANDBOX_DOMAIN            --domain             connection.domain (default localhost:8080)
   OPEN_SANDBOX_PROTOCOL          --protocol           connection.protocol (default http)
   OPEN_SANDBOX_REQUEST_TIMEOUT   --request-timeout    connection.request_timeout (default 30)
+  OPEN_SANDBOX_IDLE_TIMEOUT      --idle-timeout       connection.idle_timeout (default 60)
   OPEN_SANDBOX_USE_SERVER_PROXY  --[no-]use-server-proxy  connection.use_server_proxy (default false)
                                  --config             the file (default ~/.opensandbox/config.toml)
 
