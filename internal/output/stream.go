@@ -23,8 +23,23 @@ func (s Streamed) MarshalJSON() ([]byte, error) {
 	return marshal(b.String())
 }
 
-// WriteJSON writes o to w exactly as JSON renders it, writing Streamed
-// values as they are produced.
+// StreamedList is a list value of an Obj that WriteJSON writes item by
+// item: the function calls add with each item in turn, as it gets them.
+type StreamedList func(add func(item any) error) error
+
+// MarshalJSON lets an Obj holding a StreamedList still go through JSON: the
+// items are gathered first.
+func (l StreamedList) MarshalJSON() ([]byte, error) {
+	items := []any{}
+	if err := l(func(item any) error { items = append(items, item); return nil }); err != nil {
+		return nil, err
+	}
+	return marshal(items)
+}
+
+// WriteJSON writes o to w exactly as JSON renders it, writing Streamed and
+// StreamedList values as they are produced. A value marshalled after a
+// StreamedList may depend on what the list held.
 func WriteJSON(w io.Writer, o Obj) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	if len(o) == 0 {
@@ -46,6 +61,10 @@ func WriteJSON(w io.Writer, o Obj) error {
 				return err
 			}
 			str.Close()
+		} else if l, ok := kv.Value.(StreamedList); ok {
+			if err := writeList(bw, l); err != nil {
+				return err
+			}
 		} else {
 			v, err := marshal(kv.Value)
 			if err != nil {
@@ -64,6 +83,40 @@ func WriteJSON(w io.Writer, o Obj) error {
 	}
 	bw.WriteString("}\n")
 	return bw.Flush()
+}
+
+// writeList writes a list at the first level of an object, items indented
+// as JSON indents them, each written out as soon as it is added.
+func writeList(w *bufio.Writer, l StreamedList) error {
+	n := 0
+	var ind bytes.Buffer
+	err := l(func(item any) error {
+		v, err := marshal(item)
+		if err != nil {
+			return err
+		}
+		ind.Reset()
+		if err := json.Indent(&ind, v, "    ", "  "); err != nil {
+			return err
+		}
+		if n == 0 {
+			w.WriteString("[\n    ")
+		} else {
+			w.WriteString(",\n    ")
+		}
+		n++
+		_, err = w.Write(ind.Bytes())
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		_, err = w.WriteString("[]")
+	} else {
+		_, err = w.WriteString("\n  ]")
+	}
+	return err
 }
 
 // JSONString writes one JSON string to an io.Writer as its bytes arrive,

@@ -65,3 +65,33 @@ func TestWriteJSONMatchesJSON(t *testing.T) {
 		t.Fatal("invalid UTF-8 in the output")
 	}
 }
+
+// A list written item by item is the list JSON renders, empty or not.
+func TestWriteJSONStreamedList(t *testing.T) {
+	items := []any{map[string]any{"id": "a", "tags": []string{"x"}}, Obj{{"id", "b"}, {"empty", map[string]any{}}}, 3}
+	for _, n := range []int{0, 1, 3} {
+		count := 0
+		streamed := Obj{{"items", StreamedList(func(add func(any) error) error {
+			for _, it := range items[:n] {
+				count++
+				if err := add(it); err != nil {
+					return err
+				}
+			}
+			return nil
+		})}, {"count", countAfter{&count}}}
+		var got bytes.Buffer
+		if err := WriteJSON(&got, streamed); err != nil {
+			t.Fatal(err)
+		}
+		want, _ := JSON(Obj{{"items", append([]any{}, items[:n]...)}, {"count", n}})
+		if got.String() != string(want) {
+			t.Errorf("%d items:\n%s\nwant:\n%s", n, got.String(), want)
+		}
+	}
+}
+
+// countAfter marshals the count a list reached before it.
+type countAfter struct{ n *int }
+
+func (c countAfter) MarshalJSON() ([]byte, error) { return marshal(*c.n) }
