@@ -179,7 +179,7 @@ func (fg *foreground) requestStop(ctx context.Context) {
 		switch {
 		case fg.format == output.JSONF || fg.writeErr != nil:
 		case fg.timedOut:
-			fg.lines.note(fmt.Sprintf("The command is still running %s after its timeout of %s: stopping it...", timeoutMargin, fg.timeout))
+			fg.lines.note(fmt.Sprintf("The command has not ended %s after its timeout of %s: stopping it...", timeoutMargin, fg.timeout))
 		default:
 			fg.lines.note("Stopping the remote command (Ctrl-C again to stop waiting)...")
 		}
