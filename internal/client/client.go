@@ -4,6 +4,7 @@
 package client
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -151,7 +152,7 @@ func (c *Client) do(ctx context.Context, t target, r *Request, out any) (http.He
 	}
 	defer resp.Body.Close()
 	what := r.Method + " " + t.addr.display + r.Path
-	if err := decodeBody(resp.Body, out); err != nil {
+	if err := decodeBody(resp.Body, resp.ContentLength, out); err != nil {
 		if ctx.Err() != nil {
 			return nil, classify(ctx, what, t.addr.display+r.Path, ctx.Err())
 		}
@@ -178,32 +179,79 @@ func (e *BadResponseError) Error() string {
 	return fmt.Sprintf("the server answered %s with %s (HTTP %d)", e.What, e.Reason, e.Status)
 }
 
-func decodeBody(body io.Reader, out any) error {
+func decodeBody(body io.Reader, size int64, out any) error {
+	limited := &io.LimitedReader{R: body, N: MaxResponseBytes + 1}
+	tooLarge := &BadResponseError{Reason: fmt.Sprintf("a body larger than %d MiB, more than osb reads for one answer", MaxResponseBytes>>20)}
 	if out == nil {
-		_, err := io.Copy(io.Discard, io.LimitReader(body, MaxResponseBytes))
+		_, err := io.Copy(io.Discard, limited)
 		return err
-	}
-	b, err := io.ReadAll(io.LimitReader(body, MaxResponseBytes+1))
-	if err != nil {
-		return err
-	}
-	if len(b) > MaxResponseBytes {
-		return &BadResponseError{Reason: fmt.Sprintf("a body larger than %d MiB, more than osb reads for one answer", MaxResponseBytes>>20)}
 	}
 	if raw, ok := out.(*[]byte); ok {
+		b, err := readBody(limited, size)
+		if err == nil && len(b) > MaxResponseBytes {
+			return tooLarge
+		}
 		*raw = b
-		return nil
+		return err
 	}
-	switch string(bytes.TrimSpace(b)) {
-	case "":
+	// Decoded as it is read, in one pass over the body.
+	br := bufio.NewReaderSize(limited, 32<<10)
+	first, err := firstByte(br)
+	switch {
+	case err == io.EOF:
 		return &BadResponseError{Reason: "an empty body where a record was expected"}
-	case "null":
-		return &BadResponseError{Reason: "null where a record was expected"}
+	case err != nil:
+		return err
+	case first == 'n':
+		if word, _ := br.Peek(4); string(word) == "null" {
+			return &BadResponseError{Reason: "null where a record was expected"}
+		}
 	}
-	if err := json.Unmarshal(b, out); err != nil {
-		return &BadResponseError{Reason: "a body that is not the expected JSON (" + err.Error() + ")"}
+	if err := json.NewDecoder(br).Decode(out); err != nil {
+		if limited.N <= 0 {
+			return tooLarge
+		}
+		if _, isSyntax := err.(*json.SyntaxError); isSyntax || err == io.ErrUnexpectedEOF {
+			return &BadResponseError{Reason: "a body that is not the expected JSON (" + err.Error() + ")"}
+		}
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) {
+			return &BadResponseError{Reason: "a body that is not the expected JSON (" + err.Error() + ")"}
+		}
+		return err
+	}
+	// The rest is read, so that the connection can be used again.
+	if _, err := io.Copy(io.Discard, br); err != nil {
+		return err
+	}
+	if limited.N <= 0 {
+		return tooLarge
 	}
 	return nil
+}
+
+// readBody is io.ReadAll with the buffer sized for size bytes (-1: unknown).
+func readBody(r io.Reader, size int64) ([]byte, error) {
+	var b bytes.Buffer
+	if size > 0 {
+		b.Grow(int(min(size, MaxResponseBytes)) + bytes.MinRead)
+	}
+	_, err := b.ReadFrom(r)
+	return b.Bytes(), err
+}
+
+// firstByte skips white space and returns the first byte after it,
+// without consuming it.
+func firstByte(br *bufio.Reader) (byte, error) {
+	for {
+		c, err := br.ReadByte()
+		if err != nil {
+			return 0, err
+		}
+		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+			return c, br.UnreadByte()
+		}
+	}
 }
 
 // stream is a call whose body is read at the caller's pace: a stream, a

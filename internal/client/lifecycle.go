@@ -133,9 +133,15 @@ func (c *Client) ListSandboxes(ctx context.Context, p ListSandboxesParams) (*San
 	if len(p.Metadata) > 0 {
 		q.Set("metadata", EncodeMetadataFilter(p.Metadata))
 	}
-	var list SandboxList
-	_, err := c.Do(ctx, &Request{Method: http.MethodGet, Path: "/sandboxes", Query: q}, &list)
-	return &list, err
+	var raw []byte
+	if _, err := c.Do(ctx, &Request{Method: http.MethodGet, Path: "/sandboxes", Query: q}, &raw); err != nil {
+		return nil, err
+	}
+	list, err := parseSandboxList(raw)
+	if err != nil {
+		return nil, &BadResponseError{What: "GET " + c.addr.display + "/sandboxes", Status: http.StatusOK, Reason: err.Error()}
+	}
+	return list, nil
 }
 
 // WalkSandboxes calls fn with every page of a listing, in pages as large as

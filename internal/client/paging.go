@@ -17,10 +17,16 @@ type PagingError struct{ Reason string }
 
 func (e *PagingError) Error() string { return "stopped listing: " + e.Reason }
 
+// lookahead is how many pages WalkPages asks for ahead of the one it hands
+// over: the next one always (when there is one), further ones as far as the
+// server's page count says they exist.
+const lookahead = 3
+
 // WalkPages calls fn with every page of a listing, from page 1 until the
 // server says there is no next page. fetch gets one page; id names an item,
-// to recognise a page the server sends again. The next page is fetched
-// while fn handles the current one.
+// to recognise a page the server sends again. The pages ahead are fetched
+// while fn handles the current one, so the server, the decoding and fn
+// work at the same time.
 func WalkPages[T any](ctx context.Context, fetch func(ctx context.Context, page int) (*Page[T], error), id func(*T) string, fn func(*Page[T]) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -38,9 +44,10 @@ func WalkPages[T any](ctx context.Context, fetch func(ctx context.Context, page 
 	}
 	seed := maphash.MakeSeed()
 	seen := map[uint64]int{} // the ids of each page so far → its number
-	next := start(1)
+	pending := map[int]<-chan fetched{1: start(1)}
 	for n := 1; ; n++ {
-		got := <-next
+		got := <-pending[n]
+		delete(pending, n)
 		if got.err != nil {
 			return got.err
 		}
@@ -61,8 +68,13 @@ func WalkPages[T any](ctx context.Context, fetch func(ctx context.Context, page 
 			seen[h.Sum64()] = n
 		}
 		more := page.Pagination.HasNextPage && len(page.Items) > 0
-		if more && n < MaxPages {
-			next = start(n + 1)
+		for k := n + 1; more && k <= min(n+lookahead, MaxPages); k++ {
+			if k > n+1 && k > page.Pagination.TotalPages {
+				break
+			}
+			if pending[k] == nil {
+				pending[k] = start(k)
+			}
 		}
 		if err := fn(page); err != nil {
 			return err

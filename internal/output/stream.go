@@ -70,11 +70,7 @@ func WriteJSON(w io.Writer, o Obj) error {
 			if err != nil {
 				return err
 			}
-			var ind bytes.Buffer
-			if err := json.Indent(&ind, v, "  ", "  "); err != nil {
-				return err
-			}
-			bw.Write(ind.Bytes())
+			bw.Write(indent(nil, v, "  ", "  "))
 		}
 		if i < len(o)-1 {
 			bw.WriteByte(',')
@@ -89,23 +85,23 @@ func WriteJSON(w io.Writer, o Obj) error {
 // as JSON indents them, each written out as soon as it is added.
 func writeList(w *bufio.Writer, l StreamedList) error {
 	n := 0
-	var ind bytes.Buffer
+	var ind []byte
+	var compact bytes.Buffer
+	enc := json.NewEncoder(&compact)
+	enc.SetEscapeHTML(false)
 	err := l(func(item any) error {
-		v, err := marshal(item)
-		if err != nil {
+		compact.Reset()
+		if err := enc.Encode(item); err != nil {
 			return err
 		}
-		ind.Reset()
-		if err := json.Indent(&ind, v, "    ", "  "); err != nil {
-			return err
-		}
+		ind = indent(ind[:0], bytes.TrimRight(compact.Bytes(), "\n"), "    ", "  ")
 		if n == 0 {
 			w.WriteString("[\n    ")
 		} else {
 			w.WriteString(",\n    ")
 		}
 		n++
-		_, err = w.Write(ind.Bytes())
+		_, err := w.Write(ind)
 		return err
 	})
 	if err != nil {
@@ -166,12 +162,30 @@ func (s *JSONString) Write(p []byte) (int, error) {
 		s.carry = append(s.carry, p[cut:]...)
 		p = p[:cut]
 	}
-	s.buf = appendEscaped(s.buf, p)
-	_, s.err = s.w.Write(s.buf)
-	if len(s.buf) > 64<<10 {
-		s.buf = nil
+	// In pieces, so that the escaped copy stays small whatever len(p) is.
+	for {
+		piece := p[:pieceEnd(p, 32<<10)]
+		s.buf = appendEscaped(s.buf, piece)
+		if _, s.err = s.w.Write(s.buf); s.err != nil {
+			return n, s.err
+		}
+		s.buf, p = s.buf[:0], p[len(piece):]
+		if len(p) == 0 {
+			return n, nil
+		}
 	}
-	return n, s.err
+}
+
+// pieceEnd is where to cut p near max without splitting a character.
+func pieceEnd(p []byte, max int) int {
+	if len(p) <= max {
+		return len(p)
+	}
+	end := max
+	for end > max-utf8.UTFMax && !utf8.RuneStart(p[end]) {
+		end--
+	}
+	return end
 }
 
 // Close writes what is left and the closing quote.

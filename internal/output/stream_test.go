@@ -2,7 +2,9 @@ package output
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -61,6 +63,13 @@ func TestWriteJSONMatchesJSON(t *testing.T) {
 	if w, _ := JSON(Obj{}); empty.String() != string(w) {
 		t.Fatalf("empty: %q, want %q", empty.String(), w)
 	}
+	// One write far larger than the pieces it is escaped in.
+	big := strings.Repeat("é\"😀\n", 40000) + "\xff"
+	var one bytes.Buffer
+	WriteJSON(&one, Obj{{"out", Streamed(func(w io.Writer) error { _, err := w.Write([]byte(big)); return err })}})
+	if w, _ := JSON(Obj{{"out", big}}); one.String() != string(w) {
+		t.Fatalf("one large write differs")
+	}
 	if !utf8.ValidString(got.String()) {
 		t.Fatal("invalid UTF-8 in the output")
 	}
@@ -95,3 +104,25 @@ func TestWriteJSONStreamedList(t *testing.T) {
 type countAfter struct{ n *int }
 
 func (c countAfter) MarshalJSON() ([]byte, error) { return marshal(*c.n) }
+
+// FuzzIndent checks the layout of compact JSON against json.Indent.
+func FuzzIndent(f *testing.F) {
+	for _, s := range []string{`{"a":[1,{"b":"x\"y\\"},[],{}],"c":null}`, `[]`, `"s"`, `{"k":"a,b:{[c]}"}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		var v any
+		if json.Unmarshal([]byte(src), &v) != nil {
+			return
+		}
+		compact, err := marshal(v)
+		if err != nil {
+			return
+		}
+		var want bytes.Buffer
+		json.Indent(&want, compact, "  ", "\t")
+		if got := indent(nil, compact, "  ", "\t"); string(got) != want.String() {
+			t.Fatalf("%s:\n%s\nwant:\n%s", compact, got, want.String())
+		}
+	})
+}
