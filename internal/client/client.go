@@ -130,7 +130,7 @@ func (c *Client) lifecycle() target {
 }
 
 // Do sends a lifecycle request and decodes a JSON answer into out (nil: discard,
-// *[]byte: raw body). It returns the response headers.
+// *[]byte or *bytes.Buffer: the raw body). It returns the response headers.
 func (c *Client) Do(ctx context.Context, r *Request, out any) (http.Header, error) {
 	return c.do(ctx, c.lifecycle(), r, out)
 }
@@ -186,12 +186,19 @@ func decodeBody(body io.Reader, size int64, out any) error {
 		_, err := io.Copy(io.Discard, limited)
 		return err
 	}
-	if raw, ok := out.(*[]byte); ok {
+	switch raw := out.(type) {
+	case *[]byte:
 		b, err := readBody(limited, size)
 		if err == nil && len(b) > MaxResponseBytes {
 			return tooLarge
 		}
 		*raw = b
+		return err
+	case *bytes.Buffer:
+		_, err := raw.ReadFrom(limited)
+		if err == nil && raw.Len() > MaxResponseBytes {
+			return tooLarge
+		}
 		return err
 	}
 	// Decoded as it is read, in one pass over the body.

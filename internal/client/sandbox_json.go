@@ -156,7 +156,8 @@ func parseSandboxList(raw []byte) (*SandboxList, error) {
 	if !r.IsObject() {
 		return nil, fmt.Errorf("%s where a page of sandboxes was expected", kindOf(r))
 	}
-	list := &SandboxList{Items: []Sandbox{}}
+	p := r.Get("pagination")
+	list := &SandboxList{Items: make([]Sandbox, 0, min(max(p.Get("pageSize").Int(), 0), MaxPageSize))}
 	items := r.Get("items")
 	if items.IsArray() {
 		items.ForEach(func(_, item gjson.Result) bool {
@@ -166,7 +167,6 @@ func parseSandboxList(raw []byte) (*SandboxList, error) {
 			return true
 		})
 	}
-	p := r.Get("pagination")
 	list.Pagination = Pagination{Page: int(p.Get("page").Int()), PageSize: int(p.Get("pageSize").Int()),
 		TotalItems: int(p.Get("totalItems").Int()), TotalPages: int(p.Get("totalPages").Int()), HasNextPage: p.Get("hasNextPage").Bool()}
 	return list, nil
