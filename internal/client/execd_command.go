@@ -74,16 +74,10 @@ func (s *EventStream) Err() error {
 	return &StreamError{URL: s.url, Err: err, Output: s.output}
 }
 
-// Next returns the next event, one the caller may keep, io.EOF at the end,
-// or the error Err describes.
+// Next returns the next event, one the caller may keep (a long line whole,
+// see EventReader.Next), io.EOF at the end, or the error Err describes.
 func (s *EventStream) Next() (*Event, error) {
-	if s.Scan() {
-		return s.Event().Clone(), nil
-	}
-	if err := s.Err(); err != nil {
-		return nil, err
-	}
-	return nil, io.EOF
+	return nextWhole(s.Scan, s.Event, s.Err)
 }
 
 // Close ends the stream without reading the rest.

@@ -190,16 +190,40 @@ func (r *EventReader) Event() *Event { return &r.ev }
 // Err is the error that stopped Scan, or nil at the end of the stream.
 func (r *EventReader) Err() error { return r.err }
 
-// Next returns the next event, one the caller may keep, or io.EOF once the
-// stream has ended. Any other error is the underlying reader's.
+// Next returns the next event, one the caller may keep, with a long line's
+// pieces joined into one event (up to maxFrame), or io.EOF once the stream
+// has ended. Any other error is the underlying reader's.
 func (r *EventReader) Next() (*Event, error) {
-	if r.Scan() {
-		return r.ev.Clone(), nil
+	return nextWhole(r.Scan, r.Event, r.Err)
+}
+
+// nextWhole is Next over any Scan, Event and Err.
+func nextWhole(scan func() bool, event func() *Event, errOf func() error) (*Event, error) {
+	end := func() error {
+		if err := errOf(); err != nil {
+			return err
+		}
+		return io.EOF
 	}
-	if r.err != nil {
-		return nil, r.err
+	if !scan() {
+		return nil, end()
 	}
-	return nil, io.EOF
+	ev := event().Clone()
+	for ev.Partial {
+		if !scan() {
+			if err := end(); err != io.EOF {
+				return nil, err
+			}
+			return nil, io.ErrUnexpectedEOF // the stream ended inside a line
+		}
+		piece := event()
+		if len(ev.Data)+len(piece.Data) > maxFrame {
+			return nil, fmt.Errorf("an output line is larger than %d MiB", maxFrame>>20)
+		}
+		ev.Data = append(ev.Data, piece.Data...)
+		ev.Partial = piece.Partial
+	}
+	return ev, nil
 }
 
 // readLine returns the next line without its terminator (\n, \r\n). The

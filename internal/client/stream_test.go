@@ -38,28 +38,18 @@ func summary(evs []*Event) string {
 	return b.String()
 }
 
-// readAll reads every event, the pieces of a long line joined into one.
+// readAll reads every event (a long line's pieces joined) until the end or
+// an error.
 func readAll(t testing.TB, r io.Reader) []*Event {
 	t.Helper()
 	er := NewEventReader(r)
 	var evs []*Event
-	partial := false
 	for {
 		ev, err := er.Next()
-		if err == io.EOF {
+		if err != nil {
 			return evs
 		}
-		if err != nil {
-			t.Fatalf("Next: %v", err)
-		}
-		if partial {
-			last := evs[len(evs)-1]
-			last.Data = append(last.Data, ev.Data...)
-			last.Partial = ev.Partial
-		} else {
-			evs = append(evs, ev)
-		}
-		partial = ev.Partial
+		evs = append(evs, ev)
 	}
 }
 
@@ -154,6 +144,11 @@ func TestEventReaderLargeFrame(t *testing.T) {
 		}
 		if !er.Scan() || er.Event().Type != EventComplete || er.Scan() || er.Err() != nil {
 			t.Fatalf("%s: the end: %v", how, er.Err())
+		}
+		// Next gives the same line whole.
+		evs := readAll(t, bytes.NewReader([]byte(execd+end)))
+		if len(evs) != 2 || string(evs[0].Data) != line || evs[0].Partial {
+			t.Fatalf("Next: %d events", len(evs))
 		}
 	}
 }
