@@ -154,6 +154,8 @@ func TestListingThatNeverEnds(t *testing.T) {
 			}
 			// The same stop for any walk of the listing: an id prefix.
 			expect(t, f.env().Run("sandbox", "get", "sb-"), 1, tc.want)
+			mu.Lock()
+			defer mu.Unlock()
 			if asked > 5000 {
 				t.Errorf("page %d was asked for", asked)
 			}
