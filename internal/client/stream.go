@@ -622,12 +622,15 @@ func (r *EventReader) skipLine() {
 // It stops at the closing quote (closed, consumed with it) or before an
 // escape that s cuts off; n is how many bytes of s it used.
 func unescape(dst, s []byte) (out []byte, n int, closed bool) {
+	quote := -1 // the next '"' at or after n, found once per quote
 	for n < len(s) {
-		q := bytes.IndexByte(s[n:], '"')
-		end := len(s)
-		if q >= 0 {
-			end = n + q
+		if quote < n {
+			quote = len(s)
+			if q := bytes.IndexByte(s[n:], '"'); q >= 0 {
+				quote = n + q
+			}
 		}
+		end := quote
 		if b := bytes.IndexByte(s[n:end], '\\'); b >= 0 {
 			end = n + b
 		}
