@@ -4,13 +4,13 @@
 package client
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -25,10 +25,15 @@ const HeaderAPIKey = "OPEN-SANDBOX-API-KEY"
 
 // Options configures a Client.
 type Options struct {
-	Domain         string // host[:port], or a URL with scheme
-	Protocol       string // http or https
-	APIKey         string
-	RequestTimeout time.Duration // whole exchange for plain calls; headers only for streams
+	Domain   string // host[:port][/path], or the same with an http or https scheme
+	Protocol string // http or https, for a domain without a scheme
+	APIKey   string
+	// RequestTimeout bounds connecting and waiting for the answer's headers
+	// on every call, and the whole exchange of a plain (non-stream) call.
+	RequestTimeout time.Duration
+	// IdleTimeout ends a stream or a transfer that has gone this long
+	// without a byte in either direction; 0 means DefaultIdleTimeout.
+	IdleTimeout    time.Duration
 	UseServerProxy bool
 	ExecdToken     string    // sent as X-EXECD-ACCESS-TOKEN on data-plane calls when set
 	UserAgent      string    // e.g. osb/1.2.3
@@ -37,17 +42,28 @@ type Options struct {
 	RetryBase      time.Duration // first retry delay; 0 means 300ms
 }
 
+// DefaultIdleTimeout is how long a stream or a transfer may go without a
+// byte. execd sends a ping every 3 s on an execution stream, so only a
+// server that has stopped working stays silent this long.
+const DefaultIdleTimeout = 60 * time.Second
+
+// MaxResponseBytes caps the body of a plain (non-stream) answer: the largest
+// list page or record is far smaller, and a server that sends more is
+// broken or hostile. Streams and downloads have no cap.
+const MaxResponseBytes = 64 << 20
+
 // Client talks to one lifecycle server and the data planes it points at.
 type Client struct {
 	opts      Options
-	base      string // lifecycle base URL ending in /v1
+	addr      address // the lifecycle server; base ends in /v1
 	http      *http.Client
 	endpoints sync.Map // endpointKey → *Endpoint, for this process only
 	wsOnce    sync.Once
 	ws        *http.Client // for WebSocket handshakes (pty.go)
 }
 
-// New builds a client; it makes no request.
+// New builds a client; it makes no request. An address no request can be
+// built from is an error here.
 func New(opts Options) (*Client, error) {
 	proto := strings.ToLower(strings.TrimSpace(opts.Protocol))
 	if proto == "" {
@@ -60,33 +76,26 @@ func New(opts Options) (*Client, error) {
 	if opts.RequestTimeout <= 0 {
 		opts.RequestTimeout = 30 * time.Second
 	}
+	if opts.IdleTimeout <= 0 {
+		opts.IdleTimeout = DefaultIdleTimeout
+	}
 	if opts.RetryBase == 0 {
 		opts.RetryBase = 300 * time.Millisecond
 	}
-	c := &Client{opts: opts, base: joinBase(proto, opts.Domain) + "/v1", http: opts.HTTPClient}
-	if c.http == nil {
-		c.http = &http.Client{Transport: newTransport(opts.RequestTimeout)}
+	addr, err := parseAddress(proto, opts.Domain)
+	if err != nil {
+		return nil, fmt.Errorf("invalid domain: %w", err)
 	}
+	addr.base += "/v1"
+	addr.display += "/v1"
+	c := &Client{opts: opts, addr: addr}
+	hc := http.Client{Transport: newTransport(opts.RequestTimeout)}
+	if opts.HTTPClient != nil {
+		hc = *opts.HTTPClient
+	}
+	hc.CheckRedirect = checkRedirect
+	c.http = &hc
 	return c, nil
-}
-
-func newTransport(timeout time.Duration) *http.Transport {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.DialContext = (&net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}).DialContext
-	t.TLSHandshakeTimeout = timeout
-	// Streams and transfers have no total timeout, but a server that never
-	// starts answering must not hang us.
-	t.ResponseHeaderTimeout = timeout
-	return t
-}
-
-// joinBase prefixes the protocol unless the address already carries a scheme.
-func joinBase(proto, addr string) string {
-	addr = strings.TrimRight(addr, "/")
-	if strings.HasPrefix(addr, "http://") || strings.HasPrefix(addr, "https://") {
-		return addr
-	}
-	return proto + "://" + addr
 }
 
 // Options returns the options the client was built with.
@@ -105,9 +114,10 @@ type Request struct {
 	Header      http.Header
 }
 
-// target is where a request goes: the lifecycle server or a data plane.
+// target is where a request goes, the lifecycle server or a data plane,
+// with the credentials that belong to it.
 type target struct {
-	base    string
+	addr    address
 	headers map[string]string
 }
 
@@ -116,21 +126,23 @@ func (c *Client) lifecycle() target {
 	if c.opts.APIKey != "" {
 		h[HeaderAPIKey] = c.opts.APIKey
 	}
-	return target{base: c.base, headers: h}
+	return target{addr: c.addr, headers: h}
 }
 
 // Do sends a lifecycle request and decodes a JSON answer into out (nil: discard,
-// *[]byte: raw body). It returns the response headers.
+// *[]byte or *bytes.Buffer: the raw body). It returns the response headers.
 func (c *Client) Do(ctx context.Context, r *Request, out any) (http.Header, error) {
 	return c.do(ctx, c.lifecycle(), r, out)
 }
 
-// Stream sends a lifecycle request and hands back the open response; only the
-// wait for headers is bounded. The caller closes the body.
+// Stream sends a lifecycle request and hands back the open response (see
+// stream). The caller closes the body.
 func (c *Client) Stream(ctx context.Context, r *Request) (*http.Response, error) {
 	return c.stream(ctx, c.lifecycle(), r)
 }
 
+// do is a plain call: the request timeout bounds all of it, and the body
+// read is capped.
 func (c *Client) do(ctx context.Context, t target, r *Request, out any) (http.Header, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.opts.RequestTimeout)
 	defer cancel()
@@ -139,39 +151,145 @@ func (c *Client) do(ctx context.Context, t target, r *Request, out any) (http.He
 		return nil, err
 	}
 	defer resp.Body.Close()
-	if err := decodeBody(resp.Body, out); err != nil {
+	what := r.Method + " " + t.addr.display + r.Path
+	if err := decodeBody(resp.Body, resp.ContentLength, out); err != nil {
 		if ctx.Err() != nil {
-			return nil, classify(ctx, r.Method+" "+r.Path, t.base+r.Path, ctx.Err())
+			return nil, classify(ctx, what, t.addr.display+r.Path, ctx.Err())
 		}
-		return nil, fmt.Errorf("cannot read the response to %s %s: %w", r.Method, r.Path, err)
+		var bad *BadResponseError
+		if errors.As(err, &bad) {
+			bad.What, bad.Status = what, resp.StatusCode
+			return nil, bad
+		}
+		return nil, fmt.Errorf("cannot read the response to %s: %s", what, describeNetErr(err))
 	}
 	return resp.Header, nil
 }
 
-func decodeBody(body io.Reader, out any) error {
-	switch o := out.(type) {
-	case nil:
-		_, err := io.Copy(io.Discard, body)
+// BadResponseError is a 2xx answer osb cannot use: empty or null where a
+// record was expected, larger than MaxResponseBytes, or not the JSON the
+// call returns.
+type BadResponseError struct {
+	What   string // "GET http://…/v1/sandboxes/x"
+	Status int
+	Reason string
+}
+
+func (e *BadResponseError) Error() string {
+	return fmt.Sprintf("the server answered %s with %s (HTTP %d)", e.What, e.Reason, e.Status)
+}
+
+func decodeBody(body io.Reader, size int64, out any) error {
+	limited := &io.LimitedReader{R: body, N: MaxResponseBytes + 1}
+	tooLarge := &BadResponseError{Reason: fmt.Sprintf("a body larger than %d MiB, more than osb reads for one answer", MaxResponseBytes>>20)}
+	if out == nil {
+		_, err := io.Copy(io.Discard, limited)
 		return err
+	}
+	switch raw := out.(type) {
 	case *[]byte:
-		b, err := io.ReadAll(body)
-		*o = b
+		b, err := readBody(limited, size)
+		if err == nil && len(b) > MaxResponseBytes {
+			return tooLarge
+		}
+		*raw = b
 		return err
-	default:
-		b, err := io.ReadAll(body)
+	case *bytes.Buffer:
+		_, err := raw.ReadFrom(limited)
+		if err == nil && raw.Len() > MaxResponseBytes {
+			return tooLarge
+		}
+		return err
+	}
+	// Decoded as it is read, in one pass over the body.
+	br := bufio.NewReaderSize(limited, 32<<10)
+	first, err := firstByte(br)
+	switch {
+	case err == io.EOF:
+		return &BadResponseError{Reason: "an empty body where a record was expected"}
+	case err != nil:
+		return err
+	case first == 'n':
+		if word, _ := br.Peek(4); string(word) == "null" {
+			return &BadResponseError{Reason: "null where a record was expected"}
+		}
+	}
+	if err := json.NewDecoder(br).Decode(out); err != nil {
+		if limited.N <= 0 {
+			return tooLarge
+		}
+		if _, isSyntax := err.(*json.SyntaxError); isSyntax || err == io.ErrUnexpectedEOF {
+			return &BadResponseError{Reason: "a body that is not the expected JSON (" + err.Error() + ")"}
+		}
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) {
+			return &BadResponseError{Reason: "a body that is not the expected JSON (" + err.Error() + ")"}
+		}
+		return err
+	}
+	// The rest is read, so that the connection can be used again.
+	if _, err := io.Copy(io.Discard, br); err != nil {
+		return err
+	}
+	if limited.N <= 0 {
+		return tooLarge
+	}
+	return nil
+}
+
+// readBody is io.ReadAll with the buffer sized for size bytes (-1: unknown).
+func readBody(r io.Reader, size int64) ([]byte, error) {
+	var b bytes.Buffer
+	if size > 0 {
+		b.Grow(int(min(size, MaxResponseBytes)) + bytes.MinRead)
+	}
+	_, err := b.ReadFrom(r)
+	return b.Bytes(), err
+}
+
+// firstByte skips white space and returns the first byte after it,
+// without consuming it.
+func firstByte(br *bufio.Reader) (byte, error) {
+	for {
+		c, err := br.ReadByte()
 		if err != nil {
-			return err
+			return 0, err
 		}
-		if len(bytes.TrimSpace(b)) == 0 {
-			return nil
+		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+			return c, br.UnreadByte()
 		}
-		return json.Unmarshal(b, out)
 	}
 }
 
+// stream is a call whose body is read at the caller's pace: a stream, a
+// download, an upload. Connecting and waiting for the answer's headers are
+// bounded by the request timeout, the body by the idle timeout: it fails
+// once the server has sent nothing (or taken nothing) for that long.
 func (c *Client) stream(ctx context.Context, t target, r *Request) (*http.Response, error) {
-	return c.send(ctx, t, r)
+	ctx, cancel := context.WithCancelCause(ctx)
+	dog := newWatchdog(c.opts.IdleTimeout, cancel)
+	req := *r
+	if r.Body != nil {
+		req.Body = &watchedUpload{r: r.Body, dog: dog}
+	} else {
+		// Without a body to send, connecting and the answer's headers
+		// share one budget.
+		headers := time.AfterFunc(c.opts.RequestTimeout, func() { cancel(errHeaderTimeout) })
+		defer headers.Stop()
+	}
+	resp, err := c.send(ctx, t, &req)
+	dog.served()
+	if err != nil {
+		cancel(nil)
+		return nil, err
+	}
+	resp.Body = &watchedBody{rc: resp.Body, ctx: ctx, cancel: cancel, dog: dog, what: r.Method + " " + t.addr.display + r.Path}
+	return resp, nil
 }
+
+// errHeaderTimeout is the cause a stream's request is cancelled with when
+// its answer did not start within the request timeout.
+var errHeaderTimeout = errors.New("no answer within the request timeout")
 
 // send performs the exchange with retries and returns a 2xx response or an error.
 func (c *Client) send(ctx context.Context, t target, r *Request) (*http.Response, error) {
@@ -184,16 +302,17 @@ func (c *Client) send(ctx context.Context, t target, r *Request) (*http.Response
 		payload = b
 	}
 	retryable := r.Body == nil && idempotent(r.Method)
+	display := t.addr.display + r.Path
 	for attempt := 0; ; attempt++ {
 		resp, err := c.once(ctx, t, r, payload)
-		wait, again := c.retryAfter(attempt, retryable, resp, err)
+		wait, again := c.retryAfter(ctx, attempt, retryable, resp, err)
 		if !again {
 			if err != nil {
 				return nil, err
 			}
 			if resp.StatusCode >= 300 {
 				defer resp.Body.Close()
-				return nil, decodeError(resp, r.Method, t.base+r.Path)
+				return nil, decodeError(resp, r.Method, display)
 			}
 			return resp, nil
 		}
@@ -203,13 +322,17 @@ func (c *Client) send(ctx context.Context, t target, r *Request) (*http.Response
 		}
 		select {
 		case <-ctx.Done():
-			return nil, classify(ctx, r.Method+" "+r.Path, t.base+r.Path, ctx.Err())
+			return nil, classify(ctx, r.Method+" "+display, display, ctx.Err())
 		case <-time.After(wait):
 		}
 	}
 }
 
 const maxRetries = 3
+
+// maxRetryWait is the longest osb waits before trying again; a server that
+// asks for more (Retry-After) gets its error reported instead.
+const maxRetryWait = 10 * time.Second
 
 func idempotent(method string) bool {
 	switch method {
@@ -219,8 +342,10 @@ func idempotent(method string) bool {
 	return false
 }
 
-// retryAfter decides whether to try again and how long to wait first.
-func (c *Client) retryAfter(attempt int, retryable bool, resp *http.Response, err error) (time.Duration, bool) {
+// retryAfter decides whether to try again and how long to wait first. A
+// wait the server asks for that is longer than maxRetryWait, or than what
+// is left of the call's time, is not waited: the answer is reported as it is.
+func (c *Client) retryAfter(ctx context.Context, attempt int, retryable bool, resp *http.Response, err error) (time.Duration, bool) {
 	if !retryable || attempt >= maxRetries {
 		return 0, false
 	}
@@ -233,26 +358,43 @@ func (c *Client) retryAfter(attempt int, retryable bool, resp *http.Response, er
 	default:
 		return 0, false
 	}
-	if s := resp.Header.Get("Retry-After"); s != "" {
-		if secs, perr := strconv.Atoi(s); perr == nil && secs >= 0 {
-			return min(time.Duration(secs)*time.Second, 10*time.Second), true
-		}
+	wait := backoff
+	if d, ok := retryAfterHeader(resp.Header, time.Now()); ok {
+		wait = d
 	}
-	return backoff, true
+	if deadline, ok := ctx.Deadline(); wait > maxRetryWait || ok && time.Until(deadline) < wait {
+		return 0, false
+	}
+	return wait, true
+}
+
+// retryAfterHeader reads Retry-After: seconds, or an HTTP date.
+func retryAfterHeader(h http.Header, now time.Time) (time.Duration, bool) {
+	s := strings.TrimSpace(h.Get("Retry-After"))
+	if s == "" {
+		return 0, false
+	}
+	if secs, err := strconv.ParseInt(s, 10, 64); err == nil && secs >= 0 {
+		return time.Duration(min(secs, 1<<32)) * time.Second, true
+	}
+	if at, err := http.ParseTime(s); err == nil {
+		return max(at.Sub(now), 0), true
+	}
+	return 0, false
 }
 
 func (c *Client) once(ctx context.Context, t target, r *Request, payload []byte) (*http.Response, error) {
-	u := t.base + r.Path
+	query := ""
 	if len(r.Query) > 0 {
-		u += "?" + r.Query.Encode()
+		query = "?" + r.Query.Encode()
 	}
 	body := r.Body
 	if payload != nil {
 		body = bytes.NewReader(payload)
 	}
-	req, err := http.NewRequestWithContext(ctx, r.Method, u, body)
+	req, err := http.NewRequestWithContext(ctx, r.Method, t.addr.base+r.Path+query, body)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("cannot build the request %s %s: %s", r.Method, t.addr.display+r.Path, requestBuildError(err))
 	}
 	if r.BodyLength > 0 {
 		req.ContentLength = r.BodyLength
@@ -276,9 +418,20 @@ func (c *Client) once(ctx context.Context, t target, r *Request, payload []byte)
 	resp, err := c.http.Do(req)
 	c.logExchange(req, resp, err, time.Since(start))
 	if err != nil {
-		return nil, classify(ctx, r.Method+" "+u, u, err)
+		display := t.addr.display + r.Path
+		return nil, classify(ctx, r.Method+" "+display+query, display, err)
 	}
 	return resp, nil
+}
+
+// requestBuildError says why a URL was refused without repeating it (it
+// may hold a password).
+func requestBuildError(err error) string {
+	var uerr *url.Error
+	if errors.As(err, &uerr) {
+		return uerr.Err.Error()
+	}
+	return err.Error()
 }
 
 // logExchange writes one -v line. Only the method, URL, status, time and
@@ -287,15 +440,13 @@ func (c *Client) logExchange(req *http.Request, resp *http.Response, err error, 
 	if c.opts.Debug == nil {
 		return
 	}
-	u := *req.URL
-	u.User = nil
 	status, rid := "error: "+fmt.Sprint(err), ""
 	if resp != nil {
 		status = strconv.Itoa(resp.StatusCode)
 		rid = resp.Header.Get("X-Request-ID")
 	}
 	// A tenth of a millisecond: local exchanges take less than one.
-	line := fmt.Sprintf("* %s %s -> %s (%s)", req.Method, u.String(), status, took.Round(100*time.Microsecond))
+	line := fmt.Sprintf("* %s %s -> %s (%s)", req.Method, req.URL.Redacted(), status, took.Round(100*time.Microsecond))
 	if rid != "" {
 		line += " request-id=" + rid
 	}

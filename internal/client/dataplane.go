@@ -31,10 +31,17 @@ func (c *Client) DataPlane(ctx context.Context, sandboxID string, port int) (*Da
 	if strings.TrimSpace(ep.Endpoint) == "" {
 		return nil, fmt.Errorf("the server gave no address for port %d of sandbox %s", port, sandboxID)
 	}
+	// The endpoint has no scheme of its own: it is reached the way the
+	// lifecycle server is, so an https server never hands out plain http.
+	addr, err := parseAddress(c.addr.scheme, ep.Endpoint)
+	if err != nil {
+		return nil, fmt.Errorf("the server gave an unusable address for port %d of sandbox %s: %w", port, sandboxID, err)
+	}
 	h := map[string]string{}
-	// The key goes to the data plane only through the server's proxy: in
-	// direct mode it would reach the sandbox, which must not see it.
-	if c.opts.UseServerProxy && c.opts.APIKey != "" {
+	// The key goes to the data plane only through the server's proxy, that
+	// is to the server's own origin: in direct mode it would reach the
+	// sandbox, which must not see it.
+	if c.opts.UseServerProxy && c.opts.APIKey != "" && addr.origin == c.addr.origin {
 		h[HeaderAPIKey] = c.opts.APIKey
 	}
 	if c.opts.ExecdToken != "" && port == PortExecd {
@@ -43,7 +50,7 @@ func (c *Client) DataPlane(ctx context.Context, sandboxID string, port int) (*Da
 	for k, v := range ep.Headers {
 		h[k] = v
 	}
-	return &DataPlane{c: c, SandboxID: sandboxID, Endpoint: ep, t: target{base: joinBase(c.opts.Protocol, ep.Endpoint), headers: h}}, nil
+	return &DataPlane{c: c, SandboxID: sandboxID, Endpoint: ep, t: target{addr: addr, headers: h}}, nil
 }
 
 // Do sends a request and decodes the JSON answer into out (see Client.Do).

@@ -8,8 +8,10 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // APIError is any non-2xx answer from a server, whatever shape its body had.
@@ -20,6 +22,9 @@ type APIError struct {
 	RequestID string
 	Method    string
 	URL       string
+	// RetryAfter is how long the server asked to wait before trying again
+	// (429, 503), when it said.
+	RetryAfter time.Duration
 }
 
 func (e *APIError) Error() string {
@@ -34,6 +39,9 @@ func (e *APIError) Error() string {
 	}
 	if e.RequestID != "" {
 		extra = append(extra, "request id "+e.RequestID)
+	}
+	if e.RetryAfter > 0 {
+		extra = append(extra, "retry after "+e.RetryAfter.String())
 	}
 	return fmt.Sprintf("%s (%s)", msg, strings.Join(extra, ", "))
 }
@@ -52,11 +60,17 @@ func IsStatus(err error, status int) bool {
 
 // TimeoutError means a request or a wait ran out of time.
 type TimeoutError struct {
-	What string
-	Err  error
+	What   string
+	Detail string // why, when more than "timed out" is known
+	Err    error
 }
 
-func (e *TimeoutError) Error() string { return e.What + " timed out" }
+func (e *TimeoutError) Error() string {
+	if e.Detail != "" {
+		return e.What + " timed out: " + e.Detail
+	}
+	return e.What + " timed out"
+}
 func (e *TimeoutError) Unwrap() error { return e.Err }
 
 // ConnError means the server could not be reached, or dropped the connection
@@ -67,18 +81,26 @@ type ConnError struct {
 }
 
 func (e *ConnError) Error() string {
-	return fmt.Sprintf("cannot reach %s: %s", e.URL, describeNetErr(e.Err))
+	why := describeNetErr(e.Err)
+	if errors.Is(e.Err, io.EOF) || errors.Is(e.Err, io.ErrUnexpectedEOF) {
+		why = "the connection closed before a response"
+	}
+	return fmt.Sprintf("cannot reach %s: %s", e.URL, why)
 }
 func (e *ConnError) Unwrap() error { return e.Err }
 
+// describeNetErr says what went wrong on a connection in a few words. It
+// never repeats a URL: the caller names it, without its password.
 func describeNetErr(err error) string {
 	switch {
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return "connection refused"
 	case errors.Is(err, syscall.ECONNRESET):
 		return "connection reset by peer"
+	case errors.Is(err, syscall.EPIPE):
+		return "broken pipe"
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return "connection closed before a response"
+		return "the connection was closed"
 	}
 	var dnsErr *net.DNSError
 	if errors.As(err, &dnsErr) {
@@ -88,13 +110,28 @@ func describeNetErr(err error) string {
 	if errors.As(err, &opErr) && opErr.Err != nil {
 		return opErr.Err.Error()
 	}
+	var uerr *url.Error
+	if errors.As(err, &uerr) {
+		return uerr.Err.Error()
+	}
 	return err.Error()
 }
 
-// classify turns a transport error into a TimeoutError or ConnError.
+// classify turns a transport error into a TimeoutError, ConnError or
+// RedirectError. what and url are shown to the user: no password in them.
 func classify(ctx context.Context, what, url string, err error) error {
-	if ctx.Err() == context.Canceled {
-		return ctx.Err()
+	var redirect *RedirectError
+	if errors.As(err, &redirect) {
+		return redirect
+	}
+	var idle errIdle
+	switch cause := context.Cause(ctx); {
+	case errors.As(cause, &idle):
+		return &TimeoutError{What: what, Detail: idle.Error(), Err: err}
+	case cause == errHeaderTimeout:
+		return &TimeoutError{What: what, Err: err}
+	case ctx.Err() == context.Canceled:
+		return context.Canceled
 	}
 	var netErr net.Error
 	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout()) {
@@ -108,6 +145,9 @@ func classify(ctx context.Context, what, url string, err error) error {
 // {"error":"…"}, or plain text and HTML from proxies.
 func decodeError(resp *http.Response, method, url string) *APIError {
 	e := &APIError{Status: resp.StatusCode, RequestID: resp.Header.Get("X-Request-ID"), Method: method, URL: url}
+	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
+		e.RetryAfter, _ = retryAfterHeader(resp.Header, time.Now())
+	}
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	var shaped struct {
 		Code    any             `json:"code"`

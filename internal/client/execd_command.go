@@ -48,19 +48,36 @@ const TailCursorHeader = "EXECD-COMMANDS-TAIL-CURSOR"
 // EventStream is an open execution stream. Close it as soon as the terminal
 // event arrived: execd holds /command streams open for a while after.
 type EventStream struct {
-	body io.ReadCloser
-	r    *EventReader
-	url  string
+	*EventReader
+	body   io.Closer
+	url    string
+	output bool // an output event has arrived
 }
 
-// Next returns the next event, io.EOF at the end, or a *StreamError when
-// the connection broke.
-func (s *EventStream) Next() (*Event, error) {
-	ev, err := s.r.Next()
-	if err != nil && err != io.EOF && !errors.Is(err, context.Canceled) {
-		return nil, &StreamError{URL: s.url, Err: err}
+// Scan advances to the next event (see EventReader.Scan).
+func (s *EventStream) Scan() bool {
+	if !s.EventReader.Scan() {
+		return false
 	}
-	return ev, err
+	s.output = s.output || s.Event().Output()
+	return true
+}
+
+// Err is nil at the end of the stream, or a *StreamError when the
+// connection broke, a *TimeoutError when the server went silent.
+func (s *EventStream) Err() error {
+	err := s.EventReader.Err()
+	var timeout *TimeoutError
+	if err == nil || errors.Is(err, context.Canceled) || errors.As(err, &timeout) {
+		return err
+	}
+	return &StreamError{URL: s.url, Err: err, Output: s.output}
+}
+
+// Next returns the next event, one the caller may keep (a long line whole,
+// see EventReader.Next), io.EOF at the end, or the error Err describes.
+func (s *EventStream) Next() (*Event, error) {
+	return nextWhole(s.Scan, s.Event, s.Err)
 }
 
 // Close ends the stream without reading the rest.
@@ -71,7 +88,7 @@ func (d *DataPlane) openStream(ctx context.Context, path string, body any) (*Eve
 	if err != nil {
 		return nil, err
 	}
-	return &EventStream{body: resp.Body, r: NewEventReader(resp.Body), url: d.t.base + path}, nil
+	return &EventStream{EventReader: NewEventReader(resp.Body), body: resp.Body, url: d.t.addr.display + path}, nil
 }
 
 // RunCommand starts a command (POST /command) and returns its event stream.
@@ -87,24 +104,30 @@ func (d *DataPlane) CommandStatus(ctx context.Context, id string) (*CommandStatu
 	return &st, err
 }
 
-// CommandLogs reads a background command's merged output from cursor (nil:
-// from the start) and returns it with the next cursor (nil when the server
-// sent none).
-func (d *DataPlane) CommandLogs(ctx context.Context, id string, cursor *int64) ([]byte, *int64, error) {
+// Logs is an open read of a background command's merged output: the bytes
+// as the server sends them, and the cursor to read on from next time (nil
+// when the server sent none). The caller reads Body and closes it.
+type Logs struct {
+	Body   io.ReadCloser
+	Cursor *int64
+}
+
+// CommandLogs opens a background command's merged output from cursor (nil:
+// from the start). The body is read as it comes, never held whole.
+func (d *DataPlane) CommandLogs(ctx context.Context, id string, cursor *int64) (*Logs, error) {
 	var q url.Values
 	if cursor != nil {
 		q = url.Values{"cursor": {strconv.FormatInt(*cursor, 10)}}
 	}
-	var body []byte
-	h, err := d.Do(ctx, &Request{Method: http.MethodGet, Path: "/command/" + url.PathEscape(id) + "/logs", Query: q}, &body)
+	resp, err := d.Stream(ctx, &Request{Method: http.MethodGet, Path: "/command/" + url.PathEscape(id) + "/logs", Query: q})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	var next *int64
-	if n, perr := strconv.ParseInt(h.Get(TailCursorHeader), 10, 64); perr == nil {
-		next = &n
+	logs := &Logs{Body: resp.Body}
+	if n, perr := strconv.ParseInt(resp.Header.Get(TailCursorHeader), 10, 64); perr == nil {
+		logs.Cursor = &n
 	}
-	return body, next, nil
+	return logs, nil
 }
 
 // InterruptCommand stops a running command (or closes a bash session); execd

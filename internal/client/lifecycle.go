@@ -1,12 +1,14 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -133,9 +135,33 @@ func (c *Client) ListSandboxes(ctx context.Context, p ListSandboxesParams) (*San
 	if len(p.Metadata) > 0 {
 		q.Set("metadata", EncodeMetadataFilter(p.Metadata))
 	}
-	var list SandboxList
-	_, err := c.Do(ctx, &Request{Method: http.MethodGet, Path: "/sandboxes", Query: q}, &list)
-	return &list, err
+	raw := pageBuffers.Get().(*bytes.Buffer)
+	defer pageBuffers.Put(raw)
+	raw.Reset()
+	if _, err := c.Do(ctx, &Request{Method: http.MethodGet, Path: "/sandboxes", Query: q}, raw); err != nil {
+		return nil, err
+	}
+	list, err := parseSandboxList(raw.Bytes())
+	if err != nil {
+		return nil, &BadResponseError{What: "GET " + c.addr.display + "/sandboxes", Status: http.StatusOK, Reason: err.Error()}
+	}
+	return list, nil
+}
+
+// pageBuffers hold list pages while they are parsed (the records keep
+// nothing of them): a walk over every page reuses a few.
+var pageBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// WalkSandboxes calls fn with every page of a listing, in pages as large as
+// the server allows (see WalkPages).
+func (c *Client) WalkSandboxes(ctx context.Context, p ListSandboxesParams, fn func(*SandboxList) error) error {
+	p.PageSize = MaxPageSize
+	fetch := func(ctx context.Context, page int) (*SandboxList, error) {
+		q := p
+		q.Page = page
+		return c.ListSandboxes(ctx, q)
+	}
+	return WalkPages(ctx, fetch, func(sb *Sandbox) string { return sb.ID }, fn)
 }
 
 // EncodeMetadataFilter builds the one `metadata` query value: each key and

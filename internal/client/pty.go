@@ -113,7 +113,8 @@ func (d *DataPlane) DialPTY(ctx context.Context, id string, o PTYDial) (*PTYConn
 	if o.Takeover {
 		q.Set("takeover", "1")
 	}
-	u := d.t.base + "/pty/" + url.PathEscape(id) + "/ws"
+	path := "/pty/" + url.PathEscape(id) + "/ws"
+	u, display := d.t.addr.base+path, d.t.addr.display+path
 	if len(q) > 0 {
 		u += "?" + q.Encode()
 	}
@@ -134,12 +135,12 @@ func (d *DataPlane) DialPTY(ctx context.Context, id string, o PTYDial) (*PTYConn
 	}
 	if err != nil {
 		if resp != nil && resp.StatusCode != http.StatusSwitchingProtocols {
-			return nil, decodeError(resp, http.MethodGet, u)
+			return nil, decodeError(resp, http.MethodGet, display)
 		}
-		return nil, classify(dctx, "GET "+u, u, err)
+		return nil, classify(dctx, "GET "+display, display, err)
 	}
 	ws.SetReadLimit(ptyReadLimit)
-	return &PTYConn{ws: ws, url: u}, nil
+	return &PTYConn{ws: ws, url: display}, nil
 }
 
 // wsClient is the HTTP client for WebSocket handshakes: HTTP/1.1 only (an

@@ -3,6 +3,7 @@ package client
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+	"unicode/utf8"
 )
 
 // summary renders events compactly: type, then text or data, then the
@@ -36,17 +38,16 @@ func summary(evs []*Event) string {
 	return b.String()
 }
 
+// readAll reads every event (a long line's pieces joined) until the end or
+// an error.
 func readAll(t testing.TB, r io.Reader) []*Event {
 	t.Helper()
 	er := NewEventReader(r)
 	var evs []*Event
 	for {
 		ev, err := er.Next()
-		if err == io.EOF {
-			return evs
-		}
 		if err != nil {
-			t.Fatalf("Next: %v", err)
+			return evs
 		}
 		evs = append(evs, ev)
 	}
@@ -108,14 +109,77 @@ error error=CommandExecError/3/["exit status 3"]
 	}
 }
 
+// An output line far beyond the buffer comes in pieces no larger than the
+// buffer, escapes decoded across their edges, the last piece marked; a
+// frame of another layout is assembled whole.
 func TestEventReaderLargeFrame(t *testing.T) {
-	// Far beyond any line buffer: one 5 MiB chunk of output in one frame.
-	text := strings.Repeat("0123456789abcdef", 5<<16)
-	frame := fmt.Sprintf(`{"type":"stdout","text":%q}`+"\n\n", text)
-	evs := readAll(t, strings.NewReader(frame+`{"type":"execution_complete"}`+"\n\n"))
-	if len(evs) != 2 || string(evs[0].Data) != text || evs[1].Type != EventComplete {
-		t.Fatalf("got %d events", len(evs))
+	line := strings.Repeat("0123456789abcdef\t\"é😀<", 1<<17) // 5.25 MiB, escapes everywhere
+	encoded, _ := json.Marshal(line)
+	execd := `{"type":"stdout","text":` + string(encoded) + `,"timestamp":1}` + "\n\n"
+	other := `{"text":` + string(encoded) + `,"type":"stderr"}` + "\n\n"
+	end := `{"type":"execution_complete"}` + "\n\n"
+	for how, r := range readers([]byte(execd + other + end)) {
+		er := NewEventReader(r)
+		var pieces int
+		var got []byte
+		for er.Scan() {
+			ev := er.Event()
+			if ev.Type != EventStdout {
+				break
+			}
+			if len(ev.Data) > 64<<10 {
+				t.Fatalf("%s: a piece of %d bytes", how, len(ev.Data))
+			}
+			got = append(got, ev.Data...)
+			pieces++
+			if !ev.Partial {
+				break
+			}
+		}
+		if string(got) != line || pieces < 2 {
+			t.Fatalf("%s: %d pieces, %d bytes, want %d bytes", how, pieces, len(got), len(line))
+		}
+		if !er.Scan() || er.Event().Type != EventStderr || string(er.Event().Data) != line || er.Event().Partial {
+			t.Fatalf("%s: the other layout: %+v", how, er.Event().Type)
+		}
+		if !er.Scan() || er.Event().Type != EventComplete || er.Scan() || er.Err() != nil {
+			t.Fatalf("%s: the end: %v", how, er.Err())
+		}
+		// Next gives the same line whole.
+		evs := readAll(t, bytes.NewReader([]byte(execd+end)))
+		if len(evs) != 2 || string(evs[0].Data) != line || evs[0].Partial {
+			t.Fatalf("Next: %d events", len(evs))
+		}
 	}
+}
+
+// A frame that has to be held whole and is larger than maxFrame ends the
+// stream with an error rather than taking all memory.
+func TestEventReaderFrameCap(t *testing.T) {
+	r := io.MultiReader(strings.NewReader(`{"text":"`), repeatReader('a', maxFrame+1), strings.NewReader(`"}`+"\n\n"))
+	er := NewEventReader(r)
+	if er.Scan() || er.Err() == nil || !strings.Contains(er.Err().Error(), "larger than 64 MiB") {
+		t.Fatalf("err %v", er.Err())
+	}
+}
+
+type repeated struct {
+	c byte
+	n int
+}
+
+func repeatReader(c byte, n int) io.Reader { return &repeated{c, n} }
+
+func (r *repeated) Read(p []byte) (int, error) {
+	if r.n == 0 {
+		return 0, io.EOF
+	}
+	n := min(len(p), r.n)
+	for i := range p[:n] {
+		p[i] = r.c
+	}
+	r.n -= n
+	return n, nil
 }
 
 func TestEventReaderExactBytes(t *testing.T) {
@@ -203,6 +267,60 @@ func FuzzEventReader(f *testing.F) {
 		whole := summary(readAll(t, bytes.NewReader(b)))
 		if split := summary(readAll(t, iotest.OneByteReader(bytes.NewReader(b)))); split != whole {
 			t.Fatalf("bytewise read differs:\n%s\nwhole:\n%s", split, whole)
+		}
+	})
+}
+
+// FuzzUnescape checks the string decoder against encoding/json on any
+// valid JSON string, whole and cut at every point, as long lines are read.
+func FuzzUnescape(f *testing.F) {
+	for _, s := range []string{`a\"b\\c`, `\ud83d\ude00 \ud83d x \ude00`, `\u00e9\n\t\/\b\f\r`, `\uD83D\uDE00`, `plain`, `\ud800\ud800\udc00`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		if !utf8.ValidString(body) {
+			return
+		}
+		var want string
+		if json.Unmarshal([]byte(`"`+body+`"`), &want) != nil {
+			return
+		}
+		s := []byte(body + `"trailing`)
+		got, n, closed := unescape(nil, s)
+		if string(got) != want || !closed || n != len(body)+1 {
+			t.Fatalf("whole: %q n=%d closed=%v, want %q", got, n, closed, want)
+		}
+		for cut := 0; cut <= len(body); cut++ {
+			first, used, done := unescape(nil, s[:cut])
+			if done {
+				t.Fatalf("cut %d: closed early", cut)
+			}
+			rest, n2, closed := unescape(nil, s[used:])
+			if string(first)+string(rest) != want || !closed || used+n2 != len(body)+1 {
+				t.Fatalf("cut %d: %q + %q, want %q", cut, first, rest, want)
+			}
+		}
+	})
+}
+
+// FuzzQuickOutput checks that the shortcut for execd's usual output frame
+// decodes any frame it accepts exactly as the general decoder does.
+func FuzzQuickOutput(f *testing.F) {
+	f.Add([]byte(`{"type":"stdout","text":"a\"b\u003c","timestamp":1795967002971}`))
+	f.Add([]byte(`{"type":"stderr","text":"","timestamp":1}`))
+	f.Add([]byte(`{"type":"stdout","text":"x"}`))
+	f.Add([]byte(`{"type":"stdout","text":"x","timestamp":12,"text":"y"}`))
+	f.Fuzz(func(t *testing.T, frame []byte) {
+		var quick, general EventReader
+		if !quick.quickOutput(frame) {
+			return
+		}
+		if !general.decode(frame, "") {
+			t.Fatalf("only the shortcut took %q", frame)
+		}
+		q, g := quick.Event(), general.Event()
+		if q.Type != g.Type || !bytes.Equal(q.Data, g.Data) || q.Timestamp != g.Timestamp {
+			t.Fatalf("%q: shortcut %s %q %d, decoder %s %q %d", frame, q.Type, q.Data, q.Timestamp, g.Type, g.Data, g.Timestamp)
 		}
 	})
 }

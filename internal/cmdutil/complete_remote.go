@@ -34,11 +34,10 @@ func CompleteListedFlag(f *Factory, list CompletionLister) cobra.CompletionFunc 
 
 // SnapshotCandidates lists snapshots as "id<TAB>state name".
 func SnapshotCandidates(ctx context.Context, c *client.Client, add func(cobra.Completion)) error {
-	for page := 1; ; page++ {
-		list, err := c.ListSnapshots(ctx, client.ListSnapshotsParams{Page: page, PageSize: client.MaxPageSize})
-		if err != nil {
-			return err
-		}
+	fetch := func(ctx context.Context, page int) (*client.SnapshotList, error) {
+		return c.ListSnapshots(ctx, client.ListSnapshotsParams{Page: page, PageSize: client.MaxPageSize})
+	}
+	return client.WalkPages(ctx, fetch, func(s *client.Snapshot) string { return s.ID }, func(list *client.SnapshotList) error {
 		for _, s := range list.Items {
 			desc := s.Status.State
 			if s.Name != nil {
@@ -46,24 +45,19 @@ func SnapshotCandidates(ctx context.Context, c *client.Client, add func(cobra.Co
 			}
 			add(cobra.CompletionWithDesc(s.ID, desc))
 		}
-		if !list.Pagination.HasNextPage || len(list.Items) == 0 {
-			return nil
-		}
-	}
+		return nil
+	})
 }
 
 // TemplateCandidates lists templates as "id<TAB>phase image".
 func TemplateCandidates(ctx context.Context, c *client.Client, add func(cobra.Completion)) error {
-	for page := 1; ; page++ {
-		list, err := c.ListTemplates(ctx, client.ListTemplatesParams{Page: page, PageSize: client.MaxPageSize})
-		if err != nil {
-			return err
-		}
+	fetch := func(ctx context.Context, page int) (*client.TemplateList, error) {
+		return c.ListTemplates(ctx, client.ListTemplatesParams{Page: page, PageSize: client.MaxPageSize})
+	}
+	return client.WalkPages(ctx, fetch, func(t *client.Template) string { return t.TemplateID }, func(list *client.TemplateList) error {
 		for _, t := range list.Items {
 			add(cobra.CompletionWithDesc(t.TemplateID, strings.TrimSpace(t.Status.Phase+" "+t.Image)))
 		}
-		if !list.Pagination.HasNextPage || len(list.Items) == 0 {
-			return nil
-		}
-	}
+		return nil
+	})
 }

@@ -73,6 +73,7 @@ func (f *Factory) Client() (*client.Client, error) {
 			Protocol:       cfg.Protocol,
 			APIKey:         cfg.APIKey,
 			RequestTimeout: time.Duration(cfg.RequestTimeout) * time.Second,
+			IdleTimeout:    time.Duration(cfg.IdleTimeout) * time.Second,
 			UseServerProxy: cfg.UseServerProxy,
 			ExecdToken:     f.Getenv("OPEN_SANDBOX_EXECD_ACCESS_TOKEN"),
 			UserAgent:      "osb/" + build.Version,

@@ -2,6 +2,7 @@ package cmdutil
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -67,20 +68,17 @@ func ResolveSandboxPrefix(ctx context.Context, c *client.Client, prefix string) 
 
 // EachSandbox walks every page of a listing, largest pages first.
 func EachSandbox(ctx context.Context, c *client.Client, p client.ListSandboxesParams, fn func(client.Sandbox) error) error {
-	p.PageSize = client.MaxPageSize
-	for page := 1; ; page++ {
-		p.Page = page
-		list, err := c.ListSandboxes(ctx, p)
-		if err != nil {
-			return fmt.Errorf("list sandboxes: %w", err)
-		}
+	err := c.WalkSandboxes(ctx, p, func(list *client.SandboxList) error {
 		for _, sb := range list.Items {
 			if err := fn(sb); err != nil {
 				return err
 			}
 		}
-		if !list.Pagination.HasNextPage || len(list.Items) == 0 {
-			return nil
-		}
+		return nil
+	})
+	var paging *client.PagingError
+	if err != nil && !errors.As(err, &paging) {
+		return fmt.Errorf("list sandboxes: %w", err)
 	}
+	return err
 }

@@ -9,7 +9,8 @@ const exitCodesHelp = `osb exits with a code that says what happened:
   2    usage: a bad flag, argument, value or payload file, found before any request
   3    authentication or permission (HTTP 401, 403)
   4    not found (HTTP 404)
-  5    timed out (request timeout, or a ready/resume/wait timeout)
+  5    timed out (request timeout, a stream or transfer idle too long, or a
+       ready/resume/wait timeout)
   6    cannot reach the server (refused, DNS, TLS, reset before a response)
 
 'osb command run', 'osb command session run' and 'osb command shell' in the
@@ -41,6 +42,7 @@ default. An empty value, or a request timeout of 0, counts as not set.
   OPEN_SANDBOX_DOMAIN            --domain             connection.domain (default localhost:8080)
   OPEN_SANDBOX_PROTOCOL          --protocol           connection.protocol (default http)
   OPEN_SANDBOX_REQUEST_TIMEOUT   --request-timeout    connection.request_timeout (default 30)
+  OPEN_SANDBOX_IDLE_TIMEOUT      --idle-timeout       connection.idle_timeout (default 60)
   OPEN_SANDBOX_USE_SERVER_PROXY  --[no-]use-server-proxy  connection.use_server_proxy (default false)
                                  --config             the file (default ~/.opensandbox/config.toml)
 
@@ -53,7 +55,8 @@ const formattingHelp = `Every command takes -o/--output with the formats it supp
          terminal it has borders, icons and colour; piped, it is plain text.
   json   the result as one JSON document (keys in snake_case). Parse this.
   yaml   the same data as YAML, keys sorted.
-  raw    bytes as they are: command output, file contents, diagnostics text.
+  raw    file contents and diagnostics text as the bytes they are; command
+         output as lines, one per execd event, each ending in a newline.
 
 Messages such as "OK: ..." go to stdout in table mode; warnings and errors go
 to stderr, as objects under json and yaml.`

@@ -61,6 +61,9 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 			if f.Flags.RequestTimeout < 0 {
 				return cmdutil.FlagErrorf("--request-timeout must not be negative")
 			}
+			if f.Flags.IdleTimeout < 0 {
+				return cmdutil.FlagErrorf("--idle-timeout must not be negative")
+			}
 			if cmdutil.SkipsConfig(cmd) {
 				return nil
 			}
@@ -82,6 +85,7 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 	pf.StringVar(&f.Flags.Domain, "domain", "", "API server domain, e.g. localhost:8080 (env OPEN_SANDBOX_DOMAIN).")
 	cmdutil.PersistentEnumFlag(root, &f.Flags.Protocol, "protocol", "", []string{"http", "https"}, "Protocol (http/https).")
 	pf.IntVar(&f.Flags.RequestTimeout, "request-timeout", 0, "Request timeout in seconds.")
+	pf.IntVar(&f.Flags.IdleTimeout, "idle-timeout", 0, "Seconds a stream or a transfer may go without data before osb gives up (default 60).")
 	pf.BoolVar(&proxy, "use-server-proxy", false, "Route execd and endpoint traffic through the sandbox server proxy.")
 	pf.BoolVar(&noProxy, "no-use-server-proxy", false, "Reach sandboxes directly, not through the server proxy.")
 	pf.StringVar(&f.Flags.ConfigPath, "config", "", "Config file path (default ~/.opensandbox/config.toml).")

@@ -27,6 +27,9 @@ const (
 	DefaultDomain         = "localhost:8080"
 	DefaultProtocol       = "http"
 	DefaultRequestTimeout = 30
+	// DefaultIdleTimeout is how many seconds a stream or a transfer may go
+	// without data (execd pings its streams every 3 s).
+	DefaultIdleTimeout = 60
 )
 
 // Environment variables read by osb.
@@ -35,6 +38,7 @@ const (
 	EnvDomain         = "OPEN_SANDBOX_DOMAIN"
 	EnvProtocol       = "OPEN_SANDBOX_PROTOCOL"
 	EnvRequestTimeout = "OPEN_SANDBOX_REQUEST_TIMEOUT"
+	EnvIdleTimeout    = "OPEN_SANDBOX_IDLE_TIMEOUT"
 	EnvUseServerProxy = "OPEN_SANDBOX_USE_SERVER_PROXY"
 )
 
@@ -44,6 +48,7 @@ type Flags struct {
 	Domain         string
 	Protocol       string
 	RequestTimeout int
+	IdleTimeout    int
 	UseServerProxy *bool
 	ConfigPath     string
 }
@@ -57,6 +62,7 @@ type Config struct {
 	Domain         string // empty when nothing set it; clients fall back to DefaultDomain
 	Protocol       string
 	RequestTimeout int
+	IdleTimeout    int // seconds a stream or transfer may go without data (osb's own setting)
 	UseServerProxy bool
 	Color          bool // the file's [output] color, ignoring --no-color
 	DefaultImage   *string
@@ -73,6 +79,7 @@ type File struct {
 		Domain         *string `toml:"domain"`
 		Protocol       *string `toml:"protocol"`
 		RequestTimeout *int    `toml:"request_timeout"`
+		IdleTimeout    *int    `toml:"idle_timeout"`
 		UseServerProxy *bool   `toml:"use_server_proxy"`
 	} `toml:"connection"`
 	Output struct {
@@ -137,7 +144,8 @@ func Load(flags Flags, getenv func(string) string) (*Config, error) {
 	c.APIKey = c.pickString("api_key", flags.APIKey, getenv(EnvAPIKey), fc.APIKey, "")
 	c.Domain = c.pickString("domain", flags.Domain, getenv(EnvDomain), fc.Domain, "")
 	c.Protocol = c.pickString("protocol", flags.Protocol, getenv(EnvProtocol), fc.Protocol, DefaultProtocol)
-	c.RequestTimeout = c.pickTimeout(flags.RequestTimeout, getenv(EnvRequestTimeout), fc.RequestTimeout)
+	c.RequestTimeout = c.pickTimeout("request_timeout", flags.RequestTimeout, getenv(EnvRequestTimeout), fc.RequestTimeout, DefaultRequestTimeout)
+	c.IdleTimeout = c.pickTimeout("idle_timeout", flags.IdleTimeout, getenv(EnvIdleTimeout), fc.IdleTimeout, DefaultIdleTimeout)
 	c.UseServerProxy = c.pickProxy(flags.UseServerProxy, getenv(EnvUseServerProxy), fc.UseServerProxy)
 	if file.Output.Color != nil {
 		c.Color = *file.Output.Color
@@ -172,21 +180,21 @@ func (c *Config) pickString(key, flag, env string, file *string, def string) str
 	return def
 }
 
-func (c *Config) pickTimeout(flag int, env string, file *int) int {
+func (c *Config) pickTimeout(key string, flag int, env string, file *int, def int) int {
 	if flag != 0 {
-		c.Sources["request_timeout"] = SourceFlag
+		c.Sources[key] = SourceFlag
 		return flag
 	}
 	if n, err := strconv.Atoi(strings.TrimSpace(env)); err == nil && n != 0 {
-		c.Sources["request_timeout"] = SourceEnv
+		c.Sources[key] = SourceEnv
 		return n
 	}
 	if file != nil && *file != 0 {
-		c.Sources["request_timeout"] = SourceFile
+		c.Sources[key] = SourceFile
 		return *file
 	}
-	c.Sources["request_timeout"] = SourceDefault
-	return DefaultRequestTimeout
+	c.Sources[key] = SourceDefault
+	return def
 }
 
 func (c *Config) pickProxy(flag *bool, env string, file *bool) bool {

@@ -196,3 +196,27 @@ func TestMaskSecret(t *testing.T) {
 		}
 	}
 }
+
+// osb's own idle timeout follows the same rules as the request timeout.
+func TestIdleTimeout(t *testing.T) {
+	path := writeConfig(t, "[connection]\nidle_timeout = 9\n")
+	for _, tc := range []struct {
+		flag   int
+		env    string
+		want   int
+		source string
+	}{{4, "5", 4, SourceFlag}, {0, "5", 5, SourceEnv}, {0, "abc", 9, SourceFile}, {0, "0", 9, SourceFile}} {
+		c, err := Load(Flags{IdleTimeout: tc.flag, ConfigPath: path}, env(t, map[string]string{EnvIdleTimeout: tc.env}))
+		if err != nil || c.IdleTimeout != tc.want || c.Sources["idle_timeout"] != tc.source {
+			t.Errorf("flag %d env %q: %d from %s (%v), want %d from %s", tc.flag, tc.env, c.IdleTimeout, c.Sources["idle_timeout"], err, tc.want, tc.source)
+		}
+	}
+	c, _ := Load(Flags{}, env(t, nil))
+	if c.IdleTimeout != DefaultIdleTimeout || c.Sources["idle_timeout"] != SourceDefault {
+		t.Errorf("default: %d from %s", c.IdleTimeout, c.Sources["idle_timeout"])
+	}
+	c, _ = Load(Flags{}, env(t, map[string]string{EnvIdleTimeout: "-2"}))
+	if err := c.Validate(); err == nil || err.Error() != "invalid idle timeout -2 from OPEN_SANDBOX_IDLE_TIMEOUT: use a positive number of seconds" {
+		t.Errorf("validate: %v", err)
+	}
+}

@@ -31,6 +31,7 @@ var Keys = []Key{
 	{Name: "connection.domain", Kind: KindString},
 	{Name: "connection.protocol", Kind: KindString, Validate: validateProtocol},
 	{Name: "connection.request_timeout", Kind: KindInt, Validate: validatePositive},
+	{Name: "connection.idle_timeout", Kind: KindInt, Validate: validatePositive},
 	{Name: "connection.use_server_proxy", Kind: KindBool},
 	{Name: "output.color", Kind: KindBool},
 	{Name: "defaults.image", Kind: KindString},

@@ -15,6 +15,7 @@ const Template = `# OpenSandbox CLI configuration
 # domain = "localhost:8080"
 # protocol = "http"
 # request_timeout = 30
+# idle_timeout = 60  # osb only: seconds a stream or transfer may go without data
 # use_server_proxy = false
 
 [output]

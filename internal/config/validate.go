@@ -17,6 +17,9 @@ func (c *Config) Validate() error {
 	if c.RequestTimeout < 0 {
 		return fmt.Errorf("invalid request timeout %d from %s: use a positive number of seconds", c.RequestTimeout, c.origin("request_timeout"))
 	}
+	if c.IdleTimeout < 0 {
+		return fmt.Errorf("invalid idle timeout %d from %s: use a positive number of seconds", c.IdleTimeout, c.origin("idle_timeout"))
+	}
 	return nil
 }
 

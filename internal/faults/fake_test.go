@@ -24,6 +24,8 @@ type fake struct {
 	srv *httptest.Server
 	mux *http.ServeMux
 
+	stop chan struct{} // closed when the test ends, before the server closes
+
 	mu       sync.Mutex
 	log      []string // "METHOD /path"
 	handlers map[string]http.HandlerFunc
@@ -32,9 +34,10 @@ type fake struct {
 const apiKey = "fault-key"
 
 func newFake(t *testing.T) *fake {
-	f := &fake{t: t, mux: http.NewServeMux(), handlers: map[string]http.HandlerFunc{}}
+	f := &fake{t: t, mux: http.NewServeMux(), handlers: map[string]http.HandlerFunc{}, stop: make(chan struct{})}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.srv.Close)
+	t.Cleanup(func() { close(f.stop) }) // runs first
 	// Prefix resolution after a 404 lists sandboxes: there are none.
 	f.handle("GET /v1/sandboxes", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, 200, map[string]any{"items": []any{},
@@ -68,6 +71,16 @@ func (f *fake) handle(pattern string, h http.HandlerFunc) {
 		})
 	}
 	f.handlers[pattern] = h
+}
+
+// hold keeps a handler from returning until the client hangs up or the
+// test ends: a server that stalls without closing anything. (A handler
+// that stopped reading the body never learns of the hang-up.)
+func (f *fake) hold(r *http.Request) {
+	select {
+	case <-r.Context().Done():
+	case <-f.stop:
+	}
 }
 
 func (f *fake) addr() string { return strings.TrimPrefix(f.srv.URL, "http://") }

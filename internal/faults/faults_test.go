@@ -319,7 +319,7 @@ func TestResetInTheMiddleOfAStream(t *testing.T) {
 		reset(t, w)
 	})
 	r := f.env().Run("command", "run", "sb-1", "--", "make")
-	expect(t, r, 125, "Error: the stream from ", "/sb/sb-1/command broke: connection reset by peer")
+	expect(t, r, 125, "Error: the stream from ", "/sb/sb-1/command broke off after output had arrived: connection reset by peer")
 	if r.Stdout != "partial\n" {
 		t.Errorf("stdout %q, want the output that arrived", r.Stdout)
 	}
@@ -388,8 +388,8 @@ func TestStreamHeldOpenAfterTerminalEvent(t *testing.T) {
 	}
 }
 
-// A malformed frame is skipped; a huge one arrives whole. Each output event
-// is a line ("\n" is an empty one).
+// A malformed frame is skipped; a huge one arrives whole, as one line; an
+// empty line (text "\n") is one too.
 func TestMalformedAndHugeFrames(t *testing.T) {
 	huge := strings.Repeat("0123456789abcdef", 1<<20) // 16 MiB in one frame
 	f := newFake(t)

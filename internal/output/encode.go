@@ -70,12 +70,8 @@ func JSON(v any) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var b bytes.Buffer
-	if err := json.Indent(&b, compact, "", "  "); err != nil {
-		return nil, err
-	}
-	b.WriteByte('\n')
-	return b.Bytes(), nil
+	b := indent(make([]byte, 0, len(compact)*2), compact, "", "  ")
+	return append(b, '\n'), nil
 }
 
 // CompactJSON renders v on one line, with a final newline.
@@ -209,3 +205,53 @@ func Cell(v any) string {
 type jsonRaw = json.RawMessage
 
 func unmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+// indent appends src, compact JSON from marshal, to dst laid out as
+// json.Indent lays it out with prefix and indent: the same bytes, without
+// json.Indent's validation of input that is valid by construction.
+func indent(dst, src []byte, prefix, indent string) []byte {
+	depth := 0
+	newline := func() {
+		dst = append(dst, '\n')
+		dst = append(dst, prefix...)
+		for range depth {
+			dst = append(dst, indent...)
+		}
+	}
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch c {
+		case '"':
+			end := i + 1
+			for end < len(src) && src[end] != '"' {
+				if src[end] == '\\' {
+					end++
+				}
+				end++
+			}
+			dst = append(dst, src[i:end+1]...)
+			i = end
+		case '{', '[':
+			dst = append(dst, c)
+			if i+1 < len(src) && (src[i+1] == '}' || src[i+1] == ']') {
+				dst = append(dst, src[i+1])
+				i++
+				continue
+			}
+			depth++
+			newline()
+		case '}', ']':
+			depth--
+			newline()
+			dst = append(dst, c)
+		case ',':
+			dst = append(dst, c)
+			newline()
+		case ':':
+			dst = append(dst, ':', ' ')
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst
+}

@@ -1,7 +1,6 @@
 package command
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -22,6 +21,10 @@ import (
 // interruptGrace is how long osb waits, once it has asked the server to
 // stop the remote command, for the stream to show that it ended.
 var interruptGrace = 5 * time.Second
+
+// timeoutMargin is how long after a run's own timeout osb stops it itself,
+// should the server not have ended the stream by then.
+var timeoutMargin = 5 * time.Second
 
 // interruptsFunc starts delivering Ctrl-C presses and returns a function
 // that stops it. Tests replace it with a channel of their own.
@@ -47,14 +50,12 @@ func notifyInterrupts() (<-chan os.Signal, func()) {
 // exitBrokenPipe is how a shell reports a command killed by SIGPIPE.
 const exitBrokenPipe = 128 + int(syscall.SIGPIPE)
 
-// result is what a foreground run prints under -o json.
+// result is what a foreground run prints under -o json; JSON writes it.
 type result struct {
-	ExecutionID string       `json:"execution_id"`
-	ExitCode    *int         `json:"exit_code"` // as the server reported it: -1 when killed; null when unknown
-	Stdout      string       `json:"stdout"`
-	Stderr      string       `json:"stderr"`
-	Error       *resultError `json:"error"`
-	Duration    float64      `json:"duration"` // seconds, from the request to the terminal event
+	ExecutionID string       // execution_id
+	ExitCode    *int         // as the server reported it: -1 when killed; null when unknown
+	Error       *resultError // error
+	Duration    float64      // seconds, from the request to the terminal event
 }
 
 type resultError struct {
@@ -68,25 +69,27 @@ type resultError struct {
 // into an exit code: the remote one, 124 for a timeout, 125 when osb could
 // not learn it, 130 when interrupted.
 type foreground struct {
-	ios        *iostreams.IOStreams
-	format     string        // raw or json
-	timeout    time.Duration // the run's timeout; 0: none
-	session    bool          // a session run: stopping it closes the session
+	ios     *iostreams.IOStreams
+	format  string        // raw or json
+	timeout time.Duration // the run's timeout; 0: none
+	// enforce: past timeout (and a margin), osb stops the command itself
+	// if the server has not.
+	enforce    bool
+	session    bool // a session run: stopping it closes the session
 	open       func(ctx context.Context) (*client.EventStream, error)
 	stop       func(ctx context.Context, id string) error
 	interrupts interruptsFunc
 
-	res            result
-	stdout, stderr bytes.Buffer // -o json only
-	last           byte         // last byte written, for the final newline
-	wrote          bool
+	res   result
+	lines *lines
 
 	// Where the output goes failed (a closed pipe): the command is
 	// stopped, as with Ctrl-C but without a word on the terminal.
 	writeErr error
 
-	// A Ctrl-C in progress.
-	stopping bool             // the user wants the command stopped
+	// A stop in progress: Ctrl-C, a failed output, or the timeout.
+	stopping bool             // the command is to be stopped
+	timedOut bool             // because its timeout passed
 	stopSent bool             // and the server was asked to
 	presses  int              // Ctrl-C presses seen on the interrupts channel
 	grace    <-chan time.Time // how long the stop may take
@@ -94,9 +97,13 @@ type foreground struct {
 	stopErr  error
 }
 
+// item is what the stream reader hands the run: the events that decide
+// how it goes (init, the terminal event), the end of the stream, or the
+// failure of the output. Output itself is written by the reader.
 type item struct {
-	ev  *client.Event
-	err error
+	ev       *client.Event
+	err      error
+	writeErr error
 }
 
 // run returns nil when the remote command succeeded, otherwise an error
@@ -104,23 +111,26 @@ type item struct {
 func (fg *foreground) run(ctx context.Context) error {
 	presses, release := fg.interrupts()
 	defer release()
+	fg.lines = newLines(fg.ios.Out, fg.ios.ErrOut, fg.format == output.JSONF)
+	defer fg.lines.close()
 	// The stream must survive the first Ctrl-C (which cancels ctx): the
 	// terminal event that confirms the stop comes through it.
 	streamCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
-	items := make(chan item, 16)
+	items := make(chan item, 4)
 	start := time.Now()
 	go fg.read(streamCtx, items)
 	fg.stopDone = make(chan error, 1)
 	cancelled := ctx.Done()
+	var deadline <-chan time.Time
+	if fg.enforce && fg.timeout > 0 {
+		deadline = time.After(fg.timeout + timeoutMargin)
+	}
 	for {
 		select {
 		case it := <-items:
-			if done, err := fg.handle(it, time.Since(start)); done {
+			if done, err := fg.handle(streamCtx, it, time.Since(start)); done {
 				return err
-			}
-			if fg.writeErr != nil || it.ev.Type == client.EventInit && fg.stopping {
-				fg.requestStop(streamCtx) // output broke, or Ctrl-C came before the id
 			}
 		case <-cancelled:
 			cancelled = nil
@@ -130,43 +140,48 @@ func (fg *foreground) run(ctx context.Context) error {
 				return fg.interrupted(fmt.Sprintf("Interrupted again: not waiting for %s to stop.", fg.target()))
 			}
 			fg.requestStop(streamCtx)
+		case <-deadline:
+			deadline = nil
+			fg.timedOut = true
+			fg.requestStop(streamCtx)
 		case fg.stopErr = <-fg.stopDone:
 		case <-fg.grace:
-			if fg.writeErr != nil {
-				return fg.outputFailed()
-			}
-			msg := fmt.Sprintf("Interrupted: %s did not stop within %s", fg.target(), interruptGrace)
-			if fg.stopErr != nil {
-				msg += ": " + fg.stopErr.Error()
-			}
-			return fg.interrupted(msg + ".")
+			return fg.stopTookTooLong()
 		}
 	}
 }
 
-// handle takes one stream item; done reports that the run is over.
-func (fg *foreground) handle(it item, took time.Duration) (done bool, err error) {
-	if it.err != nil {
-		return true, fg.broken(it.err)
-	}
+// handle takes one item from the reader; done reports that the run is over.
+func (fg *foreground) handle(ctx context.Context, it item, took time.Duration) (done bool, err error) {
 	switch ev := it.ev; {
+	case it.writeErr != nil:
+		fg.writeErr = it.writeErr
+		fg.requestStop(ctx)
+	case it.err != nil:
+		return true, fg.broken(it.err)
 	case ev.Type == client.EventInit:
 		fg.res.ExecutionID = ev.Text
-	case ev.Type == client.EventStdout || ev.Type == client.EventStderr:
-		fg.output(ev)
+		if fg.stopping {
+			fg.requestStop(ctx) // Ctrl-C came before the id
+		}
 	case ev.Terminal():
 		return true, fg.finish(ev, took)
 	}
 	return false, nil
 }
 
-// requestStop starts stopping the remote command: once the user asked,
-// and as soon as its id is known, the server is asked to interrupt it.
+// requestStop starts stopping the remote command: once the user asked (or
+// its time is up), and as soon as its id is known, the server is asked to
+// interrupt it.
 func (fg *foreground) requestStop(ctx context.Context) {
 	if !fg.stopping {
 		fg.stopping, fg.grace = true, time.After(interruptGrace)
-		if fg.format != output.JSONF && fg.writeErr == nil {
-			fmt.Fprintln(fg.ios.ErrOut, "Stopping the remote command (Ctrl-C again to stop waiting)...")
+		switch {
+		case fg.format == output.JSONF || fg.writeErr != nil:
+		case fg.timedOut:
+			fg.lines.note(fmt.Sprintf("The command has not ended %s after its timeout of %s: stopping it...", timeoutMargin, fg.timeout))
+		default:
+			fg.lines.note("Stopping the remote command (Ctrl-C again to stop waiting)...")
 		}
 	}
 	if id := fg.res.ExecutionID; id != "" && !fg.stopSent {
@@ -179,8 +194,9 @@ func (fg *foreground) requestStop(ctx context.Context) {
 	}
 }
 
-// read opens the stream and passes its events on until the terminal one,
-// then closes it: the server may hold it open for a while after.
+// read opens the stream, writes its output as it comes and passes on the
+// events that matter to the run, until the terminal one; then it closes the
+// stream, which the server may hold open for a while after.
 func (fg *foreground) read(ctx context.Context, out chan<- item) {
 	send := func(it item) bool {
 		select {
@@ -196,41 +212,34 @@ func (fg *foreground) read(ctx context.Context, out chan<- item) {
 		return
 	}
 	defer stream.Close()
-	for {
-		ev, err := stream.Next()
-		if !send(item{ev, err}) || err != nil || ev.Terminal() {
-			return
+	// Whenever the reader has to wait for the network, what it has
+	// written so far goes out.
+	stream.BeforeRead(fg.lines.flush)
+	reported := false
+	for stream.Scan() {
+		ev := stream.Event()
+		switch {
+		case ev.Output():
+			fg.lines.write(ev)
+		case ev.Type == client.EventInit, ev.Terminal():
+			fg.lines.flush()
+			if !send(item{ev: ev.Clone()}) || ev.Terminal() {
+				return
+			}
+		}
+		if err := fg.lines.failed(); err != nil && !reported {
+			reported = true
+			if !send(item{writeErr: err}) {
+				return
+			}
 		}
 	}
-}
-
-// output prints one stdout or stderr event as a line: execd sends each line
-// without its terminator, and an empty line as "\n".
-func (fg *foreground) output(ev *client.Event) {
-	if len(ev.Data) == 0 {
-		return
+	fg.lines.flush()
+	err = stream.Err()
+	if err == nil {
+		err = io.EOF
 	}
-	line := ev.Data
-	if string(line) != "\n" {
-		line = append(line, '\n')
-	}
-	ev = &client.Event{Type: ev.Type, Data: line}
-	out, w := &fg.stdout, fg.ios.Out
-	if ev.Type == client.EventStderr {
-		out, w = &fg.stderr, fg.ios.ErrOut
-	}
-	if fg.format == output.JSONF {
-		out.Write(ev.Data)
-		return
-	}
-	if fg.writeErr != nil {
-		return // no one reads it any more
-	}
-	if _, err := w.Write(ev.Data); err != nil {
-		fg.writeErr = err
-		return
-	}
-	fg.last, fg.wrote = ev.Data[len(ev.Data)-1], true
+	send(item{err: err})
 }
 
 // outputFailed ends a run whose output could not be written: like a
@@ -243,17 +252,7 @@ func (fg *foreground) outputFailed() error {
 	return fg.fail(cmdutil.ExitOsbFailed, fmt.Errorf("cannot write the command's output: %w", fg.writeErr))
 }
 
-// endLine writes the official client's final newline: one, to stdout, when
-// the last output (from either stream) did not end with one.
-func (fg *foreground) endLine() {
-	if fg.format == output.Raw && fg.wrote && fg.last != '\n' && fg.writeErr == nil {
-		io.WriteString(fg.ios.Out, "\n")
-		fg.last = '\n'
-	}
-}
-
 func (fg *foreground) finish(ev *client.Event, took time.Duration) error {
-	fg.endLine()
 	code, known := ev.ExitCode()
 	if known {
 		fg.res.ExitCode = &code
@@ -263,18 +262,53 @@ func (fg *foreground) finish(ev *client.Event, took time.Duration) error {
 	}
 	fg.res.Duration = math.Round(took.Seconds()*1000) / 1000
 	if fg.format == output.JSONF {
-		fg.res.Stdout, fg.res.Stderr = fg.stdout.String(), fg.stderr.String()
-		if err := output.New(fg.ios, output.JSONF).Data(fg.res); err != nil {
+		if err := fg.printResult(); err != nil {
 			return err
 		}
 	}
-	if fg.writeErr != nil {
+	switch {
+	case fg.writeErr != nil:
 		return fg.outputFailed()
-	}
-	if fg.stopping {
+	case fg.timedOut:
+		return fg.fail(cmdutil.ExitRemoteTimeout, fmt.Errorf("the command did not finish within %s; osb stopped it, as the server had not", fg.timeout))
+	case fg.stopping:
 		return fg.interrupted("Interrupted: " + fg.stopped())
 	}
 	return fg.exitStatus(ev, code, known)
+}
+
+// printResult writes the -o json result, the output streamed from where it
+// is held rather than copied into the document.
+func (fg *foreground) printResult() error {
+	fg.lines.close()
+	return writeResult(fg.ios.Out, fg.res, output.Streamed(fg.lines.stdout.writeTo), output.Streamed(fg.lines.stderr.writeTo))
+}
+
+// writeResult writes a foreground run's -o json object.
+func writeResult(w io.Writer, res result, stdout, stderr output.Streamed) error {
+	var exitCode, errObj any
+	if res.ExitCode != nil {
+		exitCode = *res.ExitCode
+	}
+	if res.Error != nil {
+		errObj = res.Error
+	}
+	return output.WriteJSON(w, output.Obj{
+		{Key: "execution_id", Value: res.ExecutionID},
+		{Key: "exit_code", Value: exitCode},
+		{Key: "stdout", Value: stdout},
+		{Key: "stderr", Value: stderr},
+		{Key: "error", Value: errObj},
+		{Key: "duration", Value: res.Duration},
+	})
+}
+
+// held streams text already in memory.
+func held(text []byte) output.Streamed {
+	return func(w io.Writer) error {
+		_, err := w.Write(text)
+		return err
+	}
 }
 
 // exitStatus maps the terminal event to osb's exit code.
@@ -329,17 +363,33 @@ func signalNumber(traceback []string) int {
 
 // broken handles a stream that failed or ended before its terminal event.
 func (fg *foreground) broken(err error) error {
-	fg.endLine()
-	if fg.writeErr != nil {
+	switch {
+	case fg.writeErr != nil:
 		return fg.outputFailed()
-	}
-	if fg.stopping {
+	case fg.timedOut:
+		return fg.fail(cmdutil.ExitRemoteTimeout, fmt.Errorf("the command did not finish within %s; osb stopped it, as the server had not", fg.timeout))
+	case fg.stopping:
 		return fg.interrupted("Interrupted: " + fg.stopped())
-	}
-	if errors.Is(err, io.EOF) {
+	case errors.Is(err, io.EOF):
 		err = fmt.Errorf("the server closed the stream before %s finished", fg.target())
 	}
 	return fg.fail(cmdutil.ExitOsbFailed, err)
+}
+
+// stopTookTooLong ends a run whose stop did not show in the stream within
+// the grace period.
+func (fg *foreground) stopTookTooLong() error {
+	if fg.writeErr != nil {
+		return fg.outputFailed()
+	}
+	why := ""
+	if fg.stopErr != nil {
+		why = ": " + fg.stopErr.Error()
+	}
+	if fg.timedOut {
+		return fg.fail(cmdutil.ExitRemoteTimeout, fmt.Errorf("the command did not finish within %s, and osb could not confirm it stopped within %s%s; it may still be running", fg.timeout, interruptGrace, why))
+	}
+	return fg.interrupted(fmt.Sprintf("Interrupted: %s did not stop within %s%s.", fg.target(), interruptGrace, why))
 }
 
 func (fg *foreground) fail(code int, err error) error {
@@ -349,11 +399,11 @@ func (fg *foreground) fail(code int, err error) error {
 // interrupted ends the run with 130: a plain line on stderr, or under -o
 // json the usual error object.
 func (fg *foreground) interrupted(msg string) error {
-	fg.endLine()
 	if fg.format == output.JSONF {
 		return fg.fail(cmdutil.ExitInterrupted, errors.New(msg))
 	}
-	fmt.Fprintln(fg.ios.ErrOut, msg)
+	fg.lines.close()
+	fg.lines.note(msg)
 	return cmdutil.Silent(cmdutil.ExitInterrupted)
 }
 

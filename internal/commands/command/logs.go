@@ -1,9 +1,11 @@
 package command
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -69,33 +71,82 @@ func runLogs(ctx context.Context, opts *logsOptions) error {
 	if opts.Follow {
 		return followLogs(ctx, opts, dp, cursor)
 	}
-	content, next, err := dp.CommandLogs(ctx, opts.ExecutionID, cursor)
+	logs, err := dp.CommandLogs(ctx, opts.ExecutionID, cursor)
 	if err != nil {
 		return err
 	}
+	defer logs.Body.Close()
 	p := opts.f.Printer(opts.Format)
 	switch opts.Format {
-	case output.JSONF, output.YAMLF:
-		return p.Data(logsView(content, next))
+	case output.JSONF:
+		return logsFailed(opts.ExecutionID, output.WriteJSON(p.IO.Out, logsView(output.Streamed(func(w io.Writer) error {
+			_, err := io.Copy(w, logs.Body)
+			return err
+		}), logs.Cursor)))
+	case output.YAMLF:
+		content, err := io.ReadAll(io.LimitReader(logs.Body, client.MaxResponseBytes+1))
+		if err != nil {
+			return logsFailed(opts.ExecutionID, err)
+		}
+		if len(content) > client.MaxResponseBytes {
+			return fmt.Errorf("the log of %s is larger than %d MiB: read it with -o raw or -o json, which print it as it comes", opts.ExecutionID, client.MaxResponseBytes>>20)
+		}
+		return p.Data(logsView(string(content), logs.Cursor))
 	case output.Raw:
-		_, err := fmt.Fprintf(p.IO.Out, "%s\n", content)
+		// The official client ends the log with a newline, always.
+		if _, err := copyLog(p.IO.Out, logs.Body); err != nil {
+			return logsFailed(opts.ExecutionID, err)
+		}
+		_, err := io.WriteString(p.IO.Out, "\n")
 		return err
 	}
-	text := string(content)
-	if text != "" && text[len(text)-1] != '\n' {
-		text += "\n"
+	io.WriteString(p.IO.Out, "--- Command Logs ---\n")
+	last, err := copyLog(p.IO.Out, logs.Body)
+	if err != nil {
+		return logsFailed(opts.ExecutionID, err)
 	}
-	_, err = fmt.Fprintf(p.IO.Out, "--- Command Logs ---\n%s", text)
+	if last != 0 && last != '\n' {
+		_, err = io.WriteString(p.IO.Out, "\n")
+	}
 	return err
 }
 
+// copyLog prints log bytes as they come and returns the last one (0 when
+// there were none).
+func copyLog(w io.Writer, body io.Reader) (last byte, err error) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, rerr := body.Read(buf)
+		if n > 0 {
+			if _, err := w.Write(buf[:n]); err != nil {
+				return last, err
+			}
+			last = buf[n-1]
+		}
+		if rerr == io.EOF {
+			return last, nil
+		}
+		if rerr != nil {
+			return last, rerr
+		}
+	}
+}
+
+// logsFailed explains a log read that broke off.
+func logsFailed(id string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("reading the log of %s failed: %w", id, err)
+}
+
 // logsView is the official client's json/yaml shape for one read.
-func logsView(content []byte, cursor *int64) output.Obj {
+func logsView(content any, cursor *int64) output.Obj {
 	var c any
 	if cursor != nil {
 		c = *cursor
 	}
-	return output.Obj{{Key: "content", Value: string(content)}, {Key: "cursor", Value: c}}
+	return output.Obj{{Key: "content", Value: content}, {Key: "cursor", Value: c}}
 }
 
 // followLogs reads the log again and again from the cursor the server
@@ -110,22 +161,27 @@ func followLogs(ctx context.Context, opts *logsOptions, dp *client.DataPlane, cu
 		if err != nil {
 			return err
 		}
-		content, next, err := dp.CommandLogs(ctx, opts.ExecutionID, cursor)
+		logs, err := dp.CommandLogs(ctx, opts.ExecutionID, cursor)
 		if err != nil {
 			return err
 		}
-		if next == nil {
+		if logs.Cursor == nil {
+			logs.Body.Close()
 			return errors.New("cannot follow: the server sent no " + client.TailCursorHeader + " header")
 		}
-		cursor = next
-		if len(content) > 0 {
-			if opts.Format == output.JSONF {
-				b, _ := output.CompactJSON(logsView(content, next))
-				ios.Out.Write(b)
-			} else {
-				ios.Out.Write(content)
-				last = content[len(content)-1]
+		cursor = logs.Cursor
+		if opts.Format == output.JSONF {
+			err = followJSON(ios.Out, logs)
+		} else {
+			var n byte
+			n, err = copyLog(ios.Out, logs.Body)
+			if n != 0 {
+				last = n
 			}
+		}
+		logs.Body.Close()
+		if err != nil {
+			return logsFailed(opts.ExecutionID, err)
 		}
 		if !st.Running {
 			break
@@ -140,4 +196,24 @@ func followLogs(ctx context.Context, opts *logsOptions, dp *client.DataPlane, cu
 		fmt.Fprintln(ios.Out)
 	}
 	return nil
+}
+
+// followJSON prints one read as one line of JSON, when it brought anything.
+func followJSON(w io.Writer, logs *client.Logs) error {
+	var content bytes.Buffer
+	if _, err := io.Copy(&content, io.LimitReader(logs.Body, client.MaxResponseBytes+1)); err != nil {
+		return err
+	}
+	if content.Len() > client.MaxResponseBytes {
+		return fmt.Errorf("one read of the log is larger than %d MiB; follow it with -o raw", client.MaxResponseBytes>>20)
+	}
+	if content.Len() == 0 {
+		return nil
+	}
+	b, err := output.CompactJSON(logsView(content.String(), logs.Cursor))
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
 }

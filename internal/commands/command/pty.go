@@ -438,9 +438,8 @@ func (r *ptyRun) finish(code *int) error {
 		r.kill() // the shell is gone: this only frees the session
 	}
 	if r.collect {
-		res := result{ExecutionID: r.id, ExitCode: code, Stdout: r.out.String(), Stderr: r.err.String(),
-			Duration: math.Round(time.Since(r.started).Seconds()*1000) / 1000}
-		if err := output.New(r.ios, output.JSONF).Data(res); err != nil {
+		res := result{ExecutionID: r.id, ExitCode: code, Duration: math.Round(time.Since(r.started).Seconds()*1000) / 1000}
+		if err := writeResult(r.ios.Out, res, held(r.out.Bytes()), held(r.err.Bytes())); err != nil {
 			return err
 		}
 	}

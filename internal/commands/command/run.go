@@ -50,7 +50,8 @@ func newCmdRun(f *cmdutil.Factory, runF func(*runOptions) error) *cobra.Command 
 		Use:   "run SANDBOX_ID [flags] -- COMMAND...",
 		Short: "Run a command in a sandbox. Use `--` before the sandbox command payload.",
 		Long: "Run a command in a sandbox.\n\n" +
-			"In the foreground its output is streamed as it is written, and osb exits with the\n" +
+			"In the foreground its output is streamed as it is written, a line per event\n" +
+			"execd sends (each ends in a newline, the last one too), and osb exits with the\n" +
 			"command's own exit code (124: it hit --timeout; 125: osb could not learn the exit\n" +
 			"code; 130: interrupted with Ctrl-C, which also stops the remote command; 141:\n" +
 			"osb's output went to a pipe that was closed, as in '| head', which stops it too).\n" +
@@ -197,7 +198,7 @@ func runRun(ctx context.Context, opts *runOptions) error {
 		return osbFailed(err)
 	}
 	fg := &foreground{
-		ios: opts.f.IOStreams, format: opts.Format, timeout: opts.Timeout.D, interrupts: opts.interrupts,
+		ios: opts.f.IOStreams, format: opts.Format, timeout: opts.Timeout.D, enforce: true, interrupts: opts.interrupts,
 		open: func(ctx context.Context) (*client.EventStream, error) { return startCommand(ctx, dp, req) },
 		stop: dp.InterruptCommand,
 	}

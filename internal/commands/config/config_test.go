@@ -190,7 +190,7 @@ func TestSetRejectsBadInputAndChangesNothing(t *testing.T) {
 		msg  string
 	}{
 		{[]string{"domain", "x"}, "Error: key must be in 'section.field' format (e.g. connection.domain), got \"domain\"\n"},
-		{[]string{"connection.colour", "x"}, "Error: unknown config key \"connection.colour\"; known keys: connection.api_key, connection.domain, connection.protocol, connection.request_timeout, connection.use_server_proxy, output.color, defaults.image, defaults.timeout\n"},
+		{[]string{"connection.colour", "x"}, "Error: unknown config key \"connection.colour\"; known keys: connection.api_key, connection.domain, connection.protocol, connection.request_timeout, connection.idle_timeout, connection.use_server_proxy, output.color, defaults.image, defaults.timeout\n"},
 		{[]string{"connection.request_timeout", "soon"}, "Error: connection.request_timeout must be a whole number, got \"soon\"\n"},
 		{[]string{"connection.request_timeout", "-3"}, "Error: connection.request_timeout must be a positive number of seconds, got \"-3\"\n"},
 		{[]string{"output.color", "maybe"}, "Error: output.color must be true or false, got \"maybe\"\n"},
@@ -252,7 +252,7 @@ func TestGetUnknownKeyAndJSONErrorOnStderr(t *testing.T) {
 	if r.Stdout != "" {
 		t.Fatalf("stdout %q", r.Stdout)
 	}
-	want := "{\n  \"status\": \"error\",\n  \"message\": \"unknown config key \\\"nope.key\\\"; known keys: connection.api_key, connection.domain, connection.protocol, connection.request_timeout, connection.use_server_proxy, output.color, defaults.image, defaults.timeout\",\n  \"exit_code\": 2\n}\n"
+	want := "{\n  \"status\": \"error\",\n  \"message\": \"unknown config key \\\"nope.key\\\"; known keys: connection.api_key, connection.domain, connection.protocol, connection.request_timeout, connection.idle_timeout, connection.use_server_proxy, output.color, defaults.image, defaults.timeout\",\n  \"exit_code\": 2\n}\n"
 	if r.Stderr != want {
 		t.Fatalf("stderr %q", r.Stderr)
 	}

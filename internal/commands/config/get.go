@@ -40,6 +40,7 @@ var viewKey = map[string]string{
 	"connection.domain":           "domain",
 	"connection.protocol":         "protocol",
 	"connection.request_timeout":  "request_timeout",
+	"connection.idle_timeout":     "idle_timeout",
 	"connection.use_server_proxy": "use_server_proxy",
 	"output.color":                "color",
 	"defaults.image":              "default_image",
@@ -56,7 +57,10 @@ func runGet(opts *getOptions) error {
 		return err
 	}
 	name := viewKey[key.Name]
-	value, _ := resolvedView(c).Get(name)
+	value, found := resolvedView(c).Get(name)
+	if !found {
+		value, _ = ownView(c).Get(name)
+	}
 	if name == "domain" && value == nil {
 		value = c.EffectiveDomain()
 	}

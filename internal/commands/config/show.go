@@ -2,6 +2,7 @@ package config
 
 import (
 	"github.com/spf13/cobra"
+	"slices"
 
 	"github.com/osb-dev/osb/internal/cmdutil"
 	cfg "github.com/osb-dev/osb/internal/config"
@@ -56,6 +57,12 @@ func resolvedView(c *cfg.Config) output.Obj {
 	}
 }
 
+// ownView holds the settings only osb has. The table shows them; json and
+// yaml keep the official client's object as it is.
+func ownView(c *cfg.Config) output.Obj {
+	return output.Obj{{Key: "idle_timeout", Value: c.IdleTimeout}}
+}
+
 func runShow(opts *showOptions) error {
 	c, err := opts.f.Config()
 	if err != nil {
@@ -66,6 +73,9 @@ func runShow(opts *showOptions) error {
 	if p.Structured() {
 		return p.Data(view)
 	}
+	// osb's own settings sit beside the official one they go with.
+	at := slices.IndexFunc(view, func(kv output.KV) bool { return kv.Key == "request_timeout" }) + 1
+	view = slices.Insert(view, at, ownView(c)...)
 	rows := make([]output.Obj, len(view))
 	for i, kv := range view {
 		source := c.Sources[kv.Key]

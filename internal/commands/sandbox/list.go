@@ -2,6 +2,8 @@ package sandbox
 
 import (
 	"context"
+	"encoding/json"
+	"io"
 	"slices"
 	"strings"
 
@@ -9,6 +11,7 @@ import (
 
 	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/cmdutil"
+	"github.com/osb-dev/osb/internal/output"
 )
 
 type listOptions struct {
@@ -71,6 +74,9 @@ func runList(ctx context.Context, opts *listOptions) error {
 	if err != nil {
 		return err
 	}
+	if opts.All && opts.Format == output.JSONF {
+		return streamAll(ctx, opts.f.IOStreams.Out, c, params)
+	}
 	view, err := fetchList(ctx, c, params, opts.All)
 	if err != nil {
 		return err
@@ -117,6 +123,31 @@ func fetchList(ctx context.Context, c *client.Client, params client.ListSandboxe
 	return cmdutil.NewListView(list, newSandboxView), nil
 }
 
+// streamAll prints every page as one JSON document, the same document
+// listAll makes, each record written as soon as its page arrives.
+func streamAll(ctx context.Context, w io.Writer, c *client.Client, params client.ListSandboxesParams) error {
+	n := 0
+	items := output.StreamedList(func(add func(any) error) error {
+		return cmdutil.EachSandbox(ctx, c, params, func(sb client.Sandbox) error {
+			n++
+			return add(newSandboxView(&sb))
+		})
+	})
+	return output.WriteJSON(w, output.Obj{{Key: "items", Value: items}, {Key: "pagination", Value: mergedPagination{&n}}})
+}
+
+// mergedPagination is the pagination of a merged listing of n records; it
+// is written after them, once n is known.
+type mergedPagination struct{ n *int }
+
+func (m mergedPagination) MarshalJSON() ([]byte, error) {
+	return json.Marshal(allPagination(*m.n))
+}
+
+func allPagination(n int) cmdutil.PaginationView {
+	return cmdutil.PaginationView{Page: 1, PageSize: n, TotalItems: n, TotalPages: min(n, 1)}
+}
+
 // listAll gathers every page into one, with pagination describing the
 // merged result (see the --all help).
 func listAll(ctx context.Context, c *client.Client, params client.ListSandboxesParams) (listView, error) {
@@ -125,7 +156,6 @@ func listAll(ctx context.Context, c *client.Client, params client.ListSandboxesP
 		view.Items = append(view.Items, newSandboxView(&sb))
 		return nil
 	})
-	n := len(view.Items)
-	view.Pagination = cmdutil.PaginationView{Page: 1, PageSize: n, TotalItems: n, TotalPages: min(n, 1)}
+	view.Pagination = allPagination(len(view.Items))
 	return view, err
 }

@@ -81,6 +81,20 @@ func TestListFilters(t *testing.T) {
 		t.Errorf("pagination of page 1 of 2: %+v", p)
 	}
 	golden(t, "list_all_json", env.Run("sandbox", "list", "--all", "-s", "running", "-o", "json").ExpectCode(t, 0), a, b)
+	// Nothing found: the same document, with an empty list.
+	if r := env.Run("sandbox", "list", "--all", "-s", "failed", "-o", "json"); r.Code != 0 || r.Stderr != "" || r.Stdout != `{
+  "items": [],
+  "pagination": {
+    "page": 1,
+    "page_size": 0,
+    "total_items": 0,
+    "total_pages": 0,
+    "has_next_page": false
+  }
+}
+` {
+		t.Errorf("nothing found: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
 }
 
 // --all walks every page the server has and merges them.

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# Large command output: `osb command run` printing tens of megabytes, against
+# curl reading the same stream, on the same local `osb server`.
+#
+#   bench/command/output.sh                     # 50 MB of random bytes in base64: 67 MB of output
+#   SIZE_MB=10 RUNS=3 bench/command/output.sh
+#   OSB=/path/to/osb bench/command/output.sh    # an existing binary instead of building one
+#
+# It builds osb (unless OSB is set), starts `osb server` on a free loopback
+# port with a throwaway data dir and creates a sandbox whose command is
+#   head -c SIZE_MB MB /dev/urandom | base64       (76-column lines)
+# Then it measures, RUNS times in turn (medians):
+#   osb -o raw     the whole process, output to /dev/null;
+#   curl           GET .../endpoints/44772, then POST /command, until the
+#                  terminal frame has arrived (grep stops reading there):
+#                  the same work, without decoding a frame;
+# and once each, with /usr/bin/time, osb's peak RSS: -o raw and -o json at
+# this size, and -o raw at four times the size (it must not grow).
+# Output: one "name value" line per figure. Everything it creates lives in
+# one temp dir, removed on exit. Needs: bash 5, go, curl, grep, GNU time.
+# Numbers from a shared machine are noisy: compare ratios, not absolutes.
+set -euo pipefail
+
+RUNS=${RUNS:-5}
+SIZE_MB=${SIZE_MB:-50}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/osb-bench-output.XXXXXX")
+server_pid=""
+
+cleanup() {
+	if [ -n "$server_pid" ]; then
+		kill "$server_pid" 2>/dev/null || true
+		wait "$server_pid" 2>/dev/null || true
+	fi
+	rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+
+for tool in curl grep /usr/bin/time; do
+	command -v "$tool" >/dev/null || { echo "bench: $tool is needed" >&2; exit 1; }
+done
+[ -n "${EPOCHREALTIME:-}" ] || { echo "bench: bash 5 is needed (EPOCHREALTIME)" >&2; exit 1; }
+
+osb=${OSB:-}
+if [ -z "$osb" ]; then
+	echo "building osb…" >&2
+	(cd "$root" && CGO_ENABLED=0 go build -trimpath -o "$work/osb" ./cmd/osb)
+	osb="$work/osb"
+fi
+
+export OPEN_SANDBOX_API_KEY="bench-key" HOME="$work/home"
+mkdir -p "$HOME"
+"$osb" server --listen 127.0.0.1:0 --api-key "$OPEN_SANDBOX_API_KEY" --data-dir "$work/data" 2>"$work/server.log" &
+server_pid=$!
+for _ in $(seq 100); do
+	addr=$(sed -n 's|^osb server listening on http://||p' "$work/server.log")
+	[ -n "$addr" ] && break
+	sleep 0.1
+done
+[ -n "$addr" ] || { echo "bench: osb server did not start" >&2; cat "$work/server.log" >&2; exit 1; }
+export OPEN_SANDBOX_DOMAIN="$addr"
+
+id=$("$osb" sandbox create -i bench -t 30m -o json | sed -n 's/^  "id": "\([^"]*\)".*/\1/p')
+[ -n "$id" ] || { echo "bench: could not create a sandbox" >&2; cat "$work/server.log" >&2; exit 1; }
+
+script() { echo "head -c $(($1 * 1000000)) /dev/urandom | base64"; }
+cmd=$(script "$SIZE_MB")
+bytes=$("$osb" command run "$id" -o raw -- sh -c "$cmd" | wc -c)
+
+now_us() { local t=${EPOCHREALTIME/[.,]/}; echo "$t"; }
+
+osb_once() {
+	local t0 t1
+	t0=$(now_us)
+	"$osb" command run "$id" -o raw -- sh -c "$cmd" >/dev/null
+	t1=$(now_us)
+	echo $((t1 - t0))
+}
+
+# curl_once prints the time to the terminal frame: the server may hold the
+# stream open after it (execd does for about a second), osb does not wait.
+curl_once() {
+	local t0 ep
+	t0=$(now_us)
+	ep=$(curl -fsS -H "OPEN-SANDBOX-API-KEY: $OPEN_SANDBOX_API_KEY" \
+		"http://$OPEN_SANDBOX_DOMAIN/v1/sandboxes/$id/endpoints/44772?use_server_proxy=false" |
+		sed -n 's/.*"endpoint":"\([^"]*\)".*/\1/p')
+	curl -sSN -H 'Content-Type: application/json' -d "{\"command\":\"$cmd\"}" "http://$ep/command" |
+		{
+			grep -q -m1 -F '"type":"execution_complete"'
+			now_us >"$work/terminal"
+			cat >/dev/null
+		}
+	echo $(($(cat "$work/terminal") - t0))
+}
+
+: >"$work/t-osb"; : >"$work/t-curl"
+for _ in $(seq "$RUNS"); do
+	osb_once >>"$work/t-osb"
+	curl_once >>"$work/t-curl"
+done
+
+median_ms() { sort -n "$1" | awk '{v[NR]=$1} END {m = (NR % 2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2; printf "%.1f", m/1000}'; }
+# rss FORMAT SIZE_MB: osb's peak RSS in MiB for that output.
+rss() {
+	/usr/bin/time -f %M -o "$work/rss" "$osb" command run "$id" -o "$1" -- sh -c "$(script "$2")" >/dev/null
+	awk '{ printf "%.1f", $1 / 1024 }' "$work/rss"
+}
+
+osb_ms=$(median_ms "$work/t-osb")
+curl_ms=$(median_ms "$work/t-curl")
+printf 'output_mb %s\n' "$(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1e6 }')"
+printf 'osb_raw_ms %s\n' "$osb_ms"
+printf 'curl_ms %s\n' "$curl_ms"
+printf 'ratio %s\n' "$(awk -v a="$osb_ms" -v b="$curl_ms" 'BEGIN { printf "%.2f", a / b }')"
+printf 'rss_json_mib %s\n' "$(rss json "$SIZE_MB")"
+printf 'rss_raw_mib %s\n' "$(rss raw "$SIZE_MB")"
+printf 'rss_raw_4x_mib %s\n' "$(rss raw $((SIZE_MB * 4)))"
