@@ -3,7 +3,6 @@ package commands
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -15,7 +14,6 @@ import (
 // request (cobra's __complete) needs it, so the root calls it then rather
 // than walking the whole tree on every run.
 func completeIDs(root *cobra.Command, f *cmdutil.Factory) {
-	completeIDArgs(root, f)
 	completeIDFlags(root, f)
 }
 
@@ -107,42 +105,6 @@ func newCmdCompletionShell(f *cmdutil.Factory, sh completionShell) *cobra.Comman
 	return cmd
 }
 
-// completeIDArgs gives every command that has no completion of its own, and
-// whose usage line starts with an id the server can list (SANDBOX_ID,
-// SNAPSHOT_ID, TEMPLATE_ID), completion of that argument. Execution and
-// session ids are not completed: execd has no route that lists them.
-func completeIDArgs(cmd *cobra.Command, f *cmdutil.Factory) {
-	for _, sub := range cmd.Commands() {
-		completeIDArgs(sub, f)
-	}
-	if cmd.ValidArgsFunction != nil || cmd.HasSubCommands() {
-		return
-	}
-	params := usageParams(cmd.Use)
-	if len(params) == 0 {
-		return
-	}
-	var ids cobra.CompletionFunc
-	switch first := params[0]; first.name {
-	case "SANDBOX_ID":
-		ids = cmdutil.CompleteSandboxIDs(f, first.variadic)
-	case "SNAPSHOT_ID":
-		ids = cmdutil.CompleteListed(f, cmdutil.SnapshotCandidates)
-	case "TEMPLATE_ID":
-		ids = cmdutil.CompleteListed(f, cmdutil.TemplateCandidates)
-	default:
-		return
-	}
-	cmd.ValidArgsFunction = func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		// A local path later on the line (file upload/download) keeps the
-		// shell's own file completion.
-		if len(args) < len(params) && strings.HasPrefix(params[len(args)].name, "LOCAL") {
-			return nil, cobra.ShellCompDirectiveDefault
-		}
-		return ids(c, args, toComplete)
-	}
-}
-
 // idFlags are the flags whose value is an id the server can list, with
 // the listing that completes them.
 var idFlags = map[string]cmdutil.CompletionLister{
@@ -166,36 +128,4 @@ func completeIDFlags(cmd *cobra.Command, f *cmdutil.Factory) {
 			_ = cmd.RegisterFlagCompletionFunc(name, cmdutil.CompleteListedFlag(f, list))
 		}
 	}
-}
-
-// usageParam is one positional placeholder of a usage line, e.g. SANDBOX_ID...
-type usageParam struct {
-	name     string
-	variadic bool
-}
-
-// usageParams reads the positional placeholders (upper-case words) of a
-// usage line such as "kill SANDBOX_ID..." or "run SANDBOX_ID COMMAND...".
-func usageParams(use string) []usageParam {
-	var params []usageParam
-	words := strings.Fields(use)[1:]
-	for i := 0; i < len(words); i++ {
-		w := strings.Trim(words[i], "[]")
-		if w == "--" {
-			continue
-		}
-		if strings.HasPrefix(w, "-") {
-			if i+1 < len(words) && words[i+1] == strings.ToUpper(words[i+1]) {
-				i++ // the flag's value, as in "--mode MODE"
-			}
-			continue
-		}
-		variadic := strings.HasSuffix(w, "...")
-		w = strings.TrimSuffix(w, "...")
-		if w == "" || w != strings.ToUpper(w) {
-			continue
-		}
-		params = append(params, usageParam{name: w, variadic: variadic})
-	}
-	return params
 }

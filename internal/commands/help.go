@@ -44,7 +44,8 @@ default. An empty value, or a request timeout of 0, counts as not set.
   OPEN_SANDBOX_USE_SERVER_PROXY  --[no-]use-server-proxy  connection.use_server_proxy (default false)
                                  --config             the file (default ~/.opensandbox/config.toml)
 
-  NO_COLOR                       any value turns colour and icons off, like --no-color
+  NO_COLOR                       set and not empty: no colour (icons and borders stay);
+                                 --no-color or [output] color = false: plain text
   OPEN_SANDBOX_EXECD_ACCESS_TOKEN  sent as X-EXECD-ACCESS-TOKEN to execd when set`
 
 const formattingHelp = `Every command takes -o/--output with the formats it supports.

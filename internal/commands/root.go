@@ -49,8 +49,11 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 			if cmd.Name() == cobra.ShellCompRequestCmd {
 				completeIDs(cmd.Root(), f)
 			}
-			if noColor || f.Getenv("NO_COLOR") != "" {
+			if noColor {
 				f.IOStreams.DisableColor()
+			}
+			if f.Getenv("NO_COLOR") != "" {
+				f.IOStreams.DisableANSI()
 			}
 			switch {
 			case proxy && noProxy:

@@ -70,6 +70,7 @@ type resultError struct {
 type foreground struct {
 	ios        *iostreams.IOStreams
 	format     string        // raw or json
+	filter     output.Filter // --jq or --template, under json
 	timeout    time.Duration // the run's timeout; 0: none
 	session    bool          // a session run: stopping it closes the session
 	open       func(ctx context.Context) (*client.EventStream, error)
@@ -257,7 +258,9 @@ func (fg *foreground) finish(ev *client.Event, took time.Duration) error {
 	fg.res.Duration = math.Round(took.Seconds()*1000) / 1000
 	if fg.format == output.JSONF {
 		fg.res.Stdout, fg.res.Stderr = fg.stdout.String(), fg.stderr.String()
-		if err := output.New(fg.ios, output.JSONF).Data(fg.res); err != nil {
+		p := output.New(fg.ios, output.JSONF)
+		p.Filter = fg.filter
+		if err := p.Data(fg.res); err != nil {
 			return err
 		}
 	}

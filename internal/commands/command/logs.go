@@ -14,20 +14,19 @@ import (
 )
 
 type logsOptions struct {
-	f           *cmdutil.Factory
-	SandboxID   string
+	cmdutil.Base
+	Sandbox     cmdutil.Sandbox
 	ExecutionID string
 	Cursor      int64
 	HasCursor   bool
 	Follow      bool
-	Format      string
 	Poll        time.Duration // --follow: time between two reads
 }
 
-func newCmdLogs(f *cmdutil.Factory, runF func(*logsOptions) error) *cobra.Command {
-	opts := &logsOptions{f: f, Poll: 500 * time.Millisecond}
-	cmd := &cobra.Command{
-		Use:   "logs SANDBOX_ID EXECUTION_ID",
+func newCmdLogs(f *cmdutil.Factory) *cobra.Command {
+	opts := &logsOptions{Poll: 500 * time.Millisecond}
+	return cmdutil.NewVerb(f, opts, cmdutil.Verb[logsOptions]{
+		Name:  "logs",
 		Short: "Get background command logs.",
 		Long: "Print the output (stdout and stderr merged) of a background command.\n\n" +
 			"The server answers with the cursor to pass as --cursor next time to get only\n" +
@@ -35,20 +34,15 @@ func newCmdLogs(f *cmdutil.Factory, runF func(*logsOptions) error) *cobra.Comman
 			"output as it comes, each byte once, until the command ends.",
 		Example: "  osb command logs abc123 3f2a... --follow\n" +
 			"  osb command logs abc123 3f2a... -o json --cursor 120",
-		Args: cobra.ExactArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.SandboxID, opts.ExecutionID = args[0], args[1]
-			opts.HasCursor = cmd.Flags().Changed("cursor")
-			if runF != nil {
-				return runF(opts)
-			}
-			return runLogs(cmd.Context(), opts)
+		Args:    []cmdutil.Arg{cmdutil.SandboxArg(&opts.Sandbox), cmdutil.StringArg("EXECUTION_ID", &opts.ExecutionID)},
+		Formats: cmdutil.AllFormats,
+		Flags: func(fs *cmdutil.FlagSet) {
+			fs.Int64Var(&opts.Cursor, "cursor", 0, "Start from this cursor (from a previous read).")
+			fs.Given("cursor", &opts.HasCursor)
+			fs.BoolVarP(&opts.Follow, "follow", "f", false, "Keep printing new output until the command ends (json: one object per read).")
 		},
-	}
-	cmd.Flags().Int64Var(&opts.Cursor, "cursor", 0, "Start from this cursor (from a previous read).")
-	cmd.Flags().BoolVarP(&opts.Follow, "follow", "f", false, "Keep printing new output until the command ends (json: one object per read).")
-	cmdutil.OutputFlag(cmd, &opts.Format, output.Table, output.Table, output.JSONF, output.YAMLF, output.Raw)
-	return cmd
+		Run: runLogs,
+	})
 }
 
 func runLogs(ctx context.Context, opts *logsOptions) error {
@@ -58,7 +52,7 @@ func runLogs(ctx context.Context, opts *logsOptions) error {
 	if opts.HasCursor && opts.Cursor < 0 {
 		return cmdutil.UsageErrorf("invalid value for '--cursor': %d is negative", opts.Cursor)
 	}
-	dp, err := opts.f.Execd(ctx, opts.SandboxID)
+	dp, err := opts.Sandbox.Execd(ctx)
 	if err != nil {
 		return err
 	}
@@ -73,10 +67,10 @@ func runLogs(ctx context.Context, opts *logsOptions) error {
 	if err != nil {
 		return err
 	}
-	p := opts.f.Printer(opts.Format)
+	p := opts.Printer()
 	switch opts.Format {
 	case output.JSONF, output.YAMLF:
-		return p.Data(logsView(content, next))
+		return p.Data(logsView{Content: string(content), Cursor: next})
 	case output.Raw:
 		_, err := fmt.Fprintf(p.IO.Out, "%s\n", content)
 		return err
@@ -90,12 +84,9 @@ func runLogs(ctx context.Context, opts *logsOptions) error {
 }
 
 // logsView is the official client's json/yaml shape for one read.
-func logsView(content []byte, cursor *int64) output.Obj {
-	var c any
-	if cursor != nil {
-		c = *cursor
-	}
-	return output.Obj{{Key: "content", Value: string(content)}, {Key: "cursor", Value: c}}
+type logsView struct {
+	Content string `json:"content"`
+	Cursor  *int64 `json:"cursor"`
 }
 
 // followLogs reads the log again and again from the cursor the server
@@ -103,7 +94,8 @@ func logsView(content []byte, cursor *int64) output.Obj {
 // ended. The status is fetched before each read: once it says the command
 // is over, that read has all the output there will be.
 func followLogs(ctx context.Context, opts *logsOptions, dp *client.DataPlane, cursor *int64) error {
-	ios := opts.f.IOStreams
+	ios := opts.IOStreams
+	p := opts.Printer()
 	var last byte
 	for {
 		st, err := dp.CommandStatus(ctx, opts.ExecutionID)
@@ -120,8 +112,9 @@ func followLogs(ctx context.Context, opts *logsOptions, dp *client.DataPlane, cu
 		cursor = next
 		if len(content) > 0 {
 			if opts.Format == output.JSONF {
-				b, _ := output.CompactJSON(logsView(content, next))
-				ios.Out.Write(b)
+				if err := p.Line(logsView{Content: string(content), Cursor: next}); err != nil {
+					return err
+				}
 			} else {
 				ios.Out.Write(content)
 				last = content[len(content)-1]

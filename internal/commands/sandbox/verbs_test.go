@@ -33,7 +33,7 @@ func TestKill(t *testing.T) {
 	if ids := sandboxIDs(t, env); len(ids) != 1 || ids[0] != b {
 		t.Errorf("after a failed kill the server holds %v, want only %s", ids, b)
 	}
-	env.Run("sandbox", "kill").ExpectError(t, 2, "requires at least 1 arg")
+	env.Run("sandbox", "kill").ExpectError(t, 2, "missing SANDBOX_ID")
 }
 
 func TestPauseResume(t *testing.T) {

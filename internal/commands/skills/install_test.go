@@ -1,6 +1,7 @@
 package skills
 
 import (
+	"context"
 	"encoding/json"
 	"io/fs"
 	"os"
@@ -54,11 +55,11 @@ func (fx *fixture) run(args ...string) result {
 	var cmd *cobra.Command
 	switch args[0] {
 	case "install":
-		cmd = newCmdInstall(f, func(o *installOptions) error { o.Getwd = getwd; return runInstall(o) })
+		cmd = newCmdInstall(f, func(ctx context.Context, o *installOptions) error { o.Getwd = getwd; return runInstall(ctx, o) })
 	case "uninstall":
-		cmd = newCmdUninstall(f, func(o *uninstallOptions) error { o.Getwd = getwd; return runUninstall(o) })
+		cmd = newCmdUninstall(f, func(ctx context.Context, o *uninstallOptions) error { o.Getwd = getwd; return runUninstall(ctx, o) })
 	case "list":
-		cmd = newCmdList(f, func(o *listOptions) error { o.Getwd = getwd; return runList(o) })
+		cmd = newCmdList(f, func(ctx context.Context, o *listOptions) error { o.Getwd = getwd; return runList(ctx, o) })
 	default:
 		fx.t.Fatalf("no such subcommand %q", args[0])
 	}
