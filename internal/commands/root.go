@@ -3,7 +3,6 @@
 package commands
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -34,12 +33,7 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 		Version:       build.Version,
 		SilenceErrors: true,
 		SilenceUsage:  true,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return fmt.Errorf("unknown command %q for %q", args[0], cmd.CommandPath())
-			}
-			return nil
-		},
+		Args:          cmdutil.KnownSubcommand,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cmd.SetOut(f.IOStreams.Out)
 			_ = cmd.Help()
@@ -109,6 +103,7 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 	)
 	addHelpTopics(root)
 	root.AddCommand(newCmdCompletion(f))
+	strictHelp(root)
 	markArgErrors(root)
 	return root
 }

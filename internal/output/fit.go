@@ -16,9 +16,9 @@ func boxedWidth(widths []int) int {
 	return total
 }
 
-// minColumn is as narrow as fitting makes a column: enough to tell values
-// apart.
-const minColumn = 8
+// minColumn is as narrow as fitting makes a column, unless its header is
+// wider: enough to tell values apart.
+const minColumn = 5
 
 // columnWidths is the display width of each column's widest cell.
 func columnWidths(headers []string, rows [][]string) []int {
@@ -43,7 +43,8 @@ func fitList(headers []string, rows [][]string, width int, keep func(col int) bo
 	for boxedWidth(widths) > width {
 		widest := -1
 		for i, w := range widths {
-			if !keep(i) && w > minColumn && (widest < 0 || w > widths[widest]) {
+			floor := max(minColumn, runewidth.StringWidth(headers[i]))
+			if !keep(i) && w > floor && (widest < 0 || w > widths[widest]) {
 				widest = i
 			}
 		}
@@ -66,7 +67,7 @@ func fitList(headers []string, rows [][]string, width int, keep func(col int) bo
 // a record's values are what the user asked to see, so none is cut.
 func fitRecord(rows [][]string, width int) [][]string {
 	keyWidth := columnWidths([]string{"KEY", "VALUE"}, rows)[0]
-	room := max(width-boxedWidth([]int{keyWidth, 0}), minColumn)
+	room := max(width-boxedWidth([]int{keyWidth, 0}), 2*minColumn)
 	out := make([][]string, len(rows))
 	for i, r := range rows {
 		out[i] = []string{r[0], wrap(r[1], room)}
