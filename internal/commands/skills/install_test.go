@@ -8,19 +8,19 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/spf13/cobra"
 
 	"github.com/osb-dev/osb/internal/cmdutil"
 	"github.com/osb-dev/osb/internal/iostreams"
+	"github.com/osb-dev/osb/internal/umask"
 	bundled "github.com/osb-dev/osb/skills"
 )
 
 func TestMain(m *testing.M) {
 	// Directory modes below are checked exactly; a umask of 002 would make them 0775.
-	syscall.Umask(0o022)
+	umask.Set(0o022)
 	os.Exit(m.Run())
 }
 
