@@ -13,4 +13,6 @@ import (
 
 func kill(int, syscall.Signal) {}
 
-func owner(os.FileInfo) (uid, gid uint32, changed time.Time, ok bool) { return 0, 0, time.Time{}, false }
+func owner(os.FileInfo) (uid, gid uint32, changed time.Time, ok bool) {
+	return 0, 0, time.Time{}, false
+}
