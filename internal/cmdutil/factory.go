@@ -72,7 +72,7 @@ func (f *Factory) Client() (*client.Client, error) {
 			Domain:         cfg.EffectiveDomain(),
 			Protocol:       cfg.Protocol,
 			APIKey:         cfg.APIKey,
-			RequestTimeout: time.Duration(cfg.RequestTimeout) * time.Second,
+			RequestTimeout: time.Duration(cfg.RequestTimeout * float64(time.Second)),
 			UseServerProxy: cfg.UseServerProxy,
 			ExecdToken:     f.Getenv("OPEN_SANDBOX_EXECD_ACCESS_TOKEN"),
 			UserAgent:      "osb/" + build.Version,

@@ -88,7 +88,7 @@ func TestTruthiness(t *testing.T) {
 	for _, v := range []string{"1", "TRUE", " yes ", "On"} {
 		c, _ = Load(Flags{}, env(t, map[string]string{EnvUseServerProxy: v, EnvRequestTimeout: " 0 "}))
 		if !c.UseServerProxy || c.Sources["use_server_proxy"] != SourceEnv || c.RequestTimeout != 30 {
-			t.Errorf("%s=%q: proxy %v (%s), timeout %d", EnvUseServerProxy, v, c.UseServerProxy, c.Sources["use_server_proxy"], c.RequestTimeout)
+			t.Errorf("%s=%q: proxy %v (%s), timeout %v", EnvUseServerProxy, v, c.UseServerProxy, c.Sources["use_server_proxy"], c.RequestTimeout)
 		}
 	}
 }

@@ -49,7 +49,16 @@ func runSet(_ context.Context, opts *setOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := cfg.WriteFile(path, []byte(cfg.SetValue(string(text), key.Name, literal))); err != nil {
+	// An edit by line is only safe on a file that parses: on a broken one
+	// it could add a second [section] or hide the mistake. Nothing is written.
+	if _, err := cfg.Parse(text); err != nil {
+		return cmdutil.UsageErrorf("config file %s is not valid TOML (%v); fix it, or start again with 'osb config init --force'", path, err)
+	}
+	updated := cfg.SetValue(string(text), key.Name, literal)
+	if _, err := cfg.Parse([]byte(updated)); err != nil {
+		return cmdutil.UsageErrorf("setting %s would make %s invalid TOML (%v); nothing was changed", key.Name, path, err)
+	}
+	if err := cfg.WriteFile(path, []byte(updated)); err != nil {
 		return err
 	}
 	shown := opts.Value
