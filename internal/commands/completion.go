@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"context"
 	"fmt"
 	"io"
 
@@ -9,10 +10,10 @@ import (
 	"github.com/osb-dev/osb/internal/cmdutil"
 )
 
-// completeIDs fills in argument and flag completion for every command whose
-// usage line or flags name ids the server can list. Only a completion
-// request (cobra's __complete) needs it, so the root calls it then rather
-// than walking the whole tree on every run.
+// completeIDs fills in flag completion for every flag that names ids the
+// server can list (arguments complete through the verb builder). Only a
+// completion request (cobra's __complete) needs it, so the root calls it
+// then rather than walking the whole tree on every run.
 func completeIDs(root *cobra.Command, f *cmdutil.Factory) {
 	completeIDFlags(root, f)
 }
@@ -90,19 +91,26 @@ Run 'osb completion SHELL --help' for how to install the script for that shell.`
 	return cmd
 }
 
+type completionOptions struct {
+	cmdutil.Base
+	NoDescriptions bool
+	cmd            *cobra.Command // this command: the script covers its whole tree
+}
+
 func newCmdCompletionShell(f *cmdutil.Factory, sh completionShell) *cobra.Command {
-	var noDesc bool
-	cmd := &cobra.Command{
-		Use:   sh.name,
+	opts := &completionOptions{}
+	opts.cmd = cmdutil.NewVerb(f, opts, cmdutil.Verb[completionOptions]{
+		Name:  sh.name,
 		Short: fmt.Sprintf("Print the completion script for %s.", sh.name),
 		Long:  fmt.Sprintf("Print the completion script for %s.\n\n%s", sh.name, sh.install),
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return sh.write(cmd.Root(), f.IOStreams.Out, !noDesc)
+		Flags: func(fs *cmdutil.FlagSet) {
+			fs.BoolVar(&opts.NoDescriptions, "no-descriptions", false, "Leave out the descriptions shown next to candidates.")
 		},
-	}
-	cmd.Flags().BoolVar(&noDesc, "no-descriptions", false, "Leave out the descriptions shown next to candidates.")
-	return cmd
+		Run: func(_ context.Context, opts *completionOptions) error {
+			return sh.write(opts.cmd.Root(), opts.IOStreams.Out, !opts.NoDescriptions)
+		},
+	})
+	return opts.cmd
 }
 
 // idFlags are the flags whose value is an id the server can list, with

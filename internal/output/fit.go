@@ -16,8 +16,8 @@ func boxedWidth(widths []int) int {
 	return total
 }
 
-// minColumn is as narrow as fitting makes a column, unless its header is
-// wider: enough to tell values apart.
+// minColumn is as narrow as fitting makes a column: enough to tell values
+// apart, with the "…" that says more is there.
 const minColumn = 5
 
 // columnWidths is the display width of each column's widest cell.
@@ -35,16 +35,16 @@ func columnWidths(headers []string, rows [][]string) []int {
 }
 
 // fitList makes a list table fit width columns: the widest column that may
-// shrink gives up one column at a time until the table fits, and cells
-// wider than their column end in "…". Columns in keep (ids, which people
-// copy) are never cut. A table that cannot fit stays as narrow as it gets.
-func fitList(headers []string, rows [][]string, width int, keep func(col int) bool) [][]string {
+// shrink gives up one column at a time until the table fits, and cells (the
+// header too) wider than their column end in "…". Columns in keep (ids,
+// which people copy, and statuses) are never cut. A table that cannot fit
+// stays as narrow as it gets.
+func fitList(headers []string, rows [][]string, width int, keep func(col int) bool) ([]string, [][]string) {
 	widths := columnWidths(headers, rows)
 	for boxedWidth(widths) > width {
 		widest := -1
 		for i, w := range widths {
-			floor := max(minColumn, runewidth.StringWidth(headers[i]))
-			if !keep(i) && w > floor && (widest < 0 || w > widths[widest]) {
+			if !keep(i) && w > minColumn && (widest < 0 || w > widths[widest]) {
 				widest = i
 			}
 		}
@@ -53,14 +53,18 @@ func fitList(headers []string, rows [][]string, width int, keep func(col int) bo
 		}
 		widths[widest]--
 	}
+	cut := func(row []string) []string {
+		out := make([]string, len(row))
+		for i, c := range row {
+			out[i] = runewidth.Truncate(c, widths[i], "…")
+		}
+		return out
+	}
 	out := make([][]string, len(rows))
 	for r, row := range rows {
-		out[r] = make([]string, len(row))
-		for i, c := range row {
-			out[r][i] = runewidth.Truncate(c, widths[i], "…")
-		}
+		out[r] = cut(row)
 	}
-	return out
+	return cut(headers), out
 }
 
 // fitRecord makes a key/value table fit width columns by wrapping values:

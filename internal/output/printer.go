@@ -212,7 +212,8 @@ func (p *Printer) List(title string, items any, columns ...string) error {
 	if !p.styled() {
 		return renderTable(p.IO.Out, headers, rows, false)
 	}
-	rows = fitList(headers, rows, p.IO.TerminalWidth(), func(i int) bool { return idColumns[columns[i]] })
+	keep := func(i int) bool { return idColumns[columns[i]] || statusColumns[columns[i]] }
+	headers, rows = fitList(headers, rows, p.IO.TerminalWidth(), keep)
 	for _, r := range rows {
 		for j, c := range columns {
 			r[j] = p.colour(c, r[j])
