@@ -133,34 +133,41 @@ func hasCommandArg(args []Arg) bool {
 }
 
 // checkArgs counts the words each argument takes; a wrong count is a usage
-// error naming what is missing or extra.
+// error (exit 2) naming what is missing or extra.
 func checkArgs(args []Arg) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, words []string) error {
-		n := len(words)
-		need, most := 0, 0
-		for _, a := range args {
-			need += a.min
-			if a.max < 0 || most < 0 {
-				most = -1
-			} else {
-				most += a.max
-			}
-		}
-		if n < need {
-			missing := missingArg(args, n)
-			if missing.command {
-				return fmt.Errorf("missing the command to run: %s", strings.Replace(cmd.UseLine(), "[flags] ", "", 1))
-			}
-			return fmt.Errorf("missing %s", missing.name)
-		}
-		if most >= 0 && n > most {
-			if most == 0 {
-				return fmt.Errorf("unexpected argument %q: %s takes none", words[most], cmd.CommandPath())
-			}
-			return fmt.Errorf("unexpected argument %q after %s", words[most], placeholders(args))
+		if err := countArgs(cmd, args, words); err != nil {
+			return &FlagError{Err: err}
 		}
 		return nil
 	}
+}
+
+func countArgs(cmd *cobra.Command, args []Arg, words []string) error {
+	n := len(words)
+	need, most := 0, 0
+	for _, a := range args {
+		need += a.min
+		if a.max < 0 || most < 0 {
+			most = -1
+		} else {
+			most += a.max
+		}
+	}
+	if n < need {
+		missing := missingArg(args, n)
+		if missing.command {
+			return fmt.Errorf("missing the command to run: %s", strings.Replace(cmd.UseLine(), "[flags] ", "", 1))
+		}
+		return fmt.Errorf("missing %s", missing.name)
+	}
+	if most >= 0 && n > most {
+		if most == 0 {
+			return fmt.Errorf("unexpected argument %q: %s takes none", words[most], cmd.CommandPath())
+		}
+		return fmt.Errorf("unexpected argument %q after %s", words[most], placeholders(args))
+	}
+	return nil
 }
 
 func placeholders(args []Arg) string {

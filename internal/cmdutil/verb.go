@@ -154,14 +154,14 @@ func (b *Base) addOutputFlags(fs *FlagSet, f Formats) {
 	if !f.has(output.JSONF) {
 		return
 	}
-	fs.StringVarP(&b.query, "jq", "q", "", "Print only this part of the json output: a gjson path, e.g. id or items.#.id ('osb help formatting').")
+	fs.StringVarP(&b.query, "jq", "q", "", "Print only the value at this gjson `PATH` of the json output, e.g. id ('osb help formatting').")
 	// sandbox create has the official --template (the template to create
 	// from): there the Go template flag goes by its long name.
 	b.templateFlag = "template"
 	if fs.Lookup("template") != nil {
 		b.templateFlag = "output-template"
 	}
-	fs.StringVar(&b.template, b.templateFlag, "", "Print the json output through this Go template, e.g. '{{.id}}' ('osb help formatting').")
+	fs.StringVar(&b.template, b.templateFlag, "", "Print the json output through this Go `TEMPLATE`, e.g. '{{.id}}' ('osb help formatting').")
 }
 
 // checkOutput applies the rules of --jq and --template: they read the json

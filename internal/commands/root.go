@@ -104,7 +104,6 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 	addHelpTopics(root)
 	root.AddCommand(newCmdCompletion(f))
 	strictHelp(root)
-	markArgErrors(root)
 	return root
 }
 
@@ -128,19 +127,4 @@ func shortCommit(c string) string {
 		return c[:12]
 	}
 	return c
-}
-
-// markArgErrors makes every positional-argument error a usage error (exit 2).
-func markArgErrors(cmd *cobra.Command) {
-	if args := cmd.Args; args != nil {
-		cmd.Args = func(c *cobra.Command, a []string) error {
-			if err := args(c, a); err != nil {
-				return &cmdutil.FlagError{Err: err}
-			}
-			return nil
-		}
-	}
-	for _, sub := range cmd.Commands() {
-		markArgErrors(sub)
-	}
 }

@@ -36,8 +36,8 @@ func columnWidths(headers []string, rows [][]string) []int {
 
 // fitList makes a list table fit width columns: the widest column that may
 // shrink gives up one column at a time until the table fits, and cells (the
-// header too) wider than their column end in "…". Columns in keep (ids,
-// which people copy, and statuses) are never cut. A table that cannot fit
+// header too) wider than their column end in "…". Columns in keep (ids and
+// paths, which people copy, names, statuses) are never cut. A table that cannot fit
 // stays as narrow as it gets.
 func fitList(headers []string, rows [][]string, width int, keep func(col int) bool) ([]string, [][]string) {
 	widths := columnWidths(headers, rows)

@@ -212,7 +212,7 @@ func (p *Printer) List(title string, items any, columns ...string) error {
 	if !p.styled() {
 		return renderTable(p.IO.Out, headers, rows, false)
 	}
-	keep := func(i int) bool { return idColumns[columns[i]] || statusColumns[columns[i]] }
+	keep := func(i int) bool { return keepColumns[columns[i]] || idColumns[columns[i]] || statusColumns[columns[i]] }
 	headers, rows = fitList(headers, rows, p.IO.TerminalWidth(), keep)
 	for _, r := range rows {
 		for j, c := range columns {
@@ -280,6 +280,10 @@ func (p *Printer) colour(key, cell string) string {
 }
 
 var statusColumns = map[string]bool{"status": true, "state": true, "healthy": true}
+
+// keepColumns, with ids and statuses, name the row: fitting a table to the
+// terminal never cuts them.
+var keepColumns = map[string]bool{"path": true, "name": true, "key": true}
 
 // Text writes s and a newline to stdout whatever the format.
 func (p *Printer) Text(s string) error {
