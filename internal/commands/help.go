@@ -59,9 +59,8 @@ const formattingHelp = `Every command takes -o/--output with the formats it supp
 
   table  for people: aligned columns, or key/value rows for one record. On a
          terminal it has borders, icons and colour, and fits the terminal's
-         width (list cells are cut short with …, never ids, paths, names or
-         statuses; record values
-         wrap); piped, it is plain text, never cut.
+         width: list cells are cut short with … (never ids, paths, names or
+         statuses), record values wrap. Piped, it is plain text, never cut.
   json   the result as one JSON document (keys in snake_case). Parse this.
   yaml   the same data as YAML, keys sorted.
   raw    bytes as they are: command output, file contents, diagnostics text.
