@@ -53,6 +53,7 @@ type ptyRun struct {
 	takeover   bool          // the first connection evicts the session's client
 	stdin      io.Reader     // streamed to the session; nil: nothing
 	collect    bool          // -o json: output kept for the result object
+	filter     output.Filter // --jq or --template, for that object
 	timeout    time.Duration // the remote command is killed after this; 0: never
 	interrupts interruptsFunc
 	hangups    hangupsFunc
@@ -440,7 +441,9 @@ func (r *ptyRun) finish(code *int) error {
 	if r.collect {
 		res := result{ExecutionID: r.id, ExitCode: code, Stdout: r.out.String(), Stderr: r.err.String(),
 			Duration: math.Round(time.Since(r.started).Seconds()*1000) / 1000}
-		if err := output.New(r.ios, output.JSONF).Data(res); err != nil {
+		p := output.New(r.ios, output.JSONF)
+		p.Filter = r.filter
+		if err := p.Data(res); err != nil {
 			return err
 		}
 	}

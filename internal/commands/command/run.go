@@ -307,7 +307,7 @@ func runWithStdin(ctx context.Context, opts *runOptions, req *client.RunCommandR
 		return osbFailed(err)
 	}
 	r := &ptyRun{ios: opts.IOStreams, dp: dp, id: id, sandbox: opts.Sandbox.ID, owned: true,
-		stdin: opts.IOStreams.In, collect: opts.Format == output.JSONF, timeout: opts.Timeout.D,
+		stdin: opts.IOStreams.In, collect: opts.Format == output.JSONF, filter: opts.Printer().Filter, timeout: opts.Timeout.D,
 		interrupts: opts.interrupts, hangups: opts.hangups}
 	return r.run(ctx)
 }
