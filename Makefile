@@ -6,6 +6,8 @@ COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null)
 DATE    ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
 LDFLAGS := -s -w -X $(PKG)/internal/build.Version=$(VERSION) -X $(PKG)/internal/build.Commit=$(COMMIT) -X $(PKG)/internal/build.Date=$(DATE)
 
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+
 .PHONY: build install test test-short lint docs docs-check release-check bench interop
 
 build:
@@ -20,10 +22,16 @@ test: lint
 test-short:
 	$(GO) test -short -count=1 ./...
 
+# gofmt, go vet here and for macOS and Windows (osb builds there; the
+# server's Linux-only parts sit behind build tags), staticcheck (pinned,
+# settings in staticcheck.conf).
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	GOOS=darwin $(GO) vet ./...
+	GOOS=windows $(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
 
 # Reference pages and man pages come from the command tree; a test fails when
 # the committed ones are stale.
@@ -33,8 +41,10 @@ docs:
 docs-check:
 	$(GO) test -count=1 -run 'TestCommittedDocsAreCurrent|TestManPagesRender' ./internal/docsgen
 
+# Cross-compiles every release target and checks goreleaser.yaml: minutes,
+# so not part of 'make test'; .ci/run runs it after.
 release-check:
-	$(GO) test -count=1 -run 'Release|Goreleaser' ./internal/docsgen
+	$(GO) test -tags release -count=1 -run 'Release|Goreleaser|Version' ./internal/docsgen
 
 # Start-up, latency, throughput and memory beside curl; writes bench/results.md.
 bench:

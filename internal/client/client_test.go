@@ -70,7 +70,7 @@ func TestRetriesIdempotentOnly(t *testing.T) {
 		t.Fatalf("GET: %v %+v calls=%d", err, sb, calls.Load())
 	}
 	calls.Store(0)
-	_, err = c.CreateSandbox(context.Background(), map[string]any{"image": map[string]string{"uri": "x"}})
+	_, err = c.CreateSandbox(context.Background(), &CreateSandboxRequest{Image: &ImageSpec{URI: "x"}})
 	if !IsStatus(err, http.StatusTooManyRequests) || calls.Load() != 1 {
 		t.Fatalf("POST must not be retried: %v calls=%d", err, calls.Load())
 	}

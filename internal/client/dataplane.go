@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -70,12 +71,15 @@ func (d *DataPlane) Ping(ctx context.Context) error {
 }
 
 // Metrics is execd's resource sample for the sandbox.
+//
+// The numbers are kept as the server wrote them (2 stays 2, 2.0 stays 2.0),
+// so osb prints them with the type the server gave them.
 type Metrics struct {
-	CPUCount   float64 `json:"cpu_count"`
-	CPUUsedPct float64 `json:"cpu_used_pct"`
-	MemTotal   float64 `json:"mem_total_mib"`
-	MemUsed    float64 `json:"mem_used_mib"`
-	Timestamp  int64   `json:"timestamp"`
+	CPUCount   json.Number `json:"cpu_count"`
+	CPUUsedPct json.Number `json:"cpu_used_pct"`
+	MemTotal   json.Number `json:"mem_total_mib"`
+	MemUsed    json.Number `json:"mem_used_mib"`
+	Timestamp  int64       `json:"timestamp"`
 }
 
 // Metrics fetches one sample.

@@ -8,23 +8,22 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
-	"time"
 )
 
 // Diagnostic is a DiagnosticContentResponse: diagnostic text, inline or
 // behind a download URL.
 type Diagnostic struct {
-	SandboxID     string     `json:"sandboxId"`
-	Kind          string     `json:"kind"`
-	Scope         string     `json:"scope"`
-	Delivery      string     `json:"delivery"`
-	ContentType   string     `json:"contentType"`
-	Truncated     bool       `json:"truncated"`
-	Content       *string    `json:"content,omitempty"`
-	ContentURL    *string    `json:"contentUrl,omitempty"`
-	ContentLength *int64     `json:"contentLength,omitempty"`
-	ExpiresAt     *time.Time `json:"expiresAt,omitempty"`
-	Warnings      []string   `json:"warnings,omitempty"`
+	SandboxID     string   `json:"sandboxId"`
+	Kind          string   `json:"kind"`
+	Scope         string   `json:"scope"`
+	Delivery      string   `json:"delivery"`
+	ContentType   string   `json:"contentType"`
+	Truncated     bool     `json:"truncated"`
+	Content       *string  `json:"content,omitempty"`
+	ContentURL    *string  `json:"contentUrl,omitempty"`
+	ContentLength *int64   `json:"contentLength,omitempty"`
+	ExpiresAt     *Time    `json:"expiresAt,omitempty"`
+	Warnings      []string `json:"warnings,omitempty"`
 }
 
 // Diagnostic kinds, also the last element of their routes.

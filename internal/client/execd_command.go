@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"time"
 )
 
 // RunCommandRequest is execd's RunCommandRequest. Exactly one of Command
@@ -32,13 +31,13 @@ type SessionRunRequest struct {
 
 // CommandStatus is execd's CommandStatusResponse.
 type CommandStatus struct {
-	ID         string     `json:"id"`
-	Content    string     `json:"content"`
-	Running    bool       `json:"running"`
-	ExitCode   *int       `json:"exit_code"`
-	Error      *string    `json:"error"`
-	StartedAt  *time.Time `json:"started_at"`
-	FinishedAt *time.Time `json:"finished_at"`
+	ID         string  `json:"id"`
+	Content    string  `json:"content"`
+	Running    bool    `json:"running"`
+	ExitCode   *int    `json:"exit_code"`
+	Error      *string `json:"error"`
+	StartedAt  *Time   `json:"started_at"`
+	FinishedAt *Time   `json:"finished_at"`
 }
 
 // TailCursorHeader carries the next log cursor: a byte offset, whatever the

@@ -13,20 +13,19 @@ import (
 	"net/url"
 	"path"
 	"strconv"
-	"time"
 )
 
 // FileInfo is execd's description of one file. Mode holds the octal
 // permission digits read as a decimal number (644 means rw-r--r--).
 type FileInfo struct {
-	Path       string    `json:"path"`
-	Type       string    `json:"type"` // file, directory, symlink or other
-	Size       int64     `json:"size"`
-	ModifiedAt time.Time `json:"modified_at"`
-	CreatedAt  time.Time `json:"created_at"`
-	Owner      string    `json:"owner"`
-	Group      string    `json:"group"`
-	Mode       int       `json:"mode"`
+	Path       string `json:"path"`
+	Type       string `json:"type"` // file, directory, symlink or other
+	Size       int64  `json:"size"`
+	ModifiedAt Time   `json:"modified_at"`
+	CreatedAt  Time   `json:"created_at"`
+	Owner      string `json:"owner"`
+	Group      string `json:"group"`
+	Mode       int    `json:"mode"`
 }
 
 // Permission is the mode and ownership to give a file or directory. Mode 0

@@ -183,7 +183,7 @@ func TestDownloadAndFileCalls(t *testing.T) {
 		t.Errorf("download %q size %d", b, dl.Size)
 	}
 	info, err := dp.FileInfo(ctx, []string{"a b", "c"})
-	if err != nil || info["a b"].Mode != 644 || info["a b"].Type != "file" || info["a b"].ModifiedAt.Nanosecond() != 123456789 {
+	if err != nil || info["a b"].Mode != 644 || info["a b"].Type != "file" || info["a b"].ModifiedAt.T.Nanosecond() != 123456789 {
 		t.Errorf("info %+v %v", info, err)
 	}
 	mode := 700

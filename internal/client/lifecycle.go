@@ -24,16 +24,16 @@ type Sandbox struct {
 	Extensions map[string]string `json:"extensions,omitempty"`
 	Platform   *Platform         `json:"platform,omitempty"`
 	Allocation *Allocation       `json:"allocation,omitempty"`
-	CreatedAt  *time.Time        `json:"createdAt,omitempty"`
-	ExpiresAt  *time.Time        `json:"expiresAt,omitempty"`
+	CreatedAt  *Time             `json:"createdAt,omitempty"`
+	ExpiresAt  *Time             `json:"expiresAt,omitempty"`
 }
 
 // Status is the state of a sandbox or a snapshot, with why it is in it.
 type Status struct {
-	State            string     `json:"state"`
-	Reason           *string    `json:"reason,omitempty"`
-	Message          *string    `json:"message,omitempty"`
-	LastTransitionAt *time.Time `json:"lastTransitionAt,omitempty"`
+	State            string  `json:"state"`
+	Reason           *string `json:"reason,omitempty"`
+	Message          *string `json:"message,omitempty"`
+	LastTransitionAt *Time   `json:"lastTransitionAt,omitempty"`
 }
 
 // ImageSpec names a container image and, for private registries, credentials.
@@ -112,8 +112,35 @@ func pageQuery(page, pageSize int) url.Values {
 
 func sandboxPath(id string) string { return "/sandboxes/" + url.PathEscape(id) }
 
-// CreateSandbox posts a CreateSandboxRequest (any JSON-encodable value).
-func (c *Client) CreateSandbox(ctx context.Context, body any) (*Sandbox, error) {
+// CreateSandboxRequest is the body of POST /sandboxes (wire names). Timeout
+// is always sent: seconds, or null for a sandbox kept until it is killed.
+// Lifecycle and volumes are passed on as the request file has them.
+type CreateSandboxRequest struct {
+	Image            *ImageSpec        `json:"image,omitempty"`
+	TemplateID       string            `json:"templateId,omitempty"`
+	SnapshotID       string            `json:"snapshotId,omitempty"`
+	Platform         *Platform         `json:"platform,omitempty"`
+	Timeout          *int64            `json:"timeout"`
+	ResourceLimits   map[string]string `json:"resourceLimits,omitempty"`
+	ResourceRequests map[string]string `json:"resourceRequests,omitempty"`
+	Env              map[string]string `json:"env,omitempty"`
+	Metadata         map[string]string `json:"metadata,omitempty"`
+	Lifecycle        map[string]any    `json:"lifecycle,omitempty"`
+	Entrypoint       []string          `json:"entrypoint,omitempty"`
+	NetworkPolicy    *NetworkPolicy    `json:"networkPolicy,omitempty"`
+	CredentialProxy  *CredentialProxy  `json:"credentialProxy,omitempty"`
+	SecureAccess     *bool             `json:"secureAccess,omitempty"`
+	Volumes          []map[string]any  `json:"volumes,omitempty"`
+	Extensions       map[string]string `json:"extensions,omitempty"`
+}
+
+// CredentialProxy turns Credential Vault injection on for a new sandbox.
+type CredentialProxy struct {
+	Enabled bool `json:"enabled"`
+}
+
+// CreateSandbox posts a CreateSandboxRequest.
+func (c *Client) CreateSandbox(ctx context.Context, body *CreateSandboxRequest) (*Sandbox, error) {
 	var sb Sandbox
 	_, err := c.Do(ctx, &Request{Method: http.MethodPost, Path: "/sandboxes", JSON: body}, &sb)
 	return &sb, err
@@ -216,10 +243,11 @@ func (c *Client) ResumeSandbox(ctx context.Context, id string) error {
 	return err
 }
 
-// RenewSandbox sets a new absolute expiry time and returns the one the server kept.
-func (c *Client) RenewSandbox(ctx context.Context, id string, at time.Time) (time.Time, error) {
+// RenewSandbox sets a new absolute expiry time and returns the one the
+// server kept (zero when it said none).
+func (c *Client) RenewSandbox(ctx context.Context, id string, at time.Time) (Time, error) {
 	var out struct {
-		ExpiresAt time.Time `json:"expiresAt"`
+		ExpiresAt Time `json:"expiresAt"`
 	}
 	body := map[string]string{"expiresAt": at.UTC().Format(time.RFC3339Nano)}
 	_, err := c.Do(ctx, &Request{Method: http.MethodPost, Path: sandboxPath(id) + "/renew-expiration", JSON: body}, &out)

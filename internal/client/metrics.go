@@ -20,11 +20,11 @@ type MetricsEvent struct {
 // instead of execd's: Metrics under other JSON names (the fields must stay
 // in step, for the conversion).
 type sdkMetrics struct {
-	CPUCount   float64 `json:"cpu_count"`
-	CPUUsedPct float64 `json:"cpu_used_percentage"`
-	MemTotal   float64 `json:"memory_total_in_mib"`
-	MemUsed    float64 `json:"memory_used_in_mib"`
-	Timestamp  int64   `json:"timestamp"`
+	CPUCount   json.Number `json:"cpu_count"`
+	CPUUsedPct json.Number `json:"cpu_used_percentage"`
+	MemTotal   json.Number `json:"memory_total_in_mib"`
+	MemUsed    json.Number `json:"memory_used_in_mib"`
+	Timestamp  int64       `json:"timestamp"`
 }
 
 // WatchMetrics streams execd's /metrics/watch and calls fn for each event

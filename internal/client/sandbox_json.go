@@ -11,8 +11,8 @@ import (
 // Sandboxes are decoded with gjson, in one pass over each record: a listing
 // of every sandbox reads thousands of them, and reflection-driven decoding
 // was most of its time. The rules are encoding/json's, made lenient: unknown
-// fields are ignored, and a field of an unexpected type (or a time that does
-// not parse) is treated as absent.
+// fields are ignored, a field of an unexpected type is treated as absent, and
+// a time keeps the server's text even when it does not parse (see Time).
 
 // UnmarshalJSON reads one sandbox record.
 func (sb *Sandbox) UnmarshalJSON(b []byte) error {
@@ -119,14 +119,13 @@ func optStr(v gjson.Result) *string {
 	return &s
 }
 
-func optTime(v gjson.Result) *time.Time {
+// optTime keeps a time's text as the server sent it (see Time).
+func optTime(v gjson.Result) *Time {
 	if v.Type != gjson.String {
 		return nil
 	}
-	t, err := time.Parse(time.RFC3339Nano, v.Str)
-	if err != nil {
-		return nil
-	}
+	t := Time{Text: v.Str}
+	t.T, _ = time.Parse(time.RFC3339Nano, v.Str)
 	return &t
 }
 

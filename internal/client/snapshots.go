@@ -4,17 +4,16 @@ import (
 	"context"
 	"net/http"
 	"net/url"
-	"time"
 )
 
 // Snapshot is a persistent capture of a sandbox. Unknown states are kept
 // as strings.
 type Snapshot struct {
-	ID        string     `json:"id"`
-	SandboxID string     `json:"sandboxId"`
-	Name      *string    `json:"name,omitempty"`
-	Status    Status     `json:"status"`
-	CreatedAt *time.Time `json:"createdAt,omitempty"`
+	ID        string  `json:"id"`
+	SandboxID string  `json:"sandboxId"`
+	Name      *string `json:"name,omitempty"`
+	Status    Status  `json:"status"`
+	CreatedAt *Time   `json:"createdAt,omitempty"`
 }
 
 // Snapshot states a client waits for; others may appear.

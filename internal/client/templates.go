@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"net/url"
-	"time"
 )
 
 // Template is a template (a golden-image build on real servers) as the
@@ -15,8 +14,8 @@ type Template struct {
 	Publish        string            `json:"publish"`
 	Format         string            `json:"format"`
 	Status         TemplateStatus    `json:"status"`
-	CreatedAt      *time.Time        `json:"createdAt,omitempty"`
-	UpdatedAt      *time.Time        `json:"updatedAt,omitempty"`
+	CreatedAt      *Time             `json:"createdAt,omitempty"`
+	UpdatedAt      *Time             `json:"updatedAt,omitempty"`
 	ResourceLimits map[string]string `json:"resourceLimits,omitempty"`
 	Entrypoint     []string          `json:"entrypoint,omitempty"`
 	Env            map[string]string `json:"env,omitempty"`
@@ -62,8 +61,8 @@ type ListTemplatesParams struct {
 
 func templatePath(id string) string { return "/templates/" + url.PathEscape(id) }
 
-// CreateTemplate posts a CreateTemplateRequest (or any JSON-encodable body).
-func (c *Client) CreateTemplate(ctx context.Context, body any) (*Template, error) {
+// CreateTemplate posts a CreateTemplateRequest.
+func (c *Client) CreateTemplate(ctx context.Context, body *CreateTemplateRequest) (*Template, error) {
 	var t Template
 	_, err := c.Do(ctx, &Request{Method: http.MethodPost, Path: "/templates", JSON: body}, &t)
 	return &t, err

@@ -26,8 +26,8 @@ func localClient(t *testing.T) *Client {
 // localSandbox creates a sandbox running tail -f /dev/null.
 func localSandbox(t *testing.T, c *Client) *Sandbox {
 	t.Helper()
-	sb, err := c.CreateSandbox(context.Background(), map[string]any{"image": map[string]string{"uri": "python:3.11"},
-		"entrypoint": []string{"tail", "-f", "/dev/null"}, "resourceLimits": map[string]string{"cpu": "1"}})
+	sb, err := c.CreateSandbox(context.Background(), &CreateSandboxRequest{Image: &ImageSpec{URI: "python:3.11"},
+		Entrypoint: []string{"tail", "-f", "/dev/null"}, ResourceLimits: map[string]string{"cpu": "1"}})
 	if err != nil {
 		t.Fatal(err)
 	}

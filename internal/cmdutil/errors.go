@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/osb-dev/osb/internal/client"
+	"github.com/osb-dev/osb/internal/output"
 )
 
 // Exit codes; `osb help exit-codes` documents them.
@@ -67,10 +68,11 @@ func ExitCode(err error) int {
 	var apiErr *client.APIError
 	var timeoutErr *client.TimeoutError
 	var connErr *client.ConnError
+	var queryErr *output.QueryError
 	switch {
 	case errors.As(err, &exitErr):
 		return exitErr.Code
-	case errors.As(err, &flagErr):
+	case errors.As(err, &flagErr), errors.As(err, &queryErr):
 		return ExitUsage
 	case errors.As(err, &apiErr):
 		return apiExitCode(apiErr.Status)

@@ -112,12 +112,6 @@ func EnumFlag(cmd *cobra.Command, target *string, name, short, def string, allow
 	})
 }
 
-// OutputFlag adds -o/--output with the formats a command supports.
-func OutputFlag(cmd *cobra.Command, target *string, def string, allowed ...string) {
-	EnumFlag(cmd, target, "output", "o", def, allowed,
-		fmt.Sprintf("Output format: %s.", strings.Join(allowed, ", ")))
-}
-
 // PersistentEnumFlag is EnumFlag for a flag every subcommand inherits.
 func PersistentEnumFlag(cmd *cobra.Command, target *string, name, def string, allowed []string, usage string) {
 	*target = def

@@ -1,20 +1,52 @@
 package cmdutil
 
 import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
 	"github.com/spf13/cobra"
 )
 
 // NewGroup returns a command that only holds subcommands: alone it prints
-// its help and exits 0; an unknown subcommand is a usage error.
+// its help and exits 0, as the official client's groups do; an unknown
+// subcommand is a usage error that suggests the nearest one.
 func NewGroup(use, short string) *cobra.Command {
 	return &cobra.Command{
 		Use:   use,
 		Short: short,
-		Args:  cobra.NoArgs,
+		Args:  KnownSubcommand,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return cmd.Help()
 		},
 	}
+}
+
+// KnownSubcommand refuses a word that is not one of cmd's subcommands.
+func KnownSubcommand(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return UnknownCommand(cmd, args[0], "command")
+	}
+	return nil
+}
+
+// UnknownCommand is the usage error for a word that names no subcommand of
+// cmd (what is "command" or "help topic"), with the nearest names when
+// some are close: "Did you mean ...?".
+func UnknownCommand(cmd *cobra.Command, word, what string) error {
+	msg := fmt.Sprintf("unknown %s %q for %q", what, word, cmd.CommandPath())
+	if cmd.SuggestionsMinimumDistance <= 0 {
+		cmd.SuggestionsMinimumDistance = 2
+	}
+	if s := cmd.SuggestionsFor(word); len(s) > 0 {
+		quoted := make([]string, len(s))
+		for i, name := range s {
+			quoted[i] = strconv.Quote(name)
+		}
+		msg += ". Did you mean " + strings.Join(quoted, " or ") + "?"
+	}
+	return &FlagError{Err: errors.New(msg)}
 }
 
 // NoConfig marks a command (and everything below it) as not needing the

@@ -1,21 +1,20 @@
 package commands
 
 import (
+	"context"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/osb-dev/osb/internal/cmdutil"
 )
 
-// completeIDs fills in argument and flag completion for every command whose
-// usage line or flags name ids the server can list. Only a completion
-// request (cobra's __complete) needs it, so the root calls it then rather
-// than walking the whole tree on every run.
+// completeIDs fills in flag completion for every flag that names ids the
+// server can list (arguments complete through the verb builder). Only a
+// completion request (cobra's __complete) needs it, so the root calls it
+// then rather than walking the whole tree on every run.
 func completeIDs(root *cobra.Command, f *cmdutil.Factory) {
-	completeIDArgs(root, f)
 	completeIDFlags(root, f)
 }
 
@@ -92,55 +91,26 @@ Run 'osb completion SHELL --help' for how to install the script for that shell.`
 	return cmd
 }
 
-func newCmdCompletionShell(f *cmdutil.Factory, sh completionShell) *cobra.Command {
-	var noDesc bool
-	cmd := &cobra.Command{
-		Use:   sh.name,
-		Short: fmt.Sprintf("Print the completion script for %s.", sh.name),
-		Long:  fmt.Sprintf("Print the completion script for %s.\n\n%s", sh.name, sh.install),
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return sh.write(cmd.Root(), f.IOStreams.Out, !noDesc)
-		},
-	}
-	cmd.Flags().BoolVar(&noDesc, "no-descriptions", false, "Leave out the descriptions shown next to candidates.")
-	return cmd
+type completionOptions struct {
+	cmdutil.Base
+	NoDescriptions bool
+	cmd            *cobra.Command // this command: the script covers its whole tree
 }
 
-// completeIDArgs gives every command that has no completion of its own, and
-// whose usage line starts with an id the server can list (SANDBOX_ID,
-// SNAPSHOT_ID, TEMPLATE_ID), completion of that argument. Execution and
-// session ids are not completed: execd has no route that lists them.
-func completeIDArgs(cmd *cobra.Command, f *cmdutil.Factory) {
-	for _, sub := range cmd.Commands() {
-		completeIDArgs(sub, f)
-	}
-	if cmd.ValidArgsFunction != nil || cmd.HasSubCommands() {
-		return
-	}
-	params := usageParams(cmd.Use)
-	if len(params) == 0 {
-		return
-	}
-	var ids cobra.CompletionFunc
-	switch first := params[0]; first.name {
-	case "SANDBOX_ID":
-		ids = cmdutil.CompleteSandboxIDs(f, first.variadic)
-	case "SNAPSHOT_ID":
-		ids = cmdutil.CompleteListed(f, cmdutil.SnapshotCandidates)
-	case "TEMPLATE_ID":
-		ids = cmdutil.CompleteListed(f, cmdutil.TemplateCandidates)
-	default:
-		return
-	}
-	cmd.ValidArgsFunction = func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		// A local path later on the line (file upload/download) keeps the
-		// shell's own file completion.
-		if len(args) < len(params) && strings.HasPrefix(params[len(args)].name, "LOCAL") {
-			return nil, cobra.ShellCompDirectiveDefault
-		}
-		return ids(c, args, toComplete)
-	}
+func newCmdCompletionShell(f *cmdutil.Factory, sh completionShell) *cobra.Command {
+	opts := &completionOptions{}
+	opts.cmd = cmdutil.NewVerb(f, opts, cmdutil.Verb[completionOptions]{
+		Name:  sh.name,
+		Short: fmt.Sprintf("Print the completion script for %s.", sh.name),
+		Long:  fmt.Sprintf("Print the completion script for %s.\n\n%s", sh.name, sh.install),
+		Flags: func(fs *cmdutil.FlagSet) {
+			fs.BoolVar(&opts.NoDescriptions, "no-descriptions", false, "Leave out the descriptions shown next to candidates.")
+		},
+		Run: func(_ context.Context, opts *completionOptions) error {
+			return sh.write(opts.cmd.Root(), opts.IOStreams.Out, !opts.NoDescriptions)
+		},
+	})
+	return opts.cmd
 }
 
 // idFlags are the flags whose value is an id the server can list, with
@@ -166,36 +136,4 @@ func completeIDFlags(cmd *cobra.Command, f *cmdutil.Factory) {
 			_ = cmd.RegisterFlagCompletionFunc(name, cmdutil.CompleteListedFlag(f, list))
 		}
 	}
-}
-
-// usageParam is one positional placeholder of a usage line, e.g. SANDBOX_ID...
-type usageParam struct {
-	name     string
-	variadic bool
-}
-
-// usageParams reads the positional placeholders (upper-case words) of a
-// usage line such as "kill SANDBOX_ID..." or "run SANDBOX_ID COMMAND...".
-func usageParams(use string) []usageParam {
-	var params []usageParam
-	words := strings.Fields(use)[1:]
-	for i := 0; i < len(words); i++ {
-		w := strings.Trim(words[i], "[]")
-		if w == "--" {
-			continue
-		}
-		if strings.HasPrefix(w, "-") {
-			if i+1 < len(words) && words[i+1] == strings.ToUpper(words[i+1]) {
-				i++ // the flag's value, as in "--mode MODE"
-			}
-			continue
-		}
-		variadic := strings.HasSuffix(w, "...")
-		w = strings.TrimSuffix(w, "...")
-		if w == "" || w != strings.ToUpper(w) {
-			continue
-		}
-		params = append(params, usageParam{name: w, variadic: variadic})
-	}
-	return params
 }

@@ -1,6 +1,10 @@
 package commands
 
-import "github.com/spf13/cobra"
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/osb-dev/osb/internal/cmdutil"
+)
 
 const exitCodesHelp = `osb exits with a code that says what happened:
 
@@ -29,7 +33,10 @@ otherwise:
 
 Some results are not failures and exit 0: 'osb sandbox health' on an unhealthy
 sandbox (read the output), 'osb config init' when the file already exists, and
-a command group run without a subcommand.
+a command group run without a subcommand (it prints its help, as 'osb help
+GROUP' does). A word that names no command, after osb, a group or 'osb help',
+is a usage error (2), and the message suggests the nearest name ("Did you
+mean ...?"). osb run with no command at all prints its help and exits 2.
 
 Under -o json or -o yaml an error is printed on stderr as an object with
 status, message, exit_code and, for server errors, http_status, code and
@@ -46,20 +53,69 @@ default. An empty value, or a request timeout of 0, counts as not set.
   OPEN_SANDBOX_USE_SERVER_PROXY  --[no-]use-server-proxy  connection.use_server_proxy (default false)
                                  --config             the file (default ~/.opensandbox/config.toml)
 
-  NO_COLOR                       any value turns colour and icons off, like --no-color
+  NO_COLOR                       set and not empty: no colour (icons and borders stay);
+                                 --no-color or [output] color = false: plain text
   OPEN_SANDBOX_EXECD_ACCESS_TOKEN  sent as X-EXECD-ACCESS-TOKEN to execd when set`
 
 const formattingHelp = `Every command takes -o/--output with the formats it supports.
 
   table  for people: aligned columns, or key/value rows for one record. On a
-         terminal it has borders, icons and colour; piped, it is plain text.
+         terminal it has borders, icons and colour, and fits the terminal's
+         width: list cells are cut short with … (never ids, paths, names or
+         statuses), record values wrap. Piped, it is plain text, never cut.
   json   the result as one JSON document (keys in snake_case). Parse this.
   yaml   the same data as YAML, keys sorted.
   raw    file contents and diagnostics text as the bytes they are; command
          output as lines, one per execd event, each ending in a newline.
 
-Messages such as "OK: ..." go to stdout in table mode; warnings and errors go
-to stderr, as objects under json and yaml.`
+Values are printed as the server sent them: timestamps keep the server's
+text (its precision and its offset; a text that is not RFC 3339 is printed as
+it is), numbers keep their type. A time osb computes itself (renew, when the
+server does not say) is RFC 3339 in UTC.
+
+Messages such as "OK: ..." go to stdout in table mode; warnings, notes (such
+as "more pages exist") and errors go to stderr, as objects under json and
+yaml (notes are left out there: the data says it).
+
+Picking values out: -q/--jq and --template
+
+Every command with json output also takes -q/--jq PATH and --template TEXT.
+Both read the document -o json prints, so -o may be left out; any -o other
+than json is a usage error (exit 2), and so is using both at once. Errors
+are then printed as json objects on stderr.
+
+--jq takes a gjson path (https://github.com/tidwall/gjson, "GJSON Path
+Syntax"): keys joined by dots, # for a list's length or, followed by a key,
+for that key of every item, #(...) to pick items. A string prints as plain
+text, a number, true, false or null as JSON, a list of such values one per
+line, anything else as indented JSON. A path with a syntax error is exit 2
+before any request; a path that matches nothing in the output is exit 2
+after it, naming the keys there are.
+
+  id=$(osb sandbox create -i python:3.11 -q id)
+  osb sandbox get "$id" -q status.state
+  osb sandbox list -q 'items.#.id'
+  osb sandbox list -q 'items.#(status.state=="Running")#.id'
+  osb sandbox list -q pagination.total_items
+  osb command run "$id" -o json -q exit_code -- make test
+
+--template takes a Go text/template (https://pkg.go.dev/text/template) run
+over the decoded document; a key that is not there is an error. Besides
+Go's own functions it has:
+
+  json VALUE              VALUE as compact JSON (object keys sorted)
+  table LIST KEY...       an aligned table of those keys of each item
+  tablerow VALUE...       one row of a table that tablerender prints aligned
+  tablerender
+  timeago TIME            "5 minutes ago" for an RFC 3339 time
+  join SEP LIST           the items of LIST joined by SEP
+
+  osb sandbox list --template '{{range .items}}{{.id}} {{.status.state}}{{"\n"}}{{end}}'
+  osb sandbox list --template '{{table .items "id" "created_at"}}'
+  osb sandbox get "$id" --template '{{.id}} expires {{timeago .expires_at}}{{"\n"}}'
+
+'osb sandbox create' has its own --template (the template to create from):
+there the Go template flag is --output-template.`
 
 func addHelpTopics(root *cobra.Command) {
 	for _, t := range []struct{ name, short, long string }{
@@ -68,5 +124,28 @@ func addHelpTopics(root *cobra.Command) {
 		{"formatting", "Output formats and where messages go", formattingHelp},
 	} {
 		root.AddCommand(&cobra.Command{Use: t.name, Short: t.short, Long: t.long, Annotations: map[string]string{"osb:no-config": ""}})
+	}
+}
+
+// strictHelp makes `osb help WORDS` behave like the command line WORDS
+// would: help for a command or a topic, exit 0; for words that name none,
+// a usage error (exit 2) that suggests the nearest name, as an unknown
+// command gets.
+func strictHelp(root *cobra.Command) {
+	root.InitDefaultHelpCmd()
+	for _, c := range root.Commands() {
+		if c.Name() != "help" {
+			continue
+		}
+		c.Run = nil
+		c.RunE = func(c *cobra.Command, args []string) error {
+			cmd, rest, err := c.Root().Find(args)
+			if err != nil || len(rest) > 0 {
+				return cmdutil.UnknownCommand(cmd, rest[0], "help topic")
+			}
+			cmd.InitDefaultHelpFlag()
+			cmd.InitDefaultVersionFlag()
+			return cmd.Help()
+		}
 	}
 }

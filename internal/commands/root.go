@@ -3,7 +3,6 @@
 package commands
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -34,12 +33,7 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 		Version:       build.Version,
 		SilenceErrors: true,
 		SilenceUsage:  true,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return fmt.Errorf("unknown command %q for %q", args[0], cmd.CommandPath())
-			}
-			return nil
-		},
+		Args:          cmdutil.KnownSubcommand,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cmd.SetOut(f.IOStreams.Out)
 			_ = cmd.Help()
@@ -49,8 +43,11 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 			if cmd.Name() == cobra.ShellCompRequestCmd {
 				completeIDs(cmd.Root(), f)
 			}
-			if noColor || f.Getenv("NO_COLOR") != "" {
+			if noColor {
 				f.IOStreams.DisableColor()
+			}
+			if f.Getenv("NO_COLOR") != "" {
+				f.IOStreams.DisableANSI()
 			}
 			switch {
 			case proxy && noProxy:
@@ -110,7 +107,7 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 	)
 	addHelpTopics(root)
 	root.AddCommand(newCmdCompletion(f))
-	markArgErrors(root)
+	strictHelp(root)
 	return root
 }
 
@@ -134,19 +131,4 @@ func shortCommit(c string) string {
 		return c[:12]
 	}
 	return c
-}
-
-// markArgErrors makes every positional-argument error a usage error (exit 2).
-func markArgErrors(cmd *cobra.Command) {
-	if args := cmd.Args; args != nil {
-		cmd.Args = func(c *cobra.Command, a []string) error {
-			if err := args(c, a); err != nil {
-				return &cmdutil.FlagError{Err: err}
-			}
-			return nil
-		}
-	}
-	for _, sub := range cmd.Commands() {
-		markArgErrors(sub)
-	}
 }

@@ -111,8 +111,9 @@ func runOnTerminal(t *testing.T, env *cmdtest.Env, args ...string) cmdtest.Resul
 	return cmdtest.Result{Stdout: stdout.String(), Stderr: stderr.String(), Code: code}
 }
 
-// Colour, icons and borders appear on a terminal only, and --no-color,
-// NO_COLOR and [output] color = false each turn all of them off.
+// Colour, icons and borders appear on a terminal only; --no-color and
+// [output] color = false turn all of them off, NO_COLOR (no-color.org) the
+// colour alone.
 func TestColourOnlyOnATerminal(t *testing.T) {
 	env := cmdtest.New(t)
 	id := env.NewSandbox()
@@ -128,16 +129,22 @@ func TestColourOnlyOnATerminal(t *testing.T) {
 	plain := env.Run("sandbox", "list").Stdout
 	for name, args := range map[string][]string{
 		"--no-color": {"--no-color", "sandbox", "list"},
-		"NO_COLOR":   {"sandbox", "list"},
 		"config":     {"--config", env.Home + "/nocolor.toml", "sandbox", "list"},
 	} {
-		env.Vars["NO_COLOR"] = map[bool]string{true: "1"}[name == "NO_COLOR"]
 		os.WriteFile(env.Home+"/nocolor.toml", []byte("[output]\ncolor = false\n"), 0o600)
 		if r := runOnTerminal(t, env, args...); r.Code != 0 || r.Stdout != plain || strings.Contains(r.Stdout, "\x1b") {
 			t.Errorf("%s on a terminal:\n%s\nwant the plain table:\n%s", name, r.Stdout, plain)
 		}
 	}
+	env.Vars["NO_COLOR"] = ""
+	if r := runOnTerminal(t, env, "sandbox", "list"); !strings.Contains(r.Stdout, "\x1b[") {
+		t.Errorf("NO_COLOR set but empty must leave colour on:\n%q", r.Stdout)
+	}
 	env.Vars["NO_COLOR"] = "1"
+	r = runOnTerminal(t, env, "sandbox", "list")
+	if r.Code != 0 || strings.Contains(r.Stdout, "\x1b") || !strings.Contains(r.Stdout, "│ ● Running │") {
+		t.Errorf("NO_COLOR on a terminal: want borders and icons without colour, got:\n%s", r.Stdout)
+	}
 	if r := runOnTerminal(t, env, "sandbox", "get", "nope"); !strings.HasPrefix(r.Stderr, "Error: Sandbox nope not found.") {
 		t.Errorf("error under NO_COLOR: %q", r.Stderr)
 	}

@@ -61,8 +61,8 @@ type Config struct {
 	APIKey         string
 	Domain         string // empty when nothing set it; clients fall back to DefaultDomain
 	Protocol       string
-	RequestTimeout int
-	IdleTimeout    int // seconds a stream or transfer may go without data (osb's own setting)
+	RequestTimeout float64 // seconds; the file may give a fraction, as the official client allows
+	IdleTimeout    float64 // seconds a stream or transfer may go without data (osb's own setting)
 	UseServerProxy bool
 	Color          bool // the file's [output] color, ignoring --no-color
 	DefaultImage   *string
@@ -70,25 +70,20 @@ type Config struct {
 
 	// Sources maps a resolved key (api_key, domain, …) to where its value came from.
 	Sources map[string]string
+	// problems are values found in the file that cannot mean anything for
+	// their key (a table where a domain belongs); Validate reports them.
+	problems map[string]string
 }
 
-// File mirrors the TOML file. Pointers distinguish "absent" from zero values.
+// File is the TOML file's three sections, each value as TOML gave it
+// (string, int64, float64, bool, …): the official client takes values by
+// their meaning, not their TOML type (request_timeout = 1.5,
+// use_server_proxy = "yes"), so the file is read untyped and each key is
+// interpreted by its own rule below.
 type File struct {
-	Connection struct {
-		APIKey         *string `toml:"api_key"`
-		Domain         *string `toml:"domain"`
-		Protocol       *string `toml:"protocol"`
-		RequestTimeout *int    `toml:"request_timeout"`
-		IdleTimeout    *int    `toml:"idle_timeout"`
-		UseServerProxy *bool   `toml:"use_server_proxy"`
-	} `toml:"connection"`
-	Output struct {
-		Color *bool `toml:"color"`
-	} `toml:"output"`
-	Defaults struct {
-		Image   *string `toml:"image"`
-		Timeout *string `toml:"timeout"`
-	} `toml:"defaults"`
+	Connection map[string]any
+	Output     map[string]any
+	Defaults   map[string]any
 }
 
 // PathFor returns the config path named by --config, or the default
@@ -113,11 +108,24 @@ func ReadFile(path string) (*File, bool, error) {
 	if err != nil {
 		return nil, false, fmt.Errorf("cannot read config file %s: %w", path, err)
 	}
-	var f File
-	if err := toml.Unmarshal(data, &f); err != nil {
-		return nil, true, fmt.Errorf("invalid config file %s: %s", path, tomlError(err))
+	f, err := Parse(data)
+	if err != nil {
+		return nil, true, fmt.Errorf("invalid config file %s: %w", path, err)
 	}
-	return &f, true, nil
+	return f, true, nil
+}
+
+// Parse reads config file text; an error names the line and column.
+func Parse(data []byte) (*File, error) {
+	var doc map[string]any
+	if err := toml.Unmarshal(data, &doc); err != nil {
+		return nil, errors.New(tomlError(err))
+	}
+	section := func(name string) map[string]any {
+		m, _ := doc[name].(map[string]any)
+		return m
+	}
+	return &File{Connection: section("connection"), Output: section("output"), Defaults: section("defaults")}, nil
 }
 
 func tomlError(err error) string {
@@ -130,41 +138,58 @@ func tomlError(err error) string {
 }
 
 // Load resolves every key: flag, then environment, then file, then default.
-// Like the official client, an empty string or a zero timeout falls through
-// to the next level, while use_server_proxy takes the first value set at all.
+// Like the official client, a value that Python takes for false (empty
+// text, a zero timeout) falls through to the next level, while
+// use_server_proxy takes the first value set at all.
 func Load(flags Flags, getenv func(string) string) (*Config, error) {
 	path := PathFor(flags.ConfigPath, getenv)
 	file, exists, err := ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	c := &Config{Path: path, FileExists: exists, Color: true, Sources: map[string]string{}}
+	c := &Config{Path: path, FileExists: exists, Sources: map[string]string{}, problems: map[string]string{}}
 	fc := file.Connection
 
-	c.APIKey = c.pickString("api_key", flags.APIKey, getenv(EnvAPIKey), fc.APIKey, "")
-	c.Domain = c.pickString("domain", flags.Domain, getenv(EnvDomain), fc.Domain, "")
-	c.Protocol = c.pickString("protocol", flags.Protocol, getenv(EnvProtocol), fc.Protocol, DefaultProtocol)
-	c.RequestTimeout = c.pickTimeout("request_timeout", flags.RequestTimeout, getenv(EnvRequestTimeout), fc.RequestTimeout, DefaultRequestTimeout)
-	c.IdleTimeout = c.pickTimeout("idle_timeout", flags.IdleTimeout, getenv(EnvIdleTimeout), fc.IdleTimeout, DefaultIdleTimeout)
-	c.UseServerProxy = c.pickProxy(flags.UseServerProxy, getenv(EnvUseServerProxy), fc.UseServerProxy)
-	if file.Output.Color != nil {
-		c.Color = *file.Output.Color
-		c.Sources["color"] = SourceFile
-	} else {
-		c.Sources["color"] = SourceDefault
+	c.APIKey = c.pickString("api_key", flags.APIKey, getenv(EnvAPIKey), fc["api_key"], "")
+	c.Domain = c.pickString("domain", flags.Domain, getenv(EnvDomain), fc["domain"], "")
+	c.Protocol = c.pickString("protocol", flags.Protocol, getenv(EnvProtocol), fc["protocol"], DefaultProtocol)
+	c.RequestTimeout = c.pickTimeout("request_timeout", flags.RequestTimeout, getenv(EnvRequestTimeout), fc["request_timeout"], DefaultRequestTimeout)
+	c.IdleTimeout = c.pickTimeout("idle_timeout", flags.IdleTimeout, getenv(EnvIdleTimeout), fc["idle_timeout"], DefaultIdleTimeout)
+	c.UseServerProxy = c.pickProxy(flags.UseServerProxy, getenv(EnvUseServerProxy), fc["use_server_proxy"])
+	c.Color = true
+	c.Sources["color"] = SourceDefault
+	if v, ok := file.Output["color"]; ok {
+		c.Color, c.Sources["color"] = truthy(v), SourceFile
 	}
-	c.DefaultImage = file.Defaults.Image
-	c.DefaultTimeout = file.Defaults.Timeout
-	for key, v := range map[string]*string{"default_image": c.DefaultImage, "default_timeout": c.DefaultTimeout} {
-		c.Sources[key] = SourceDefault
-		if v != nil {
-			c.Sources[key] = SourceFile
-		}
-	}
+	c.DefaultImage = c.fileText("default_image", file.Defaults["image"])
+	c.DefaultTimeout = c.fileText("default_timeout", file.Defaults["timeout"])
 	return c, nil
 }
 
-func (c *Config) pickString(key, flag, env string, file *string, def string) string {
+// truthy is Python's truth of a TOML value, the official client's test for
+// "set" and for [output] color: false, 0, "" and empty lists and tables are
+// false, everything else true ("false" as text too).
+func truthy(v any) bool {
+	switch t := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return t
+	case string:
+		return t != ""
+	case int64:
+		return t != 0
+	case float64:
+		return t != 0
+	case []any:
+		return len(t) > 0
+	case map[string]any:
+		return len(t) > 0
+	}
+	return true
+}
+
+func (c *Config) pickString(key, flag, env string, file any, def string) string {
 	switch {
 	case flag != "":
 		c.Sources[key] = SourceFlag
@@ -172,32 +197,48 @@ func (c *Config) pickString(key, flag, env string, file *string, def string) str
 	case env != "":
 		c.Sources[key] = SourceEnv
 		return env
-	case file != nil && *file != "":
+	case truthy(file):
 		c.Sources[key] = SourceFile
-		return *file
+		if s, ok := file.(string); ok {
+			return s
+		}
+		c.problems[key] = "must be text"
+		return fmt.Sprint(file)
 	}
 	c.Sources[key] = SourceDefault
 	return def
 }
 
-func (c *Config) pickTimeout(key string, flag int, env string, file *int, def int) int {
+// pickTimeout reads the flag (whole seconds), the variable (whole seconds,
+// anything else ignored) and the file (any number of seconds).
+func (c *Config) pickTimeout(key string, flag int, env string, file any, def float64) float64 {
 	if flag != 0 {
 		c.Sources[key] = SourceFlag
-		return flag
+		return float64(flag)
 	}
 	if n, err := strconv.Atoi(strings.TrimSpace(env)); err == nil && n != 0 {
 		c.Sources[key] = SourceEnv
-		return n
+		return float64(n)
 	}
-	if file != nil && *file != 0 {
+	if truthy(file) {
 		c.Sources[key] = SourceFile
-		return *file
+		switch t := file.(type) {
+		case int64:
+			return float64(t)
+		case float64:
+			return t
+		}
+		c.problems[key] = "must be a number of seconds"
+		return def
 	}
 	c.Sources[key] = SourceDefault
 	return def
 }
 
-func (c *Config) pickProxy(flag *bool, env string, file *bool) bool {
+// pickProxy takes the first value set at all. The file may hold a boolean,
+// or what the official client's settings model reads as one: 0 or 1, or
+// words such as "yes", "off", "t", "n".
+func (c *Config) pickProxy(flag *bool, env string, file any) bool {
 	if flag != nil {
 		c.Sources["use_server_proxy"] = SourceFlag
 		return *flag
@@ -208,10 +249,51 @@ func (c *Config) pickProxy(flag *bool, env string, file *bool) bool {
 	}
 	if file != nil {
 		c.Sources["use_server_proxy"] = SourceFile
-		return *file
+		b, ok := modelBool(file)
+		if !ok {
+			c.problems["use_server_proxy"] = "must be true or false"
+		}
+		return b
 	}
 	c.Sources["use_server_proxy"] = SourceDefault
 	return false
+}
+
+// modelBool reads a value as the official SDK's settings model reads a
+// boolean: true and false, 0 and 1, and the words below in any case.
+func modelBool(v any) (value, ok bool) {
+	switch t := v.(type) {
+	case bool:
+		return t, true
+	case int64:
+		return t == 1, t == 0 || t == 1
+	case float64:
+		return t == 1, t == 0 || t == 1
+	case string:
+		switch strings.ToLower(strings.TrimSpace(t)) {
+		case "1", "on", "t", "true", "y", "yes":
+			return true, true
+		case "0", "off", "f", "false", "n", "no":
+			return false, true
+		}
+	}
+	return false, false
+}
+
+// fileText is a [defaults] value: text, or a number written as text.
+func (c *Config) fileText(key string, v any) *string {
+	switch v.(type) {
+	case nil:
+		c.Sources[key] = SourceDefault
+		return nil
+	case string, int64, float64:
+		c.Sources[key] = SourceFile
+		s := fmt.Sprint(v)
+		return &s
+	}
+	c.Sources[key] = SourceFile
+	c.problems[key] = "must be text"
+	return nil
 }
 
 // ParseBoolWord accepts 1/true/yes/on and 0/false/no/off in any case.

@@ -88,7 +88,7 @@ func TestTruthiness(t *testing.T) {
 	for _, v := range []string{"1", "TRUE", " yes ", "On"} {
 		c, _ = Load(Flags{}, env(t, map[string]string{EnvUseServerProxy: v, EnvRequestTimeout: " 0 "}))
 		if !c.UseServerProxy || c.Sources["use_server_proxy"] != SourceEnv || c.RequestTimeout != 30 {
-			t.Errorf("%s=%q: proxy %v (%s), timeout %d", EnvUseServerProxy, v, c.UseServerProxy, c.Sources["use_server_proxy"], c.RequestTimeout)
+			t.Errorf("%s=%q: proxy %v (%s), timeout %v", EnvUseServerProxy, v, c.UseServerProxy, c.Sources["use_server_proxy"], c.RequestTimeout)
 		}
 	}
 }
@@ -203,17 +203,17 @@ func TestIdleTimeout(t *testing.T) {
 	for _, tc := range []struct {
 		flag   int
 		env    string
-		want   int
+		want   float64
 		source string
 	}{{4, "5", 4, SourceFlag}, {0, "5", 5, SourceEnv}, {0, "abc", 9, SourceFile}, {0, "0", 9, SourceFile}} {
 		c, err := Load(Flags{IdleTimeout: tc.flag, ConfigPath: path}, env(t, map[string]string{EnvIdleTimeout: tc.env}))
 		if err != nil || c.IdleTimeout != tc.want || c.Sources["idle_timeout"] != tc.source {
-			t.Errorf("flag %d env %q: %d from %s (%v), want %d from %s", tc.flag, tc.env, c.IdleTimeout, c.Sources["idle_timeout"], err, tc.want, tc.source)
+			t.Errorf("flag %d env %q: %v from %s (%v), want %v from %s", tc.flag, tc.env, c.IdleTimeout, c.Sources["idle_timeout"], err, tc.want, tc.source)
 		}
 	}
 	c, _ := Load(Flags{}, env(t, nil))
 	if c.IdleTimeout != DefaultIdleTimeout || c.Sources["idle_timeout"] != SourceDefault {
-		t.Errorf("default: %d from %s", c.IdleTimeout, c.Sources["idle_timeout"])
+		t.Errorf("default: %v from %s", c.IdleTimeout, c.Sources["idle_timeout"])
 	}
 	c, _ = Load(Flags{}, env(t, map[string]string{EnvIdleTimeout: "-2"}))
 	if err := c.Validate(); err == nil || err.Error() != "invalid idle timeout -2 from OPEN_SANDBOX_IDLE_TIMEOUT: use a positive number of seconds" {

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -13,7 +14,7 @@ type Kind int
 // The kinds of values a key may hold.
 const (
 	KindString Kind = iota
-	KindInt
+	KindNumber
 	KindBool
 )
 
@@ -30,8 +31,8 @@ var Keys = []Key{
 	{Name: "connection.api_key", Kind: KindString, Secret: true},
 	{Name: "connection.domain", Kind: KindString},
 	{Name: "connection.protocol", Kind: KindString, Validate: validateProtocol},
-	{Name: "connection.request_timeout", Kind: KindInt, Validate: validatePositive},
-	{Name: "connection.idle_timeout", Kind: KindInt, Validate: validatePositive},
+	{Name: "connection.request_timeout", Kind: KindNumber, Validate: validatePositive},
+	{Name: "connection.idle_timeout", Kind: KindNumber, Validate: validatePositive},
 	{Name: "connection.use_server_proxy", Kind: KindBool},
 	{Name: "output.color", Kind: KindBool},
 	{Name: "defaults.image", Kind: KindString},
@@ -50,8 +51,8 @@ func validateProtocol(v string) error {
 }
 
 func validatePositive(v string) error {
-	n, _ := strconv.Atoi(v)
-	if n <= 0 {
+	n, _ := strconv.ParseFloat(v, 64)
+	if !(n > 0) || math.IsInf(n, 0) {
 		return fmt.Errorf("must be a positive number of seconds, got %q", v)
 	}
 	return nil
@@ -85,22 +86,22 @@ func LookupKey(name string) (Key, error) {
 func (k Key) Literal(raw string) (string, error) {
 	switch k.Kind {
 	case KindBool:
-		b, ok := map[string]bool{"true": true, "false": false}[strings.ToLower(raw)]
+		b, ok := ParseBoolWord(raw)
 		if !ok {
 			return "", fmt.Errorf("%s must be true or false, got %q", k.Name, raw)
 		}
 		return strconv.FormatBool(b), nil
-	case KindInt:
-		n, err := strconv.Atoi(strings.ReplaceAll(raw, "_", ""))
-		if err != nil {
-			return "", fmt.Errorf("%s must be a whole number, got %q", k.Name, raw)
+	case KindNumber:
+		text := number(raw)
+		if text == "" {
+			return "", fmt.Errorf("%s must be a number, got %q", k.Name, raw)
 		}
 		if k.Validate != nil {
-			if err := k.Validate(strconv.Itoa(n)); err != nil {
+			if err := k.Validate(text); err != nil {
 				return "", fmt.Errorf("%s %v", k.Name, err)
 			}
 		}
-		return strconv.Itoa(n), nil
+		return text, nil
 	}
 	if k.Validate != nil {
 		if err := k.Validate(raw); err != nil {
@@ -108,6 +109,23 @@ func (k Key) Literal(raw string) (string, error) {
 		}
 	}
 	return quote(raw), nil
+}
+
+// number is raw as a TOML number both clients read (30, 1.5, 1000 for
+// 1_000 or 1e3), or "" when raw is not a number.
+func number(raw string) string {
+	raw = strings.ReplaceAll(strings.TrimSpace(raw), "_", "")
+	if n, err := strconv.ParseInt(raw, 10, 64); err == nil {
+		return strconv.FormatInt(n, 10)
+	}
+	f, err := strconv.ParseFloat(raw, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return ""
+	}
+	if f == math.Trunc(f) && math.Abs(f) < 1e15 {
+		return strconv.FormatFloat(f, 'f', 1, 64)
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
 }
 
 // quote writes s as a TOML basic string, the style of the rest of the file.

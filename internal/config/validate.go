@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -11,14 +12,23 @@ import (
 // file is one clear usage error naming where the value came from, rather than
 // a failed request.
 func (c *Config) Validate() error {
+	for _, key := range []string{"api_key", "domain", "protocol", "request_timeout", "idle_timeout", "use_server_proxy", "default_image", "default_timeout"} {
+		if p, ok := c.problems[key]; ok {
+			return fmt.Errorf("invalid %s in %s: %s", fileKey(key), c.Path, p)
+		}
+	}
 	if p := strings.ToLower(strings.TrimSpace(c.Protocol)); p != "http" && p != "https" {
 		return fmt.Errorf("invalid protocol %q from %s: use http or https", c.Protocol, c.origin("protocol"))
 	}
-	if c.RequestTimeout < 0 {
-		return fmt.Errorf("invalid request timeout %d from %s: use a positive number of seconds", c.RequestTimeout, c.origin("request_timeout"))
+	if err := checkSeconds(c.RequestTimeout, "request timeout", c.origin("request_timeout")); err != nil {
+		return err
 	}
-	if c.IdleTimeout < 0 {
-		return fmt.Errorf("invalid idle timeout %d from %s: use a positive number of seconds", c.IdleTimeout, c.origin("idle_timeout"))
+	return checkSeconds(c.IdleTimeout, "idle timeout", c.origin("idle_timeout"))
+}
+
+func checkSeconds(v float64, what, origin string) error {
+	if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return fmt.Errorf("invalid %s %v from %s: use a positive number of seconds", what, v, origin)
 	}
 	return nil
 }
@@ -32,7 +42,20 @@ func (c *Config) origin(key string) string {
 	case SourceEnv:
 		return "OPEN_SANDBOX_" + strings.ToUpper(key)
 	case SourceFile:
-		return fmt.Sprintf("connection.%s in %s", key, c.Path)
+		return fmt.Sprintf("%s in %s", fileKey(key), c.Path)
 	}
 	return "the default"
+}
+
+// fileKey is a resolved key's section.field name in the file.
+func fileKey(key string) string {
+	switch key {
+	case "default_image":
+		return "defaults.image"
+	case "default_timeout":
+		return "defaults.timeout"
+	case "color":
+		return "output.color"
+	}
+	return "connection." + key
 }

@@ -136,8 +136,9 @@ func statusOf(err error) int {
 // createSandboxDirect creates a sandbox with the client, as a probe.
 func (h *harness) createSandboxDirect(c *client.Client) string {
 	h.t.Helper()
-	sb, err := c.CreateSandbox(context.Background(), map[string]any{"image": map[string]string{"uri": "python:3.11"},
-		"timeout": 600, "resourceLimits": map[string]string{"cpu": "1"}, "entrypoint": []string{"tail", "-f", "/dev/null"}})
+	timeout := int64(600)
+	sb, err := c.CreateSandbox(context.Background(), &client.CreateSandboxRequest{Image: &client.ImageSpec{URI: "python:3.11"},
+		Timeout: &timeout, ResourceLimits: map[string]string{"cpu": "1"}, Entrypoint: []string{"tail", "-f", "/dev/null"}})
 	if err != nil {
 		h.t.Fatal(err)
 	}

@@ -1,3 +1,9 @@
+//go:build release
+
+// These tests cross-compile every release target and check goreleaser.yaml:
+// minutes of work, run by 'make release-check' (and .ci/run), not by 'make
+// test'.
+
 package main
 
 import (

@@ -7,8 +7,10 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"strconv"
 
 	"github.com/mattn/go-isatty"
+	"golang.org/x/term"
 )
 
 // IOStreams bundles the three standard streams with what is known about them.
@@ -25,6 +27,7 @@ type IOStreams struct {
 	stderrTTY bool
 	noColor   bool
 	ansi      bool // the terminal understands ANSI escape sequences
+	width     int  // columns of the terminal stdout is on; 0: unknown
 }
 
 // System returns streams bound to the real stdin, stdout and stderr.
@@ -44,10 +47,34 @@ func Files(in, out, errOut *os.File, getenv func(string) string) *IOStreams {
 		stdinTTY:  isTerminal(in),
 		stdoutTTY: isTerminal(out),
 		stderrTTY: isTerminal(errOut),
-		noColor:   getenv("NO_COLOR") != "",
-		ansi:      getenv("TERM") != "dumb",
+		ansi:      getenv("TERM") != "dumb" && getenv("NO_COLOR") == "",
+		width:     terminalWidth(out, getenv("COLUMNS")),
 	}
 }
+
+// terminalWidth is the width of the terminal f is on: $COLUMNS when it is
+// a number, else what the terminal says.
+func terminalWidth(f *os.File, columns string) int {
+	if n, err := strconv.Atoi(columns); err == nil && n > 0 {
+		return n
+	}
+	if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+		return w
+	}
+	return 0
+}
+
+// TerminalWidth is the number of columns tables on stdout may take: the
+// terminal's width, or 80 when it cannot be known.
+func (s *IOStreams) TerminalWidth() int {
+	if s.width > 0 {
+		return s.width
+	}
+	return 80
+}
+
+// SetWidth sets the terminal width; tests use it to check how tables fit.
+func (s *IOStreams) SetWidth(columns int) { s.width = columns }
 
 // Test returns streams backed by buffers; none of them is a terminal, and
 // SetTTY alone gives a terminal without ANSI colour (SetANSI adds it), so
@@ -69,8 +96,13 @@ func (s *IOStreams) SetTTY(stdin, stdout, stderr bool) {
 	s.stdinTTY, s.stdoutTTY, s.stderrTTY = stdin, stdout, stderr
 }
 
-// DisableColor turns colour off, as --no-color, NO_COLOR and [output] color=false do.
+// DisableColor turns styled output off (colour, icons, borders), as
+// --no-color and [output] color=false do.
 func (s *IOStreams) DisableColor() { s.noColor = true }
+
+// DisableANSI turns colour off but keeps the terminal layout (icons,
+// borders), as NO_COLOR asks (no-color.org): set and not empty.
+func (s *IOStreams) DisableANSI() { s.ansi = false }
 
 // SetANSI says whether the terminal understands ANSI escape sequences
 // (System decides from TERM); tests use it to check colour.

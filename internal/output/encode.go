@@ -120,11 +120,7 @@ func fixNumbers(v any) any {
 			t[i] = fixNumbers(e)
 		}
 	case json.Number:
-		if n, err := t.Int64(); err == nil {
-			return n
-		}
-		f, _ := t.Float64()
-		return f
+		return yamlNumber(t)
 	case string:
 		if yamlAmbiguous.MatchString(t) {
 			return quotedString(t)
@@ -137,6 +133,12 @@ func fixNumbers(v any) any {
 // YAML 1.1 or 1.2 reader takes it for a number: 0:30:00, 1e3, .inf, .nan.
 var yamlAmbiguous = regexp.MustCompile(`^[-+]?(\d[\d_]*(:[0-5]?\d)+(\.[\d_]*)?|(\.\d+|\d+(\.\d*)?)([eE][-+]?\d+)?|\.(inf|Inf|INF)|\.(nan|NaN|NAN))$`)
 
+// yamlNumber is a number written as the JSON document has it, so 2.0
+// stays 2.0 and a large integer keeps every digit.
+type yamlNumber string
+
+func (n yamlNumber) MarshalYAML() ([]byte, error) { return []byte(n), nil }
+
 // quotedString is written as a single-quoted YAML scalar.
 type quotedString string
 
@@ -144,39 +146,28 @@ func (q quotedString) MarshalYAML() ([]byte, error) {
 	return []byte("'" + strings.ReplaceAll(string(q), "'", "''") + "'"), nil
 }
 
-// toObj turns a JSON object value into an ordered Obj, keeping the field order
-// of the struct it came from. Nested values stay raw JSON.
-func toObj(v any) (Obj, error) {
-	if o, ok := v.(Obj); ok {
-		return o, nil
-	}
-	b, err := marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(b, &raw); err != nil {
-		return nil, fmt.Errorf("cannot show %T as a table: %w", v, err)
-	}
+// forEachKey calls fn with each key of a JSON object and its raw value,
+// in the order they are written.
+func forEachKey(b []byte, fn func(string, json.RawMessage)) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
-	if _, err := dec.Token(); err != nil {
-		return nil, err
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return fmt.Errorf("cannot show %s as a table: not an object", b)
 	}
-	var o Obj
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return nil, err
+			return err
 		}
-		key := tok.(string)
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return nil, err
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return err
 		}
-		o = append(o, KV{Key: key, Value: raw[key]})
+		fn(tok.(string), raw)
 	}
-	return o, nil
+	return nil
 }
+
+func errNotList(v any) error { return fmt.Errorf("cannot show %T as a table: not a list", v) }
 
 // Cell renders a value for a table cell: text as is, null as "-", anything
 // else as compact JSON.
@@ -201,10 +192,6 @@ func Cell(v any) string {
 	}
 	return string(raw)
 }
-
-type jsonRaw = json.RawMessage
-
-func unmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
 
 // indent appends src, compact JSON from marshal, to dst laid out as
 // json.Indent lays it out with prefix and indent: the same bytes, without

@@ -22,6 +22,8 @@ const (
 type Printer struct {
 	IO     *iostreams.IOStreams
 	Format string
+	// Filter is what --jq or --template made of the json document.
+	Filter Filter
 }
 
 // New returns a printer for format (lower-case, already validated).
@@ -38,7 +40,8 @@ func (p *Printer) styled() bool { return p.IO.ColorEnabled() }
 // ansi reports whether stdout also gets colour.
 func (p *Printer) ansi() bool { return p.IO.ANSI() }
 
-// Data writes v as JSON or YAML to stdout.
+// Data writes v as JSON or YAML to stdout, or what --jq or --template make
+// of its JSON.
 func (p *Printer) Data(v any) error {
 	var b []byte
 	var err error
@@ -46,6 +49,33 @@ func (p *Printer) Data(v any) error {
 		b, err = YAML(v)
 	} else {
 		b, err = JSON(v)
+	}
+	if err != nil {
+		return err
+	}
+	if p.Filter.Active() {
+		return p.Filter.apply(p.IO.Out, b)
+	}
+	_, err = p.IO.Out.Write(b)
+	return err
+}
+
+// Line writes one item of a stream as it arrives: under json one compact
+// object per line (or what --jq or --template make of it), under yaml one
+// document starting with ---.
+func (p *Printer) Line(v any) error {
+	var b []byte
+	var err error
+	switch {
+	case p.Filter.Active():
+		if b, err = marshal(v); err == nil {
+			return p.Filter.apply(p.IO.Out, b)
+		}
+	case p.Format == YAMLF:
+		b, err = YAML(v)
+		b = append([]byte("---\n"), b...)
+	default:
+		b, err = CompactJSON(v)
 	}
 	if err != nil {
 		return err
@@ -97,11 +127,15 @@ func WriteWarning(ios *iostreams.IOStreams, format, msg string) {
 	}
 }
 
-// Panel shows the result of an action as a titled list of key: value lines;
-// under json and yaml it is the object itself.
-func (p *Printer) Panel(title string, o Obj) error {
+// Panel shows the result of an action (a view or an Obj) as a titled list
+// of key: value lines; under json and yaml it is the object itself.
+func (p *Printer) Panel(title string, v any) error {
 	if p.Structured() {
-		return p.Data(o)
+		return p.Data(v)
+	}
+	o, err := toObj(v)
+	if err != nil {
+		return err
 	}
 	var b strings.Builder
 	if p.styled() {
@@ -116,7 +150,7 @@ func (p *Printer) Panel(title string, o Obj) error {
 	if p.styled() {
 		b.WriteByte('\n')
 	}
-	_, err := io.WriteString(p.IO.Out, b.String())
+	_, err = io.WriteString(p.IO.Out, b.String())
 	return err
 }
 
@@ -131,20 +165,33 @@ func (p *Printer) Object(title string, v any) error {
 	}
 	rows := make([][]string, len(o))
 	for i, kv := range o {
-		rows[i] = []string{kv.Key, p.decorate(kv.Key, Cell(kv.Value))}
+		rows[i] = []string{kv.Key, Printable(Cell(kv.Value))}
 	}
 	if p.styled() {
+		for _, r := range rows {
+			r[1] = p.decorate(r[0], r[1])
+		}
+		rows = fitRecord(rows, p.IO.TerminalWidth())
+		for _, r := range rows {
+			r[1] = p.colour(r[0], r[1])
+		}
 		p.title(title)
 		return p.renderBoxed([]string{"KEY", "VALUE"}, rows)
 	}
 	return renderTable(p.IO.Out, nil, rows, false)
 }
 
-// List shows records as a table with the given columns (JSON keys, shown
-// upper-cased), or the whole slice as JSON/YAML.
-func (p *Printer) List(title string, columns []string, items any) error {
+// List shows records as a table, or the whole slice as JSON/YAML. The
+// columns are JSON keys (shown upper-cased): those given, else the view's
+// `table` tagged fields.
+func (p *Printer) List(title string, items any, columns ...string) error {
 	if p.Structured() {
 		return p.Data(items)
+	}
+	if len(columns) == 0 {
+		if t := elemType(items); t != nil {
+			columns = listColumns(t)
+		}
 	}
 	objs, err := toObjs(items)
 	if err != nil {
@@ -159,11 +206,18 @@ func (p *Printer) List(title string, columns []string, items any) error {
 		rows[i] = make([]string, len(columns))
 		for j, c := range columns {
 			v, _ := o.Get(c)
-			rows[i][j] = p.decorate(c, Cell(v))
+			rows[i][j] = p.decorate(c, Printable(Cell(v)))
 		}
 	}
 	if !p.styled() {
 		return renderTable(p.IO.Out, headers, rows, false)
+	}
+	keep := func(i int) bool { return keepColumns[columns[i]] || idColumns[columns[i]] || statusColumns[columns[i]] }
+	headers, rows = fitList(headers, rows, p.IO.TerminalWidth(), keep)
+	for _, r := range rows {
+		for j, c := range columns {
+			r[j] = p.colour(c, r[j])
+		}
 	}
 	p.title(title)
 	return p.renderBoxed(headers, rows)
@@ -188,27 +242,6 @@ func (p *Printer) renderBoxed(headers []string, rows [][]string) error {
 	return err
 }
 
-func toObjs(items any) ([]Obj, error) {
-	if objs, ok := items.([]Obj); ok {
-		return objs, nil
-	}
-	generic, err := marshal(items)
-	if err != nil {
-		return nil, err
-	}
-	var raws []jsonRaw
-	if err := unmarshal(generic, &raws); err != nil {
-		return nil, fmt.Errorf("cannot show %T as a table: %w", items, err)
-	}
-	objs := make([]Obj, len(raws))
-	for i, r := range raws {
-		if objs[i], err = toObj(r); err != nil {
-			return nil, err
-		}
-	}
-	return objs, nil
-}
-
 func (p *Printer) title(t string) {
 	if t != "" {
 		fmt.Fprintf(p.IO.Out, "%s\n", paint(p.ansi(), t, sgrBold, sgrCyan))
@@ -223,22 +256,34 @@ var statusIcons = map[string]string{
 	"created": "✦ ", "succeeded": "✓ ",
 }
 
-// decorate makes a cell safe to print and, on a terminal, adds a status
-// icon, and colour to statuses and ids; piped output stays plain text.
+// decorate adds, on a terminal, the icon of a status cell.
 func (p *Printer) decorate(key, cell string) string {
-	cell = Printable(cell)
-	if !p.styled() {
+	if !p.styled() || !statusColumns[key] {
 		return cell
 	}
+	return statusIcons[strings.ToLower(cell)] + cell
+}
+
+// colour paints a decorated cell on a colour terminal: statuses by what
+// they mean, ids bold.
+func (p *Printer) colour(key, cell string) string {
 	switch {
-	case key == "status" || key == "state" || key == "healthy":
-		state := strings.ToLower(cell)
-		return paint(p.ansi() && stateColors[state] != "", statusIcons[state]+cell, stateColors[state])
+	case !p.ansi():
+		return cell
+	case statusColumns[key]:
+		state := strings.ToLower(strings.TrimSpace(strings.TrimLeft(cell, "●◐⏸○✗✦✓ ")))
+		return paint(stateColors[state] != "", cell, stateColors[state])
 	case idColumns[key]:
-		return paint(p.ansi(), cell, sgrBold, sgrCyan)
+		return paint(true, cell, sgrBold, sgrCyan)
 	}
 	return cell
 }
+
+var statusColumns = map[string]bool{"status": true, "state": true, "healthy": true}
+
+// keepColumns, with ids and statuses, name the row: fitting a table to the
+// terminal never cuts them.
+var keepColumns = map[string]bool{"path": true, "name": true, "key": true}
 
 // Text writes s and a newline to stdout whatever the format.
 func (p *Printer) Text(s string) error {

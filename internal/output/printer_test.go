@@ -63,7 +63,7 @@ func TestWarningGoesToStderr(t *testing.T) {
 
 func TestListPlainTable(t *testing.T) {
 	out, _ := run(t, Table, false, func(p *Printer) error {
-		return p.List("Things", []string{"id", "status", "note", "missing", "labels", "created_at"}, sample)
+		return p.List("Things", sample, "id", "status", "note", "missing", "labels", "created_at")
 	})
 	want := "ID      STATUS   NOTE  MISSING  LABELS        CREATED_AT\n" +
 		"abc     Running  -     -        {\"team\":\"a\"}  2026-01-02T03:04:05Z\n" +
@@ -75,7 +75,7 @@ func TestListPlainTable(t *testing.T) {
 
 func TestListOnTerminalHasTitleBordersAndIcons(t *testing.T) {
 	out, _ := run(t, Table, true, func(p *Printer) error {
-		return p.List("Things", []string{"id", "status"}, sample)
+		return p.List("Things", sample, "id", "status")
 	})
 	want := "Things\n" +
 		"╭────────┬───────────╮\n" +
@@ -134,7 +134,7 @@ func TestListInColour(t *testing.T) {
 	ios, _, out, _ := iostreams.Test()
 	ios.SetTTY(false, true, true)
 	ios.SetANSI(true)
-	if err := New(ios, Table).List("Things", []string{"id", "status"}, sample); err != nil {
+	if err := New(ios, Table).List("Things", sample, "id", "status"); err != nil {
 		t.Fatal(err)
 	}
 	dim := func(s string) string { return "\x1b[2m" + s + "\x1b[0m" }
@@ -150,7 +150,7 @@ func TestListInColour(t *testing.T) {
 	}
 	ios.DisableColor()
 	out.Reset()
-	New(ios, Table).List("Things", []string{"id", "status"}, sample)
+	New(ios, Table).List("Things", sample, "id", "status")
 	if strings.ContainsAny(out.String(), "\x1b╭●") {
 		t.Errorf("colour off still styles: %q", out.String())
 	}

@@ -263,3 +263,13 @@ func appendEscaped(dst, text []byte) []byte {
 	}
 	return append(dst, text[start:]...)
 }
+
+// Document writes o, whose values may be streamed, as JSON piece by piece;
+// when --jq or --template must read the document, or under yaml, it is
+// gathered first.
+func (p *Printer) Document(o Obj) error {
+	if p.Filter.Active() || p.Format != JSONF {
+		return p.Data(o)
+	}
+	return WriteJSON(p.IO.Out, o)
+}

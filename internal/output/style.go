@@ -109,3 +109,17 @@ func (p *Printer) Problem(msg string) {
 	}
 	fmt.Fprintf(p.IO.ErrOut, "ERROR: %s\n", OneLine(msg))
 }
+
+// Note tells a person something about the result on stderr (so stdout
+// holds the result alone): one line, dim on a colour terminal. Nothing is
+// written under json and yaml, whose data says it already.
+func (p *Printer) Note(msg string) {
+	if p.Structured() {
+		return
+	}
+	if p.IO.ColorEnabledStderr() {
+		fmt.Fprintf(p.IO.ErrOut, "  %s\n", paint(p.IO.ANSIStderr(), OneLine(msg), sgrDim))
+		return
+	}
+	fmt.Fprintf(p.IO.ErrOut, "NOTE: %s\n", OneLine(msg))
+}

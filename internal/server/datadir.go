@@ -24,11 +24,12 @@ func lockDataDir(dir string) (*os.File, error) {
 	// until it execs. So a busy lock is tried again for a short while.
 	deadline := time.Now().Add(2 * time.Second)
 	for {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		var busy bool
+		busy, err = tryLock(f)
 		if err == nil {
 			return f, nil
 		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) || time.Now().After(deadline) {
+		if !busy || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(20 * time.Millisecond)

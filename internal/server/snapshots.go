@@ -539,7 +539,7 @@ func finishEntry(dst *os.Root, name string, fi fs.FileInfo) error {
 // keepOwner copies the owner when the server may (as root); otherwise the
 // copy belongs to the server's user, as every sandbox file does.
 func keepOwner(dst *os.Root, name string, fi fs.FileInfo) {
-	if sys, ok := fi.Sys().(*syscall.Stat_t); ok && os.Geteuid() == 0 {
-		dst.Lchown(name, int(sys.Uid), int(sys.Gid))
+	if uid, gid, ok := ownerIDs(fi); ok && os.Geteuid() == 0 {
+		dst.Lchown(name, uid, gid)
 	}
 }

@@ -12,8 +12,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
+
+	"github.com/osb-dev/osb/internal/umask"
 )
 
 // staging lists the staging directories left in dir.
@@ -56,9 +57,9 @@ func TestNewFileWithParents(t *testing.T) {
 	if got := mustRead(t, dst); got != "\x00\xffdata" {
 		t.Errorf("content %q", got)
 	}
-	umask := syscall.Umask(0)
-	syscall.Umask(umask)
-	if fi, _ := os.Stat(dst); fi.Mode().Perm() != 0o666&^os.FileMode(umask) {
+	mask := umask.Set(0)
+	umask.Set(mask)
+	if fi, _ := os.Stat(dst); fi.Mode().Perm() != 0o666&^os.FileMode(mask) {
 		t.Errorf("new file mode %v, want the default for new files", fi.Mode())
 	}
 	if s := staging(t, filepath.Dir(dst)); len(s) != 0 {
@@ -173,53 +174,6 @@ func makeUnwritable(t *testing.T, path string) {
 		t.Skipf("running as root and chattr +i failed (%v): cannot make an unwritable file", err)
 	}
 	t.Cleanup(func() { exec.Command("chattr", "-i", path).Run() })
-}
-
-func TestSpecialFilesAreWrittenDirectly(t *testing.T) {
-	dir := t.TempDir()
-	fifo := filepath.Join(dir, "fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	got := make(chan string)
-	go func() {
-		f, err := os.Open(fifo)
-		if err != nil {
-			got <- err.Error()
-			return
-		}
-		b, _ := io.ReadAll(f)
-		f.Close()
-		got <- string(b)
-	}()
-	link := filepath.Join(dir, "fifo-link")
-	os.Symlink(fifo, link)
-	d, err := Open(link, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	write(t, d, "through the pipe")
-	if err := d.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	if s := <-got; s != "through the pipe" {
-		t.Errorf("fifo got %q", s)
-	}
-	if d.Stdout || len(staging(t, dir)) != 0 {
-		t.Errorf("a FIFO was staged or taken for stdout")
-	}
-
-	d, err = Open(os.DevNull, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	write(t, d, "gone")
-	if err := d.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	if fi, _ := os.Stat(os.DevNull); fi.Mode()&os.ModeCharDevice == 0 {
-		t.Fatalf("%s was replaced", os.DevNull)
-	}
 }
 
 func TestStdoutIsRecognised(t *testing.T) {

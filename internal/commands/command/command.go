@@ -14,10 +14,10 @@ import (
 func NewCmdCommand(f *cmdutil.Factory) *cobra.Command {
 	cmd := cmdutil.NewGroup("command", "⚡ Execute commands in a sandbox.")
 	cmd.AddCommand(
-		newCmdRun(f, nil),
-		newCmdStatus(f, nil),
-		newCmdLogs(f, nil),
-		newCmdInterrupt(f, nil),
+		newCmdRun(f),
+		newCmdStatus(f),
+		newCmdLogs(f),
+		newCmdInterrupt(f),
 		newCmdSession(f),
 		newCmdShellGroup(f),
 	)

@@ -71,6 +71,7 @@ type resultError struct {
 type foreground struct {
 	ios     *iostreams.IOStreams
 	format  string        // raw or json
+	filter  output.Filter // --jq or --template, under json
 	timeout time.Duration // the run's timeout; 0: none
 	// enforce: past timeout (and a margin), osb stops the command itself
 	// if the server has not.
@@ -281,11 +282,13 @@ func (fg *foreground) finish(ev *client.Event, took time.Duration) error {
 // is held rather than copied into the document.
 func (fg *foreground) printResult() error {
 	fg.lines.close()
-	return writeResult(fg.ios.Out, fg.res, output.Streamed(fg.lines.stdout.writeTo), output.Streamed(fg.lines.stderr.writeTo))
+	p := output.New(fg.ios, output.JSONF)
+	p.Filter = fg.filter
+	return writeResult(p, fg.res, output.Streamed(fg.lines.stdout.writeTo), output.Streamed(fg.lines.stderr.writeTo))
 }
 
 // writeResult writes a foreground run's -o json object.
-func writeResult(w io.Writer, res result, stdout, stderr output.Streamed) error {
+func writeResult(p *output.Printer, res result, stdout, stderr output.Streamed) error {
 	var exitCode, errObj any
 	if res.ExitCode != nil {
 		exitCode = *res.ExitCode
@@ -293,7 +296,7 @@ func writeResult(w io.Writer, res result, stdout, stderr output.Streamed) error 
 	if res.Error != nil {
 		errObj = res.Error
 	}
-	return output.WriteJSON(w, output.Obj{
+	return p.Document(output.Obj{
 		{Key: "execution_id", Value: res.ExecutionID},
 		{Key: "exit_code", Value: exitCode},
 		{Key: "stdout", Value: stdout},

@@ -16,20 +16,19 @@ import (
 )
 
 type logsOptions struct {
-	f           *cmdutil.Factory
-	SandboxID   string
+	cmdutil.Base
+	Sandbox     cmdutil.Sandbox
 	ExecutionID string
 	Cursor      int64
 	HasCursor   bool
 	Follow      bool
-	Format      string
 	Poll        time.Duration // --follow: time between two reads
 }
 
-func newCmdLogs(f *cmdutil.Factory, runF func(*logsOptions) error) *cobra.Command {
-	opts := &logsOptions{f: f, Poll: 500 * time.Millisecond}
-	cmd := &cobra.Command{
-		Use:   "logs SANDBOX_ID EXECUTION_ID",
+func newCmdLogs(f *cmdutil.Factory) *cobra.Command {
+	opts := &logsOptions{Poll: 500 * time.Millisecond}
+	return cmdutil.NewVerb(f, opts, cmdutil.Verb[logsOptions]{
+		Name:  "logs",
 		Short: "Get background command logs.",
 		Long: "Print the output (stdout and stderr merged) of a background command.\n\n" +
 			"The server answers with the cursor to pass as --cursor next time to get only\n" +
@@ -37,20 +36,15 @@ func newCmdLogs(f *cmdutil.Factory, runF func(*logsOptions) error) *cobra.Comman
 			"output as it comes, each byte once, until the command ends.",
 		Example: "  osb command logs abc123 3f2a... --follow\n" +
 			"  osb command logs abc123 3f2a... -o json --cursor 120",
-		Args: cobra.ExactArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.SandboxID, opts.ExecutionID = args[0], args[1]
-			opts.HasCursor = cmd.Flags().Changed("cursor")
-			if runF != nil {
-				return runF(opts)
-			}
-			return runLogs(cmd.Context(), opts)
+		Args:    []cmdutil.Arg{cmdutil.SandboxArg(&opts.Sandbox), cmdutil.StringArg("EXECUTION_ID", &opts.ExecutionID)},
+		Formats: cmdutil.AllFormats,
+		Flags: func(fs *cmdutil.FlagSet) {
+			fs.Int64Var(&opts.Cursor, "cursor", 0, "Start from this cursor (from a previous read).")
+			fs.Given("cursor", &opts.HasCursor)
+			fs.BoolVarP(&opts.Follow, "follow", "f", false, "Keep printing new output until the command ends (json: one object per read).")
 		},
-	}
-	cmd.Flags().Int64Var(&opts.Cursor, "cursor", 0, "Start from this cursor (from a previous read).")
-	cmd.Flags().BoolVarP(&opts.Follow, "follow", "f", false, "Keep printing new output until the command ends (json: one object per read).")
-	cmdutil.OutputFlag(cmd, &opts.Format, output.Table, output.Table, output.JSONF, output.YAMLF, output.Raw)
-	return cmd
+		Run: runLogs,
+	})
 }
 
 func runLogs(ctx context.Context, opts *logsOptions) error {
@@ -60,7 +54,7 @@ func runLogs(ctx context.Context, opts *logsOptions) error {
 	if opts.HasCursor && opts.Cursor < 0 {
 		return cmdutil.UsageErrorf("invalid value for '--cursor': %d is negative", opts.Cursor)
 	}
-	dp, err := opts.f.Execd(ctx, opts.SandboxID)
+	dp, err := opts.Sandbox.Execd(ctx)
 	if err != nil {
 		return err
 	}
@@ -76,10 +70,10 @@ func runLogs(ctx context.Context, opts *logsOptions) error {
 		return err
 	}
 	defer logs.Body.Close()
-	p := opts.f.Printer(opts.Format)
+	p := opts.Printer()
 	switch opts.Format {
 	case output.JSONF:
-		return logsFailed(opts.ExecutionID, output.WriteJSON(p.IO.Out, logsView(output.Streamed(func(w io.Writer) error {
+		return logsFailed(opts.ExecutionID, p.Document(logsView(output.Streamed(func(w io.Writer) error {
 			_, err := io.Copy(w, logs.Body)
 			return err
 		}), logs.Cursor)))
@@ -154,7 +148,8 @@ func logsView(content any, cursor *int64) output.Obj {
 // ended. The status is fetched before each read: once it says the command
 // is over, that read has all the output there will be.
 func followLogs(ctx context.Context, opts *logsOptions, dp *client.DataPlane, cursor *int64) error {
-	ios := opts.f.IOStreams
+	ios := opts.IOStreams
+	p := opts.Printer()
 	var last byte
 	for {
 		st, err := dp.CommandStatus(ctx, opts.ExecutionID)
@@ -171,7 +166,7 @@ func followLogs(ctx context.Context, opts *logsOptions, dp *client.DataPlane, cu
 		}
 		cursor = logs.Cursor
 		if opts.Format == output.JSONF {
-			err = followJSON(ios.Out, logs)
+			err = followJSON(p, logs)
 		} else {
 			var n byte
 			n, err = copyLog(ios.Out, logs.Body)
@@ -199,7 +194,7 @@ func followLogs(ctx context.Context, opts *logsOptions, dp *client.DataPlane, cu
 }
 
 // followJSON prints one read as one line of JSON, when it brought anything.
-func followJSON(w io.Writer, logs *client.Logs) error {
+func followJSON(p *output.Printer, logs *client.Logs) error {
 	var content bytes.Buffer
 	if _, err := io.Copy(&content, io.LimitReader(logs.Body, client.MaxResponseBytes+1)); err != nil {
 		return err
@@ -210,10 +205,5 @@ func followJSON(w io.Writer, logs *client.Logs) error {
 	if content.Len() == 0 {
 		return nil
 	}
-	b, err := output.CompactJSON(logsView(content.String(), logs.Cursor))
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(b)
-	return err
+	return p.Line(logsView(content.String(), logs.Cursor))
 }

@@ -2,7 +2,8 @@ package command_test
 
 import (
 	"encoding/json"
-	"regexp"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -45,10 +46,18 @@ func TestStatusAndLogs(t *testing.T) {
 	golden("status-table", env.Run("command", "status", sb, id))
 	golden("status-json", env.Run("command", "status", sb, id, "-o", "json"))
 	golden("status-yaml", env.Run("command", "status", sb, id, "-o", "yaml"))
-	// Times to the microsecond, as the official client prints them.
-	micro := regexp.MustCompile(`"(started|finished)_at": "\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,6})?Z"`)
-	if out := env.Must("command", "status", sb, id, "-o", "json"); len(micro.FindAllString(out, -1)) != 2 {
-		t.Errorf("times: %s", out)
+	// Times as execd wrote them, byte for byte.
+	var wire struct {
+		StartedAt  string `json:"started_at"`
+		FinishedAt string `json:"finished_at"`
+	}
+	if err := json.Unmarshal([]byte(execdGet(t, env, sb, "/command/status/"+id)), &wire); err != nil || wire.FinishedAt == "" {
+		t.Fatalf("execd status: %v %+v", err, wire)
+	}
+	for _, q := range [][2]string{{"started_at", wire.StartedAt}, {"finished_at", wire.FinishedAt}} {
+		if got := strings.TrimSpace(env.Must("command", "status", sb, id, "-q", q[0])); got != q[1] {
+			t.Errorf("%s %q, execd sent %q", q[0], got, q[1])
+		}
 	}
 
 	all := "first\nsecond\ntail"
@@ -124,4 +133,28 @@ func TestInterruptCommand(t *testing.T) {
 	if r.Code != 1 || r.Stdout != "" || !strings.Contains(r.Stderr, `"message": "error interruptting code context. command session `+id+` is not running`) {
 		t.Errorf("second interrupt: %d %q %q", r.Code, r.Stdout, r.Stderr)
 	}
+}
+
+// execdGet asks a sandbox's execd for path directly (not through osb), at
+// the endpoint and with the headers the lifecycle API hands out.
+func execdGet(t *testing.T, env *cmdtest.Env, sb, path string) string {
+	t.Helper()
+	var ep struct {
+		Endpoint string
+		Headers  map[string]string
+	}
+	if err := json.Unmarshal([]byte(env.Must("sandbox", "endpoint", sb, "-p", "44772", "-o", "json")), &ep); err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest(http.MethodGet, "http://"+ep.Endpoint+path, nil)
+	for k, v := range ep.Headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
 }

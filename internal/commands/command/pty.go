@@ -53,6 +53,7 @@ type ptyRun struct {
 	takeover   bool          // the first connection evicts the session's client
 	stdin      io.Reader     // streamed to the session; nil: nothing
 	collect    bool          // -o json: output kept for the result object
+	filter     output.Filter // --jq or --template, for that object
 	timeout    time.Duration // the remote command is killed after this; 0: never
 	interrupts interruptsFunc
 	hangups    hangupsFunc
@@ -439,7 +440,9 @@ func (r *ptyRun) finish(code *int) error {
 	}
 	if r.collect {
 		res := result{ExecutionID: r.id, ExitCode: code, Duration: math.Round(time.Since(r.started).Seconds()*1000) / 1000}
-		if err := writeResult(r.ios.Out, res, held(r.out.Bytes()), held(r.err.Bytes())); err != nil {
+		p := output.New(r.ios, output.JSONF)
+		p.Filter = r.filter
+		if err := writeResult(p, res, held(r.out.Bytes()), held(r.err.Bytes())); err != nil {
 			return err
 		}
 	}

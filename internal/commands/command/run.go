@@ -20,8 +20,8 @@ import (
 )
 
 type runOptions struct {
-	f          *cmdutil.Factory
-	SandboxID  string
+	cmdutil.Base
+	Sandbox    cmdutil.Sandbox
 	Command    []string
 	Background bool
 	Workdir    string
@@ -29,9 +29,15 @@ type runOptions struct {
 	Argv       bool
 	Env        cmdutil.Pairs
 	User       string
-	Format     string
 	interrupts interruptsFunc
 	hangups    hangupsFunc
+}
+
+// runFormats are those of a foreground run (raw, json) and of a background
+// one (table, json, yaml): the run picks its default and checks the choice.
+var runFormats = &cmdutil.Formats{
+	Allowed: []string{output.Table, output.JSONF, output.YAMLF, output.Raw},
+	Usage:   "Output format: raw (default) or json in the foreground; table (default), json or yaml with --background.",
 }
 
 const separatorHelp = `Put -- between the sandbox id and the command, so that the command's own
@@ -44,10 +50,10 @@ quoted for the shell) and run with bash -c, so "sh -c 'echo ready'" arrives
 as typed. With --argv they are sent as a list and run without a shell: no
 quoting, globbing or variable expansion happens.`
 
-func newCmdRun(f *cmdutil.Factory, runF func(*runOptions) error) *cobra.Command {
-	opts := &runOptions{f: f, interrupts: notifyInterrupts, hangups: notifyHangups}
-	cmd := &cobra.Command{
-		Use:   "run SANDBOX_ID [flags] -- COMMAND...",
+func newCmdRun(f *cmdutil.Factory) *cobra.Command {
+	opts := &runOptions{interrupts: notifyInterrupts, hangups: notifyHangups}
+	return cmdutil.NewVerb(f, opts, cmdutil.Verb[runOptions]{
+		Name:  "run",
 		Short: "Run a command in a sandbox. Use `--` before the sandbox command payload.",
 		Long: "Run a command in a sandbox.\n\n" +
 			"In the foreground its output is streamed as it is written, a line per event\n" +
@@ -66,45 +72,18 @@ func newCmdRun(f *cmdutil.Factory, runF func(*runOptions) error) *cobra.Command 
 			"  osb command run abc123 -w /workspace -e DEBUG=1 -t 5m -- make test\n" +
 			"  osb command run abc123 -d -- python3 -m http.server 8000\n" +
 			"  osb command run abc123 -o json -- ls /nope",
-		Args: commandArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.SandboxID, opts.Command = args[0], args[1:]
-			if runF != nil {
-				return runF(opts)
-			}
-			return runRun(cmd.Context(), opts)
+		Args:    []cmdutil.Arg{cmdutil.SandboxArg(&opts.Sandbox), cmdutil.CommandArg(&opts.Command)},
+		Formats: runFormats,
+		Flags: func(fs *cmdutil.FlagSet) {
+			fs.BoolVarP(&opts.Background, "background", "d", false, "Run in the background and print its execution id.")
+			fs.StringVarP(&opts.Workdir, "workdir", "w", "", "Working directory of the command.")
+			fs.Duration(&opts.Timeout, "timeout", "t", "Stop the command after this long (e.g. 30s, 5m, 1h).")
+			fs.BoolVar(&opts.Argv, "argv", false, "Send the arguments as an argv list, run without a shell.")
+			fs.Pairs(&opts.Env, "env", "e", "Environment variable for the command (repeatable).")
+			fs.StringVarP(&opts.User, "user", "u", "", "Run as this numeric user (and group): UID or UID:GID.")
 		},
-	}
-	fl := cmd.Flags()
-	fl.BoolVarP(&opts.Background, "background", "d", false, "Run in the background and print its execution id.")
-	fl.StringVarP(&opts.Workdir, "workdir", "w", "", "Working directory of the command.")
-	cmdutil.DurationFlag(fl, &opts.Timeout, "timeout", "t", "Stop the command after this long (e.g. 30s, 5m, 1h).")
-	fl.BoolVar(&opts.Argv, "argv", false, "Send the arguments as an argv list, run without a shell.")
-	cmdutil.PairsFlag(fl, &opts.Env, "env", "e", "Environment variable for the command (repeatable).")
-	fl.StringVarP(&opts.User, "user", "u", "", "Run as this numeric user (and group): UID or UID:GID.")
-	cmdutil.OutputFlag(cmd, &opts.Format, "", output.Table, output.JSONF, output.YAMLF, output.Raw)
-	cmd.Flag("output").Usage = "Output format: raw (default) or json in the foreground; table (default), json or yaml with --background."
-	cmd.SetFlagErrorFunc(separatorHint)
-	return cmd
-}
-
-// commandArgs wants `fixed` positional arguments followed by a command.
-func commandArgs(fixed int) cobra.PositionalArgs {
-	return func(cmd *cobra.Command, args []string) error {
-		if len(args) <= fixed {
-			return fmt.Errorf("missing the command to run: %s", strings.Replace(cmd.UseLine(), "[flags] ", "", 1))
-		}
-		return nil
-	}
-}
-
-// separatorHint points at -- when an option of the sandbox command was
-// taken for one of osb's.
-func separatorHint(cmd *cobra.Command, err error) error {
-	if msg := err.Error(); strings.HasPrefix(msg, "unknown flag") || strings.HasPrefix(msg, "unknown shorthand") {
-		err = fmt.Errorf("%w; put -- before the command if the option is its own", err)
-	}
-	return &cmdutil.FlagError{Err: err}
+		Run: runRun,
+	})
 }
 
 // checkFormat applies the official client's rule: a foreground run prints
@@ -183,7 +162,7 @@ func runRun(ctx context.Context, opts *runOptions) error {
 	if err != nil {
 		return err
 	}
-	input := opts.f.IOStreams.Input()
+	input := opts.IOStreams.Input()
 	if err := checkStdin(input, opts); err != nil {
 		return err
 	}
@@ -193,12 +172,12 @@ func runRun(ctx context.Context, opts *runOptions) error {
 	if input != iostreams.NoInput {
 		return runWithStdin(ctx, opts, req)
 	}
-	dp, err := opts.f.Execd(ctx, opts.SandboxID)
+	dp, err := opts.Sandbox.Execd(ctx)
 	if err != nil {
 		return osbFailed(err)
 	}
 	fg := &foreground{
-		ios: opts.f.IOStreams, format: opts.Format, timeout: opts.Timeout.D, enforce: true, interrupts: opts.interrupts,
+		ios: opts.IOStreams, format: opts.Format, filter: opts.Printer().Filter, timeout: opts.Timeout.D, enforce: true, interrupts: opts.interrupts,
 		open: func(ctx context.Context) (*client.EventStream, error) { return startCommand(ctx, dp, req) },
 		stop: dp.InterruptCommand,
 	}
@@ -245,7 +224,7 @@ func osbFailed(err error) error {
 // stops there, as the official SDK does, without waiting for the server to
 // close it.
 func runBackground(ctx context.Context, opts *runOptions, req *client.RunCommandRequest) error {
-	dp, err := opts.f.Execd(ctx, opts.SandboxID)
+	dp, err := opts.Sandbox.Execd(ctx)
 	if err != nil {
 		return err
 	}
@@ -276,11 +255,14 @@ func runBackground(ctx context.Context, opts *runOptions, req *client.RunCommand
 			break
 		}
 	}
-	return opts.f.Printer(opts.Format).Panel("Background Command Started", output.Obj{
-		{Key: "execution_id", Value: id},
-		{Key: "sandbox_id", Value: dp.SandboxID},
-		{Key: "mode", Value: "background"},
-	})
+	return opts.Printer().Panel("Background Command Started", startedView{ExecutionID: id, SandboxID: dp.SandboxID, Mode: "background"})
+}
+
+// startedView is what a background run prints.
+type startedView struct {
+	ExecutionID string `json:"execution_id"`
+	SandboxID   string `json:"sandbox_id"`
+	Mode        string `json:"mode"`
 }
 
 const stdinHelp = `Stdin: when it is a pipe or a file (echo hi | osb command run ...), a
@@ -307,13 +289,13 @@ func checkStdin(input iostreams.StdinInput, opts *runOptions) error {
 	default:
 		return nil
 	}
-	return cmdutil.UsageErrorf("%s; add </dev/null to run without it, or use 'osb command shell %s -- COMMAND'", why, opts.SandboxID)
+	return cmdutil.UsageErrorf("%s; add </dev/null to run without it, or use 'osb command shell %s -- COMMAND'", why, opts.Sandbox.ID)
 }
 
 // runWithStdin runs the command in a pipe-mode PTY session of its own, with
 // stdin streamed to it and ended, then deletes the session.
 func runWithStdin(ctx context.Context, opts *runOptions, req *client.RunCommandRequest) error {
-	dp, err := opts.f.Execd(ctx, opts.SandboxID)
+	dp, err := opts.Sandbox.Execd(ctx)
 	if err != nil {
 		return osbFailed(err)
 	}
@@ -325,8 +307,8 @@ func runWithStdin(ctx context.Context, opts *runOptions, req *client.RunCommandR
 	if err != nil {
 		return osbFailed(err)
 	}
-	r := &ptyRun{ios: opts.f.IOStreams, dp: dp, id: id, sandbox: opts.SandboxID, owned: true,
-		stdin: opts.f.IOStreams.In, collect: opts.Format == output.JSONF, timeout: opts.Timeout.D,
+	r := &ptyRun{ios: opts.IOStreams, dp: dp, id: id, sandbox: opts.Sandbox.ID, owned: true,
+		stdin: opts.IOStreams.In, collect: opts.Format == output.JSONF, filter: opts.Printer().Filter, timeout: opts.Timeout.D,
 		interrupts: opts.interrupts, hangups: opts.hangups}
 	return r.run(ctx)
 }

@@ -12,9 +12,9 @@ func newCmdSession(f *cmdutil.Factory) *cobra.Command {
 	cmd.Long = "A session is one bash shell that stays alive between runs: the working directory,\n" +
 		"exported variables and functions of one run are there for the next."
 	cmd.AddCommand(
-		newCmdSessionCreate(f, nil),
-		newCmdSessionRun(f, nil),
-		newCmdSessionDelete(f, nil),
+		newCmdSessionCreate(f),
+		newCmdSessionRun(f),
+		newCmdSessionDelete(f),
 	)
 	return cmd
 }

@@ -1,42 +1,44 @@
 package command
 
 import (
+	"context"
+
 	"github.com/spf13/cobra"
 
 	"github.com/osb-dev/osb/internal/cmdutil"
-	"github.com/osb-dev/osb/internal/output"
 )
 
 type sessionCreateOptions struct {
-	f         *cmdutil.Factory
-	SandboxID string
-	Workdir   string
-	Format    string
+	cmdutil.Base
+	Sandbox cmdutil.Sandbox
+	Workdir string
 }
 
-func newCmdSessionCreate(f *cmdutil.Factory, runF func(*sessionCreateOptions) error) *cobra.Command {
-	opts := &sessionCreateOptions{f: f}
-	cmd := &cobra.Command{
-		Use:   "create SANDBOX_ID",
-		Short: "Create a persistent bash session.",
-		Long:  "Start a bash session and print its id, for 'osb command session run'.",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.SandboxID = args[0]
-			if runF != nil {
-				return runF(opts)
-			}
-			return runSessionCreate(cmd, opts)
+func newCmdSessionCreate(f *cmdutil.Factory) *cobra.Command {
+	opts := &sessionCreateOptions{}
+	return cmdutil.NewVerb(f, opts, cmdutil.Verb[sessionCreateOptions]{
+		Name:    "create",
+		Short:   "Create a persistent bash session.",
+		Long:    "Start a bash session and print its id, for 'osb command session run'.",
+		Args:    []cmdutil.Arg{cmdutil.SandboxArg(&opts.Sandbox)},
+		Formats: cmdutil.TableFormats,
+		Flags: func(fs *cmdutil.FlagSet) {
+			fs.StringVarP(&opts.Workdir, "workdir", "w", "", "Working directory of the session (created if missing).")
 		},
-	}
-	cmd.Flags().StringVarP(&opts.Workdir, "workdir", "w", "", "Working directory of the session (created if missing).")
-	cmdutil.OutputFlag(cmd, &opts.Format, output.Table, output.Table, output.JSONF, output.YAMLF)
-	return cmd
+		Run: runSessionCreate,
+	})
 }
 
-func runSessionCreate(cmd *cobra.Command, opts *sessionCreateOptions) error {
-	ctx := cmd.Context()
-	dp, err := opts.f.Execd(ctx, opts.SandboxID)
+// sessionView is what session create prints; working_directory is null
+// when none was given.
+type sessionView struct {
+	SandboxID        string  `json:"sandbox_id"`
+	SessionID        string  `json:"session_id"`
+	WorkingDirectory *string `json:"working_directory"`
+}
+
+func runSessionCreate(ctx context.Context, opts *sessionCreateOptions) error {
+	dp, err := opts.Sandbox.Execd(ctx)
 	if err != nil {
 		return err
 	}
@@ -44,13 +46,9 @@ func runSessionCreate(cmd *cobra.Command, opts *sessionCreateOptions) error {
 	if err != nil {
 		return err
 	}
-	var dir any
+	v := sessionView{SandboxID: dp.SandboxID, SessionID: sid}
 	if opts.Workdir != "" {
-		dir = opts.Workdir
+		v.WorkingDirectory = &opts.Workdir
 	}
-	return opts.f.Printer(opts.Format).Panel("Session Created", output.Obj{
-		{Key: "sandbox_id", Value: dp.SandboxID},
-		{Key: "session_id", Value: sid},
-		{Key: "working_directory", Value: dir},
-	})
+	return opts.Printer().Panel("Session Created", v)
 }

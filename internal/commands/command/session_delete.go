@@ -1,46 +1,38 @@
 package command
 
 import (
+	"context"
+
 	"github.com/spf13/cobra"
 
 	"github.com/osb-dev/osb/internal/cmdutil"
-	"github.com/osb-dev/osb/internal/output"
 )
 
 type sessionDeleteOptions struct {
-	f         *cmdutil.Factory
-	SandboxID string
+	cmdutil.Base
+	Sandbox   cmdutil.Sandbox
 	SessionID string
-	Format    string
 }
 
-func newCmdSessionDelete(f *cmdutil.Factory, runF func(*sessionDeleteOptions) error) *cobra.Command {
-	opts := &sessionDeleteOptions{f: f}
-	cmd := &cobra.Command{
-		Use:   "delete SANDBOX_ID SESSION_ID",
-		Short: "Delete a bash session.",
-		Long:  "End a bash session: its shell and whatever it still runs are killed.",
-		Args:  cobra.ExactArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.SandboxID, opts.SessionID = args[0], args[1]
-			if runF != nil {
-				return runF(opts)
-			}
-			return runSessionDelete(cmd, opts)
-		},
-	}
-	cmdutil.OutputFlag(cmd, &opts.Format, output.Table, output.Table, output.JSONF, output.YAMLF)
-	return cmd
+func newCmdSessionDelete(f *cmdutil.Factory) *cobra.Command {
+	opts := &sessionDeleteOptions{}
+	return cmdutil.NewVerb(f, opts, cmdutil.Verb[sessionDeleteOptions]{
+		Name:    "delete",
+		Short:   "Delete a bash session.",
+		Long:    "End a bash session: its shell and whatever it still runs are killed.",
+		Args:    []cmdutil.Arg{cmdutil.SandboxArg(&opts.Sandbox), cmdutil.StringArg("SESSION_ID", &opts.SessionID)},
+		Formats: cmdutil.TableFormats,
+		Run:     runSessionDelete,
+	})
 }
 
-func runSessionDelete(cmd *cobra.Command, opts *sessionDeleteOptions) error {
-	ctx := cmd.Context()
-	dp, err := opts.f.Execd(ctx, opts.SandboxID)
+func runSessionDelete(ctx context.Context, opts *sessionDeleteOptions) error {
+	dp, err := opts.Sandbox.Execd(ctx)
 	if err != nil {
 		return err
 	}
 	if err := dp.DeleteSession(ctx, opts.SessionID); err != nil {
 		return err
 	}
-	return opts.f.Printer(opts.Format).Success("Deleted session: " + opts.SessionID)
+	return opts.Printer().Success("Deleted session: " + opts.SessionID)
 }

@@ -7,24 +7,22 @@ import (
 
 	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/cmdutil"
-	"github.com/osb-dev/osb/internal/output"
 )
 
 type sessionRunOptions struct {
-	f          *cmdutil.Factory
-	SandboxID  string
+	cmdutil.Base
+	Sandbox    cmdutil.Sandbox
 	SessionID  string
 	Command    []string
 	Workdir    string
 	Timeout    cmdutil.DurationValue
-	Format     string
 	interrupts interruptsFunc
 }
 
-func newCmdSessionRun(f *cmdutil.Factory, runF func(*sessionRunOptions) error) *cobra.Command {
-	opts := &sessionRunOptions{f: f, interrupts: notifyInterrupts}
-	cmd := &cobra.Command{
-		Use:   "run SANDBOX_ID SESSION_ID [flags] -- COMMAND...",
+func newCmdSessionRun(f *cmdutil.Factory) *cobra.Command {
+	opts := &sessionRunOptions{interrupts: notifyInterrupts}
+	return cmdutil.NewVerb(f, opts, cmdutil.Verb[sessionRunOptions]{
+		Name:  "run",
 		Short: "Run a command in an existing bash session.",
 		Long: "Run a command in a bash session. Output is streamed as it is written (stderr\n" +
 			"arrives merged into stdout), and osb exits with the command's exit code, as\n" +
@@ -33,21 +31,15 @@ func newCmdSessionRun(f *cmdutil.Factory, runF func(*sessionRunOptions) error) *
 			"text, each quoted for the shell.",
 		Example: "  osb command session run abc123 $SID -- cd /workspace/app\n" +
 			"  osb command session run abc123 $SID -- make test",
-		Args: commandArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.SandboxID, opts.SessionID, opts.Command = args[0], args[1], args[2:]
-			if runF != nil {
-				return runF(opts)
-			}
-			return runSessionRun(cmd.Context(), opts)
+		Args: []cmdutil.Arg{cmdutil.SandboxArg(&opts.Sandbox), cmdutil.StringArg("SESSION_ID", &opts.SessionID),
+			cmdutil.CommandArg(&opts.Command)},
+		Formats: &cmdutil.Formats{Allowed: runFormats.Allowed, Usage: "Output format: raw (default) or json."},
+		Flags: func(fs *cmdutil.FlagSet) {
+			fs.StringVarP(&opts.Workdir, "workdir", "w", "", "Working directory for this run (the session stays there).")
+			fs.Duration(&opts.Timeout, "timeout", "t", "Stop the command after this long (e.g. 30s, 5m).")
 		},
-	}
-	cmd.Flags().StringVarP(&opts.Workdir, "workdir", "w", "", "Working directory for this run (the session stays there).")
-	cmdutil.DurationFlag(cmd.Flags(), &opts.Timeout, "timeout", "t", "Stop the command after this long (e.g. 30s, 5m).")
-	cmdutil.OutputFlag(cmd, &opts.Format, "", output.Table, output.JSONF, output.YAMLF, output.Raw)
-	cmd.Flag("output").Usage = "Output format: raw (default) or json."
-	cmd.SetFlagErrorFunc(separatorHint)
-	return cmd
+		Run: runSessionRun,
+	})
 }
 
 func runSessionRun(ctx context.Context, opts *sessionRunOptions) error {
@@ -55,12 +47,13 @@ func runSessionRun(ctx context.Context, opts *sessionRunOptions) error {
 		return err
 	}
 	req := &client.SessionRunRequest{Command: shellJoin(opts.Command), Cwd: opts.Workdir, Timeout: opts.Timeout.D.Milliseconds()}
-	dp, err := opts.f.Execd(ctx, opts.SandboxID)
+	dp, err := opts.Sandbox.Execd(ctx)
 	if err != nil {
 		return osbFailed(err)
 	}
 	fg := &foreground{
-		ios: opts.f.IOStreams, format: opts.Format, timeout: opts.Timeout.D, session: true, interrupts: opts.interrupts,
+		ios: opts.IOStreams, format: opts.Format, filter: opts.Printer().Filter, timeout: opts.Timeout.D, session: true,
+		interrupts: opts.interrupts,
 		open: func(ctx context.Context) (*client.EventStream, error) {
 			return dp.RunInSession(ctx, opts.SessionID, req)
 		},

@@ -9,12 +9,11 @@ import (
 
 	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/cmdutil"
-	"github.com/osb-dev/osb/internal/output"
 )
 
 type shellOptions struct {
-	f          *cmdutil.Factory
-	SandboxID  string
+	cmdutil.Base
+	Sandbox    cmdutil.Sandbox
 	Command    []string
 	Cwd        string
 	Env        cmdutil.Pairs
@@ -50,35 +49,25 @@ lists a sandbox's sessions (osb server only: execd has no such route);
 This command is for people. Scripts and agents should use
 'osb command run', which also takes stdin.`
 
-func newCmdShell(f *cmdutil.Factory, use string, runF func(*shellOptions) error) *cobra.Command {
-	opts := &shellOptions{f: f, interrupts: notifyInterrupts, hangups: notifyHangups}
-	cmd := &cobra.Command{
-		Use:   use + " SANDBOX_ID [flags] [-- COMMAND...]",
-		Short: "Open an interactive shell in a sandbox, or stream stdin to a command.",
+func newCmdShell(f *cmdutil.Factory, short string) *cobra.Command {
+	opts := &shellOptions{interrupts: notifyInterrupts, hangups: notifyHangups}
+	return cmdutil.NewVerb(f, opts, cmdutil.Verb[shellOptions]{
+		Name:  "shell",
+		Short: short,
 		Long:  shellLong,
 		Example: "  osb command shell abc123\n" +
 			"  osb command shell abc123 --cwd /workspace -e DEBUG=1 -- python3\n" +
 			"  tar c src | osb command shell abc123 -- tar x -C /workspace\n" +
 			"  osb command shell abc123 --session 1f0c…  --takeover",
-		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.SandboxID, opts.Command = args[0], args[1:]
-			if err := opts.validate(); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return runShell(cmd.Context(), opts)
+		Args: []cmdutil.Arg{cmdutil.SandboxArg(&opts.Sandbox), cmdutil.OptionalCommandArg(&opts.Command)},
+		Flags: func(fs *cmdutil.FlagSet) {
+			fs.StringVarP(&opts.Cwd, "cwd", "w", "", "Working directory of the new session (created when missing).")
+			fs.Pairs(&opts.Env, "env", "e", "Environment variable for the new session (repeatable).")
+			fs.StringVar(&opts.Session, "session", "", "Attach to this existing session instead of creating one.")
+			fs.BoolVar(&opts.Takeover, "takeover", false, "With --session: take the session over from the client connected to it.")
 		},
-	}
-	fl := cmd.Flags()
-	fl.StringVarP(&opts.Cwd, "cwd", "w", "", "Working directory of the new session (created when missing).")
-	cmdutil.PairsFlag(fl, &opts.Env, "env", "e", "Environment variable for the new session (repeatable).")
-	fl.StringVar(&opts.Session, "session", "", "Attach to this existing session instead of creating one.")
-	fl.BoolVar(&opts.Takeover, "takeover", false, "With --session: take the session over from the client connected to it.")
-	cmd.SetFlagErrorFunc(separatorHint)
-	return cmd
+		Run: runShell,
+	})
 }
 
 func (opts *shellOptions) validate() error {
@@ -97,16 +86,19 @@ func (opts *shellOptions) validate() error {
 }
 
 func runShell(ctx context.Context, opts *shellOptions) error {
-	ios := opts.f.IOStreams
+	if err := opts.validate(); err != nil {
+		return err
+	}
+	ios := opts.IOStreams
 	tty := ios.IsStdinTTY()
-	dp, err := opts.f.Execd(ctx, opts.SandboxID)
+	dp, err := opts.Sandbox.Execd(ctx)
 	if err != nil {
 		return osbFailed(err)
 	}
-	r := &ptyRun{ios: ios, dp: dp, id: opts.Session, sandbox: opts.SandboxID, tty: tty, takeover: opts.Takeover,
+	r := &ptyRun{ios: ios, dp: dp, id: opts.Session, sandbox: opts.Sandbox.ID, tty: tty, takeover: opts.Takeover,
 		stdin: ios.In, interrupts: opts.interrupts, hangups: opts.hangups}
 	if r.id == "" {
-		req := client.PTYRequest{Cwd: opts.Cwd, Command: opts.script(tty, opts.f.Getenv("TERM"))}
+		req := client.PTYRequest{Cwd: opts.Cwd, Command: opts.script(tty, opts.Getenv("TERM"))}
 		if r.id, err = dp.CreatePTY(ctx, req); err != nil {
 			return osbFailed(err)
 		}
@@ -136,93 +128,91 @@ func (opts *shellOptions) script(tty bool, term string) string {
 
 // newCmdShellGroup is `command shell`, with its ls and kill.
 func newCmdShellGroup(f *cmdutil.Factory) *cobra.Command {
-	cmd := newCmdShell(f, "shell", nil)
-	cmd.AddCommand(newCmdShellList(f, nil), newCmdShellKill(f, nil))
+	cmd := newCmdShell(f, "Open an interactive shell in a sandbox, or stream stdin to a command.")
+	cmd.AddCommand(newCmdShellList(f), newCmdShellKill(f))
 	return cmd
 }
 
 // NewCmdShellAlias is `osb shell`, the same as `osb command shell`.
 func NewCmdShellAlias(f *cmdutil.Factory) *cobra.Command {
-	cmd := newCmdShell(f, "shell", nil)
-	cmd.Short = "Open a shell in a sandbox (the same as 'osb command shell')."
-	return cmd
+	return newCmdShell(f, "Open a shell in a sandbox (the same as 'osb command shell').")
 }
 
 type shellListOptions struct {
-	f         *cmdutil.Factory
-	SandboxID string
-	Format    string
+	cmdutil.Base
+	Sandbox cmdutil.Sandbox
 }
 
-func newCmdShellList(f *cmdutil.Factory, runF func(*shellListOptions) error) *cobra.Command {
-	opts := &shellListOptions{f: f}
-	cmd := &cobra.Command{
-		Use:   "ls SANDBOX_ID",
+func newCmdShellList(f *cmdutil.Factory) *cobra.Command {
+	opts := &shellListOptions{}
+	return cmdutil.NewVerb(f, opts, cmdutil.Verb[shellListOptions]{
+		Name:  "ls",
 		Short: "List a sandbox's shell sessions.",
 		Long: "List the PTY sessions of a sandbox: running or not, whether a client is connected,\n" +
 			"how much output they wrote. This needs osb server, which adds the listing route;\n" +
 			"a real execd has none, and then this says so (exit 1).",
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.SandboxID = args[0]
-			if runF != nil {
-				return runF(opts)
-			}
-			return runShellList(cmd.Context(), opts)
-		},
-	}
-	cmdutil.OutputFlag(cmd, &opts.Format, output.Table, output.Table, output.JSONF, output.YAMLF)
-	return cmd
+		Args:    []cmdutil.Arg{cmdutil.SandboxArg(&opts.Sandbox)},
+		Formats: cmdutil.TableFormats,
+		Run:     runShellList,
+	})
+}
+
+// shellSessionView is a PTY session as printed, under execd's names.
+type shellSessionView struct {
+	SessionID    string `json:"session_id" table:"1"`
+	Running      bool   `json:"running" table:"3"`
+	OutputOffset int64  `json:"output_offset" table:"5"`
+	ExitCode     *int   `json:"exit_code,omitempty"`
+	Mode         string `json:"mode,omitempty" table:"2"`
+	Connected    bool   `json:"connected" table:"4"`
+	Cwd          string `json:"cwd,omitempty"`
+	Command      string `json:"command,omitempty" table:"7"`
+	CreatedAt    string `json:"created_at,omitempty" table:"6"`
 }
 
 func runShellList(ctx context.Context, opts *shellListOptions) error {
-	dp, err := opts.f.Execd(ctx, opts.SandboxID)
+	dp, err := opts.Sandbox.Execd(ctx)
 	if err != nil {
 		return err
 	}
 	list, err := dp.ListPTY(ctx)
 	if errors.Is(err, client.ErrPTYListUnsupported) {
-		return fmt.Errorf("%w; 'osb command shell kill %s SESSION_ID' ends a session whose id you know", err, opts.SandboxID)
+		return fmt.Errorf("%w; 'osb command shell kill %s SESSION_ID' ends a session whose id you know", err, opts.Sandbox.ID)
 	}
 	if err != nil {
 		return err
 	}
-	return opts.f.Printer(opts.Format).List("Shell Sessions",
-		[]string{"session_id", "mode", "running", "connected", "output_offset", "created_at", "command"}, list)
+	views := make([]shellSessionView, len(list))
+	for i, s := range list {
+		views[i] = shellSessionView(s)
+	}
+	return opts.Printer().List("Shell Sessions", views)
 }
 
 type shellKillOptions struct {
-	f          *cmdutil.Factory
-	SandboxID  string
+	cmdutil.Base
+	Sandbox    cmdutil.Sandbox
 	SessionIDs []string
-	Format     string
 }
 
-func newCmdShellKill(f *cmdutil.Factory, runF func(*shellKillOptions) error) *cobra.Command {
-	opts := &shellKillOptions{f: f}
-	cmd := &cobra.Command{
-		Use:   "kill SANDBOX_ID SESSION_ID...",
-		Short: "End shell sessions.",
-		Long:  "End PTY sessions: their shell and what it runs are killed, and a connected client sees the end.",
-		Args:  cobra.MinimumNArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.SandboxID, opts.SessionIDs = args[0], args[1:]
-			if runF != nil {
-				return runF(opts)
-			}
-			return runShellKill(cmd.Context(), opts)
-		},
-	}
-	cmdutil.OutputFlag(cmd, &opts.Format, output.Table, output.Table, output.JSONF, output.YAMLF)
-	return cmd
+func newCmdShellKill(f *cmdutil.Factory) *cobra.Command {
+	opts := &shellKillOptions{}
+	return cmdutil.NewVerb(f, opts, cmdutil.Verb[shellKillOptions]{
+		Name:    "kill",
+		Short:   "End shell sessions.",
+		Long:    "End PTY sessions: their shell and what it runs are killed, and a connected client sees the end.",
+		Args:    []cmdutil.Arg{cmdutil.SandboxArg(&opts.Sandbox), cmdutil.StringsArg("SESSION_ID", &opts.SessionIDs)},
+		Formats: cmdutil.TableFormats,
+		Run:     runShellKill,
+	})
 }
 
 func runShellKill(ctx context.Context, opts *shellKillOptions) error {
-	dp, err := opts.f.Execd(ctx, opts.SandboxID)
+	dp, err := opts.Sandbox.Execd(ctx)
 	if err != nil {
 		return err
 	}
-	p := opts.f.Printer(opts.Format)
+	p := opts.Printer()
 	for _, id := range opts.SessionIDs {
 		if err := dp.DeletePTY(ctx, id); err != nil {
 			return err

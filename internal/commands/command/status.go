@@ -1,44 +1,46 @@
 package command
 
 import (
-	"time"
+	"context"
 
 	"github.com/spf13/cobra"
 
+	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/cmdutil"
-	"github.com/osb-dev/osb/internal/output"
 )
 
 type statusOptions struct {
-	f           *cmdutil.Factory
-	SandboxID   string
+	cmdutil.Base
+	Sandbox     cmdutil.Sandbox
 	ExecutionID string
-	Format      string
 }
 
-func newCmdStatus(f *cmdutil.Factory, runF func(*statusOptions) error) *cobra.Command {
-	opts := &statusOptions{f: f}
-	cmd := &cobra.Command{
-		Use:   "status SANDBOX_ID EXECUTION_ID",
+func newCmdStatus(f *cmdutil.Factory) *cobra.Command {
+	opts := &statusOptions{}
+	return cmdutil.NewVerb(f, opts, cmdutil.Verb[statusOptions]{
+		Name:  "status",
 		Short: "Get command execution status.",
 		Long: "Show whether a command (background or foreground) is still running, and once it\n" +
-			"has finished, its exit code and finish time.",
-		Args: cobra.ExactArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.SandboxID, opts.ExecutionID = args[0], args[1]
-			if runF != nil {
-				return runF(opts)
-			}
-			return runStatus(cmd, opts)
-		},
-	}
-	cmdutil.OutputFlag(cmd, &opts.Format, output.Table, output.Table, output.JSONF, output.YAMLF)
-	return cmd
+			"has finished, its exit code and finish time. Times are printed as execd wrote them.",
+		Args:    []cmdutil.Arg{cmdutil.SandboxArg(&opts.Sandbox), cmdutil.StringArg("EXECUTION_ID", &opts.ExecutionID)},
+		Formats: cmdutil.TableFormats,
+		Run:     runStatus,
+	})
 }
 
-func runStatus(cmd *cobra.Command, opts *statusOptions) error {
-	ctx := cmd.Context()
-	dp, err := opts.f.Execd(ctx, opts.SandboxID)
+// statusView is a command's status as the official client prints it.
+type statusView struct {
+	ID         string       `json:"id"`
+	Content    string       `json:"content"`
+	Running    bool         `json:"running"`
+	ExitCode   *int         `json:"exit_code"`
+	Error      *string      `json:"error"`
+	StartedAt  *client.Time `json:"started_at"`
+	FinishedAt *client.Time `json:"finished_at"`
+}
+
+func runStatus(ctx context.Context, opts *statusOptions) error {
+	dp, err := opts.Sandbox.Execd(ctx)
 	if err != nil {
 		return err
 	}
@@ -46,16 +48,6 @@ func runStatus(cmd *cobra.Command, opts *statusOptions) error {
 	if err != nil {
 		return err
 	}
-	st.StartedAt, st.FinishedAt = microseconds(st.StartedAt), microseconds(st.FinishedAt)
-	return opts.f.Printer(opts.Format).Object("Command Status", st)
-}
-
-// microseconds is a time as the official client prints it: UTC, to the
-// microsecond (execd sends nanoseconds).
-func microseconds(t *time.Time) *time.Time {
-	if t == nil {
-		return nil
-	}
-	m := t.UTC().Truncate(time.Microsecond)
-	return &m
+	return opts.Printer().Object("Command Status", statusView{ID: st.ID, Content: st.Content, Running: st.Running,
+		ExitCode: st.ExitCode, Error: st.Error, StartedAt: st.StartedAt, FinishedAt: st.FinishedAt})
 }

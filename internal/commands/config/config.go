@@ -14,10 +14,10 @@ func NewCmdConfig(f *cmdutil.Factory) *cobra.Command {
 	// A broken config file must not stop the commands that repair it.
 	cmd.Annotations = map[string]string{cmdutil.NoConfig: ""}
 	cmd.AddCommand(
-		newCmdInit(f, nil),
-		newCmdShow(f, nil),
-		newCmdGet(f, nil),
-		newCmdSet(f, nil),
+		newCmdInit(f),
+		newCmdShow(f),
+		newCmdGet(f),
+		newCmdSet(f),
 	)
 	return cmd
 }

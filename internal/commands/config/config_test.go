@@ -2,6 +2,7 @@ package config_test
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -191,7 +192,7 @@ func TestSetRejectsBadInputAndChangesNothing(t *testing.T) {
 	}{
 		{[]string{"domain", "x"}, "Error: key must be in 'section.field' format (e.g. connection.domain), got \"domain\"\n"},
 		{[]string{"connection.colour", "x"}, "Error: unknown config key \"connection.colour\"; known keys: connection.api_key, connection.domain, connection.protocol, connection.request_timeout, connection.idle_timeout, connection.use_server_proxy, output.color, defaults.image, defaults.timeout\n"},
-		{[]string{"connection.request_timeout", "soon"}, "Error: connection.request_timeout must be a whole number, got \"soon\"\n"},
+		{[]string{"connection.request_timeout", "soon"}, "Error: connection.request_timeout must be a number, got \"soon\"\n"},
 		{[]string{"connection.request_timeout", "-3"}, "Error: connection.request_timeout must be a positive number of seconds, got \"-3\"\n"},
 		{[]string{"output.color", "maybe"}, "Error: output.color must be true or false, got \"maybe\"\n"},
 		{[]string{"connection.protocol", "ftp"}, "Error: connection.protocol must be http or https, got \"ftp\"\n"},
@@ -255,5 +256,73 @@ func TestGetUnknownKeyAndJSONErrorOnStderr(t *testing.T) {
 	want := "{\n  \"status\": \"error\",\n  \"message\": \"unknown config key \\\"nope.key\\\"; known keys: connection.api_key, connection.domain, connection.protocol, connection.request_timeout, connection.idle_timeout, connection.use_server_proxy, output.color, defaults.image, defaults.timeout\",\n  \"exit_code\": 2\n}\n"
 	if r.Stderr != want {
 		t.Fatalf("stderr %q", r.Stderr)
+	}
+}
+
+// A file the official client's `config set` wrote is read with the official
+// meaning of each value: a fractional timeout, a boolean given as a word,
+// and [output] color by Python's truth ("no" is a non-empty text: true).
+func TestReadsWhatTheOfficialClientWrites(t *testing.T) {
+	e := cmdtest.New(t)
+	path := configPath(e)
+	writeConfig(t, path, "[connection]\nrequest_timeout = 1.5\nuse_server_proxy = \"yes\"\n\n[output]\ncolor = \"no\"\n", 0o600)
+	got := e.Must("config", "show", "-q", "@this")
+	for _, want := range []string{`"request_timeout": 1.5`, `"use_server_proxy": true`, `"color": true`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("config show lacks %s:\n%s", want, got)
+		}
+	}
+	e.Must("sandbox", "list")
+	writeConfig(t, path, "[connection]\nuse_server_proxy = 0\nrequest_timeout = 0\n", 0o600)
+	if got := e.Must("config", "show", "-q", "use_server_proxy"); got != "false\n" {
+		t.Errorf("use_server_proxy = 0: %q", got)
+	}
+	if got := e.Must("config", "show", "-q", "request_timeout"); got != "30\n" {
+		t.Errorf("request_timeout = 0 falls through to the default: %q", got)
+	}
+	// A value that means nothing for its key stops commands that use it,
+	// naming the key; config show still shows the file.
+	writeConfig(t, path, "[connection]\nuse_server_proxy = \"maybe\"\n", 0o600)
+	e.Run("sandbox", "list").ExpectError(t, 2, "invalid connection.use_server_proxy in "+path+": must be true or false")
+	e.Must("config", "show")
+}
+
+// What osb's `config set` writes is TOML the official client reads with the
+// same meaning: numbers bare, booleans as booleans, text quoted.
+func TestWritesWhatTheOfficialClientReads(t *testing.T) {
+	e := cmdtest.Offline(t)
+	e.Must("config", "init")
+	e.Must("config", "set", "connection.request_timeout", "1.5")
+	e.Must("config", "set", "connection.use_server_proxy", "yes")
+	e.Must("config", "set", "connection.domain", `a"b\c`)
+	text, _ := os.ReadFile(configPath(e))
+	for _, want := range []string{"request_timeout = 1.5\n", "use_server_proxy = true\n", `domain = "a\"b\\c"` + "\n"} {
+		if !strings.Contains(string(text), want) {
+			t.Errorf("file lacks %q:\n%s", want, text)
+		}
+	}
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("no python3 to read the file with tomllib")
+	}
+	out, err := exec.Command(python, "-c", "import json,sys,tomllib; print(json.dumps(tomllib.load(open(sys.argv[1],'rb'))['connection'], sort_keys=True))", configPath(e)).CombinedOutput()
+	if err != nil {
+		t.Skipf("python3 cannot read TOML here: %v %s", err, out)
+	}
+	if want := `{"domain": "a\"b\\c", "request_timeout": 1.5, "use_server_proxy": true}` + "\n"; string(out) != want {
+		t.Errorf("tomllib reads %s, want %s", out, want)
+	}
+}
+
+// config set on a file that is not valid TOML is a usage error and leaves
+// the file byte for byte as it was.
+func TestSetOnABrokenFileChangesNothing(t *testing.T) {
+	e := cmdtest.Offline(t)
+	path := configPath(e)
+	broken := "[connection\ndomain = \"x\"\n"
+	writeConfig(t, path, broken, 0o600)
+	e.Run("config", "set", "connection.domain", "y").ExpectError(t, 2, "config file "+path+" is not valid TOML (line 1")
+	if got, _ := os.ReadFile(path); string(got) != broken {
+		t.Errorf("the file changed:\n%s", got)
 	}
 }

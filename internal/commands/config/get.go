@@ -1,6 +1,10 @@
 package config
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
+
 	"github.com/spf13/cobra"
 
 	"github.com/osb-dev/osb/internal/cmdutil"
@@ -9,29 +13,28 @@ import (
 )
 
 type getOptions struct {
-	f      *cmdutil.Factory
-	Key    string
-	Format string
+	cmdutil.Base
+	Key string
 }
 
-func newCmdGet(f *cmdutil.Factory, runF func(*getOptions) error) *cobra.Command {
-	opts := &getOptions{f: f}
-	cmd := &cobra.Command{
-		Use:   "get KEY",
+func newCmdGet(f *cmdutil.Factory) *cobra.Command {
+	opts := &getOptions{}
+	return cmdutil.NewVerb(f, opts, cmdutil.Verb[getOptions]{
+		Name:  "get",
 		Short: "Print the resolved value of one key, e.g. connection.domain.",
 		Long: "Print the value osb would use for KEY (section.field), after flags, environment,\n" +
 			"the config file and defaults. The API key is masked.",
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Key = args[0]
-			if runF != nil {
-				return runF(opts)
-			}
-			return runGet(opts)
-		},
-	}
-	cmdutil.OutputFlag(cmd, &opts.Format, "raw", "raw", "json", "yaml")
-	return cmd
+		Args:    []cmdutil.Arg{cmdutil.StringArg("KEY", &opts.Key)},
+		Formats: cmdutil.TextFormats,
+		Run:     runGet,
+	})
+}
+
+// valueView is get under json and yaml.
+type valueView struct {
+	Key    string `json:"key"`
+	Value  any    `json:"value"`
+	Source string `json:"source"`
 }
 
 // viewKey maps a file key to its name in the resolved view.
@@ -47,24 +50,25 @@ var viewKey = map[string]string{
 	"defaults.timeout":            "default_timeout",
 }
 
-func runGet(opts *getOptions) error {
+func runGet(_ context.Context, opts *getOptions) error {
 	key, err := cfg.LookupKey(opts.Key)
 	if err != nil {
 		return cmdutil.UsageErrorf("%v", err)
 	}
-	c, err := opts.f.Config()
+	c, err := opts.Config()
 	if err != nil {
 		return err
 	}
 	name := viewKey[key.Name]
-	value, found := resolvedView(c).Get(name)
-	if !found {
-		value, _ = ownView(c).Get(name)
+	fields, err := output.Fields(newResolvedView(c))
+	if err != nil {
+		return err
 	}
+	value := plain(append(fields, ownFields(c)...), name)
 	if name == "domain" && value == nil {
 		value = c.EffectiveDomain()
 	}
-	p := opts.f.Printer(opts.Format)
+	p := opts.Printer()
 	if p.Structured() {
 		source := c.Sources[name]
 		if source == "" {
@@ -73,10 +77,25 @@ func runGet(opts *getOptions) error {
 				source = cfg.SourceDefault
 			}
 		}
-		return p.Data(output.Obj{{Key: "key", Value: key.Name}, {Key: "value", Value: value}, {Key: "source", Value: source}})
+		return p.Data(valueView{Key: key.Name, Value: value, Source: source})
 	}
 	if value == nil {
 		return nil
 	}
 	return p.Text(output.Cell(value))
+}
+
+// plain is the value of a view's key as JSON has it: an unset pointer is
+// nil, a number a json.Number.
+func plain(fields output.Obj, key string) any {
+	v, _ := fields.Get(key)
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var out any
+	_ = dec.Decode(&out)
+	return out
 }

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"os"
@@ -12,32 +13,26 @@ import (
 )
 
 type initOptions struct {
-	f      *cmdutil.Factory
-	Force  bool
-	Format string
+	cmdutil.Base
+	Force bool
 }
 
-func newCmdInit(f *cmdutil.Factory, runF func(*initOptions) error) *cobra.Command {
-	opts := &initOptions{f: f}
-	cmd := &cobra.Command{
-		Use:   "init",
-		Short: "Create a config file with every setting commented out.",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return runInit(opts)
+func newCmdInit(f *cmdutil.Factory) *cobra.Command {
+	opts := &initOptions{}
+	return cmdutil.NewVerb(f, opts, cmdutil.Verb[initOptions]{
+		Name:    "init",
+		Short:   "Create a config file with every setting commented out.",
+		Formats: cmdutil.TableFormats,
+		Flags: func(fs *cmdutil.FlagSet) {
+			fs.BoolVar(&opts.Force, "force", false, "Overwrite an existing config file.")
 		},
-	}
-	cmd.Flags().BoolVar(&opts.Force, "force", false, "Overwrite an existing config file.")
-	cmdutil.OutputFlag(cmd, &opts.Format, "table", "table", "json", "yaml")
-	return cmd
+		Run: runInit,
+	})
 }
 
-func runInit(opts *initOptions) error {
-	p := opts.f.Printer(opts.Format)
-	path := opts.f.ConfigPath()
+func runInit(_ context.Context, opts *initOptions) error {
+	p := opts.Printer()
+	path := opts.ConfigPath()
 	if _, err := os.Stat(path); err == nil && !opts.Force {
 		// Not a failure: the file the user wants is already there.
 		p.Warning("Config file already exists at " + path + ". Use --force to overwrite.")

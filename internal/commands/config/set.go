@@ -1,6 +1,7 @@
 package config
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"os"
@@ -12,34 +13,26 @@ import (
 )
 
 type setOptions struct {
-	f      *cmdutil.Factory
-	Key    string
-	Value  string
-	Format string
+	cmdutil.Base
+	Key   string
+	Value string
 }
 
-func newCmdSet(f *cmdutil.Factory, runF func(*setOptions) error) *cobra.Command {
-	opts := &setOptions{f: f}
-	cmd := &cobra.Command{
-		Use:   "set KEY VALUE",
+func newCmdSet(f *cmdutil.Factory) *cobra.Command {
+	opts := &setOptions{}
+	return cmdutil.NewVerb(f, opts, cmdutil.Verb[setOptions]{
+		Name:  "set",
 		Short: "Set a key in the config file, e.g. connection.domain localhost:8080.",
 		Long: "Set KEY (section.field) to VALUE in the config file. Only that line changes:\n" +
 			"comments and other keys are kept. Unknown keys and values of the wrong type\n" +
 			"are refused. Run 'osb config init' first.",
-		Args: cobra.ExactArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Key, opts.Value = args[0], args[1]
-			if runF != nil {
-				return runF(opts)
-			}
-			return runSet(opts)
-		},
-	}
-	cmdutil.OutputFlag(cmd, &opts.Format, "table", "table", "json", "yaml")
-	return cmd
+		Args:    []cmdutil.Arg{cmdutil.StringArg("KEY", &opts.Key), cmdutil.StringArg("VALUE", &opts.Value)},
+		Formats: cmdutil.TableFormats,
+		Run:     runSet,
+	})
 }
 
-func runSet(opts *setOptions) error {
+func runSet(_ context.Context, opts *setOptions) error {
 	key, err := cfg.LookupKey(opts.Key)
 	if err != nil {
 		return cmdutil.UsageErrorf("%v", err)
@@ -48,7 +41,7 @@ func runSet(opts *setOptions) error {
 	if err != nil {
 		return cmdutil.UsageErrorf("%v", err)
 	}
-	path := opts.f.ConfigPath()
+	path := opts.ConfigPath()
 	text, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return cmdutil.UsageErrorf("config file not found: %s. Run 'osb config init' first", path)
@@ -56,12 +49,21 @@ func runSet(opts *setOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := cfg.WriteFile(path, []byte(cfg.SetValue(string(text), key.Name, literal))); err != nil {
+	// An edit by line is only safe on a file that parses: on a broken one
+	// it could add a second [section] or hide the mistake. Nothing is written.
+	if _, err := cfg.Parse(text); err != nil {
+		return cmdutil.UsageErrorf("config file %s is not valid TOML (%v); fix it, or start again with 'osb config init --force'", path, err)
+	}
+	updated := cfg.SetValue(string(text), key.Name, literal)
+	if _, err := cfg.Parse([]byte(updated)); err != nil {
+		return cmdutil.UsageErrorf("setting %s would make %s invalid TOML (%v); nothing was changed", key.Name, path, err)
+	}
+	if err := cfg.WriteFile(path, []byte(updated)); err != nil {
 		return err
 	}
 	shown := opts.Value
 	if key.Secret {
 		shown = cfg.MaskSecret(shown)
 	}
-	return opts.f.Printer(opts.Format).Success("Set " + key.Name + " = " + shown)
+	return opts.Printer().Success("Set " + key.Name + " = " + shown)
 }

@@ -8,23 +8,20 @@ import (
 	"github.com/osb-dev/osb/internal/cmdutil"
 )
 
-func newCmdBindingList(f *cmdutil.Factory, runF func(context.Context, *vaultOptions) error) *cobra.Command {
-	opts := &vaultOptions{f: f}
-	return newVaultCmd(opts, &cobra.Command{
-		Use:   "list SANDBOX_ID",
-		Short: "List sanitized binding metadata.",
-		Long:  "List the bindings of a sandbox's Credential Vault: name, revision, the requests\nit matches and its auth type. Credentials are named, never shown.",
-		Args:  cobra.ExactArgs(1),
-	}, func(ctx context.Context) error {
-		if runF != nil {
-			return runF(ctx, opts)
-		}
-		return runBindingList(ctx, opts)
+func newCmdBindingList(f *cmdutil.Factory) *cobra.Command {
+	opts := &vaultOptions{}
+	return cmdutil.NewVerb(f, opts, cmdutil.Verb[vaultOptions]{
+		Name:    "list",
+		Short:   "List sanitized binding metadata.",
+		Long:    "List the bindings of a sandbox's Credential Vault: name, revision, the requests\nit matches and its auth type. Credentials are named, never shown.",
+		Args:    opts.args(false),
+		Formats: cmdutil.TableFormats,
+		Run:     runBindingList,
 	})
 }
 
 func runBindingList(ctx context.Context, opts *vaultOptions) error {
-	v, _, err := connect(ctx, opts.f, opts.SandboxID)
+	v, _, err := connect(ctx, opts.Sandbox)
 	if err != nil {
 		return err
 	}
@@ -32,26 +29,22 @@ func runBindingList(ctx context.Context, opts *vaultOptions) error {
 	if err != nil {
 		return err
 	}
-	return opts.f.Printer(opts.Format).List("Credential Vault Bindings",
-		[]string{"name", "revision", "match", "auth"}, bindingViews(bs))
+	return opts.Printer().List("Credential Vault Bindings", bindingViews(bs))
 }
 
-func newCmdBindingGet(f *cmdutil.Factory, runF func(context.Context, *vaultOptions) error) *cobra.Command {
-	opts := &vaultOptions{f: f}
-	return newVaultCmd(opts, &cobra.Command{
-		Use:   "get SANDBOX_ID NAME",
-		Short: "Get sanitized metadata for one binding.",
-		Args:  cobra.ExactArgs(2),
-	}, func(ctx context.Context) error {
-		if runF != nil {
-			return runF(ctx, opts)
-		}
-		return runBindingGet(ctx, opts)
+func newCmdBindingGet(f *cmdutil.Factory) *cobra.Command {
+	opts := &vaultOptions{}
+	return cmdutil.NewVerb(f, opts, cmdutil.Verb[vaultOptions]{
+		Name:    "get",
+		Short:   "Get sanitized metadata for one binding.",
+		Args:    opts.args(true),
+		Formats: cmdutil.TableFormats,
+		Run:     runBindingGet,
 	})
 }
 
 func runBindingGet(ctx context.Context, opts *vaultOptions) error {
-	v, _, err := connect(ctx, opts.f, opts.SandboxID)
+	v, _, err := connect(ctx, opts.Sandbox)
 	if err != nil {
 		return err
 	}
@@ -59,5 +52,5 @@ func runBindingGet(ctx context.Context, opts *vaultOptions) error {
 	if err != nil {
 		return err
 	}
-	return opts.f.Printer(opts.Format).Object("Credential Vault Binding", newBindingView(*b))
+	return opts.Printer().Object("Credential Vault Binding", newBindingView(*b))
 }

@@ -8,23 +8,20 @@ import (
 	"github.com/osb-dev/osb/internal/cmdutil"
 )
 
-func newCmdCredentialList(f *cmdutil.Factory, runF func(context.Context, *vaultOptions) error) *cobra.Command {
-	opts := &vaultOptions{f: f}
-	return newVaultCmd(opts, &cobra.Command{
-		Use:   "list SANDBOX_ID",
-		Short: "List sanitized credential metadata.",
-		Long:  "List the credentials of a sandbox's Credential Vault: name, source type and the\nrevision that last set it. Values are never shown.",
-		Args:  cobra.ExactArgs(1),
-	}, func(ctx context.Context) error {
-		if runF != nil {
-			return runF(ctx, opts)
-		}
-		return runCredentialList(ctx, opts)
+func newCmdCredentialList(f *cmdutil.Factory) *cobra.Command {
+	opts := &vaultOptions{}
+	return cmdutil.NewVerb(f, opts, cmdutil.Verb[vaultOptions]{
+		Name:    "list",
+		Short:   "List sanitized credential metadata.",
+		Long:    "List the credentials of a sandbox's Credential Vault: name, source type and the\nrevision that last set it. Values are never shown.",
+		Args:    opts.args(false),
+		Formats: cmdutil.TableFormats,
+		Run:     runCredentialList,
 	})
 }
 
 func runCredentialList(ctx context.Context, opts *vaultOptions) error {
-	v, _, err := connect(ctx, opts.f, opts.SandboxID)
+	v, _, err := connect(ctx, opts.Sandbox)
 	if err != nil {
 		return err
 	}
@@ -32,26 +29,22 @@ func runCredentialList(ctx context.Context, opts *vaultOptions) error {
 	if err != nil {
 		return err
 	}
-	return opts.f.Printer(opts.Format).List("Credential Vault Credentials",
-		[]string{"name", "source_type", "revision"}, credentialViews(cs))
+	return opts.Printer().List("Credential Vault Credentials", credentialViews(cs))
 }
 
-func newCmdCredentialGet(f *cmdutil.Factory, runF func(context.Context, *vaultOptions) error) *cobra.Command {
-	opts := &vaultOptions{f: f}
-	return newVaultCmd(opts, &cobra.Command{
-		Use:   "get SANDBOX_ID NAME",
-		Short: "Get sanitized metadata for one credential.",
-		Args:  cobra.ExactArgs(2),
-	}, func(ctx context.Context) error {
-		if runF != nil {
-			return runF(ctx, opts)
-		}
-		return runCredentialGet(ctx, opts)
+func newCmdCredentialGet(f *cmdutil.Factory) *cobra.Command {
+	opts := &vaultOptions{}
+	return cmdutil.NewVerb(f, opts, cmdutil.Verb[vaultOptions]{
+		Name:    "get",
+		Short:   "Get sanitized metadata for one credential.",
+		Args:    opts.args(true),
+		Formats: cmdutil.TableFormats,
+		Run:     runCredentialGet,
 	})
 }
 
 func runCredentialGet(ctx context.Context, opts *vaultOptions) error {
-	v, _, err := connect(ctx, opts.f, opts.SandboxID)
+	v, _, err := connect(ctx, opts.Sandbox)
 	if err != nil {
 		return err
 	}
@@ -59,5 +52,5 @@ func runCredentialGet(ctx context.Context, opts *vaultOptions) error {
 	if err != nil {
 		return err
 	}
-	return opts.f.Printer(opts.Format).Object("Credential Vault Credential", newCredentialView(*c))
+	return opts.Printer().Object("Credential Vault Credential", newCredentialView(*c))
 }

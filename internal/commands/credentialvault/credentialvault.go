@@ -17,14 +17,14 @@ import (
 func NewCmdCredentialVault(f *cmdutil.Factory) *cobra.Command {
 	cmd := cmdutil.NewGroup("credential-vault", "Manage sandbox-local Credential Vault state.")
 	credential := cmdutil.NewGroup("credential", "Inspect sanitized Credential Vault credential metadata.")
-	credential.AddCommand(newCmdCredentialList(f, nil), newCmdCredentialGet(f, nil))
+	credential.AddCommand(newCmdCredentialList(f), newCmdCredentialGet(f))
 	binding := cmdutil.NewGroup("binding", "Inspect sanitized Credential Vault binding metadata.")
-	binding.AddCommand(newCmdBindingList(f, nil), newCmdBindingGet(f, nil))
+	binding.AddCommand(newCmdBindingList(f), newCmdBindingGet(f))
 	cmd.AddCommand(
-		newCmdCreate(f, nil),
-		newCmdGet(f, nil),
-		newCmdPatch(f, nil),
-		newCmdDelete(f, nil),
+		newCmdCreate(f),
+		newCmdGet(f),
+		newCmdPatch(f),
+		newCmdDelete(f),
 		credential,
 		binding,
 	)
@@ -32,39 +32,31 @@ func NewCmdCredentialVault(f *cmdutil.Factory) *cobra.Command {
 }
 
 // vaultOptions is what every credential-vault command has: the sandbox,
-// the credential or binding a get command names, and the output format.
+// and the credential or binding a get command names.
 type vaultOptions struct {
-	f         *cmdutil.Factory
-	SandboxID string
-	Name      string
-	Format    string
+	cmdutil.Base
+	Sandbox cmdutil.Sandbox
+	Name    string
 }
 
-// newVaultCmd completes cmd (its Use, help and Args set by the caller) as a
-// credential-vault command: SANDBOX_ID then, for a get, NAME; sandbox id
-// completion; -o table|json|yaml. run does the work once opts is filled.
-func newVaultCmd(opts *vaultOptions, cmd *cobra.Command, run func(context.Context) error) *cobra.Command {
-	cmd.ValidArgsFunction = cmdutil.CompleteSandboxIDs(opts.f, false)
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		opts.SandboxID = args[0]
-		if len(args) > 1 {
-			opts.Name = args[1]
-		}
-		return run(cmd.Context())
+// args are SANDBOX_ID, then NAME for a get of one credential or binding.
+func (o *vaultOptions) args(named bool) []cmdutil.Arg {
+	args := []cmdutil.Arg{cmdutil.SandboxArg(&o.Sandbox)}
+	if named {
+		args = append(args, cmdutil.StringArg("NAME", &o.Name))
 	}
-	cmdutil.OutputFlag(cmd, &opts.Format, "table", "table", "json", "yaml")
-	return cmd
+	return args
 }
 
 // printState shows the whole vault, as create, get and patch do.
 func printState(opts *vaultOptions, st *client.CredentialVaultState) error {
-	return opts.f.Printer(opts.Format).Object("Credential Vault", newStateView(st))
+	return opts.Printer().Object("Credential Vault", newStateView(st))
 }
 
 // connect reaches the vault of a sandbox (by id or unique prefix); a
 // sandbox made from a template has none, which is an error.
-func connect(ctx context.Context, f *cmdutil.Factory, sandboxID string) (*client.CredentialVault, string, error) {
-	eg, err := f.Egress(ctx, sandboxID)
+func connect(ctx context.Context, sb cmdutil.Sandbox) (*client.CredentialVault, string, error) {
+	eg, err := sb.Egress(ctx)
 	if err != nil {
 		return nil, "", err
 	}

@@ -12,16 +12,16 @@ type stateView struct {
 }
 
 type credentialView struct {
-	Name       string `json:"name"`
-	SourceType string `json:"source_type"`
-	Revision   int64  `json:"revision"`
+	Name       string `json:"name" table:"1"`
+	SourceType string `json:"source_type" table:"2"`
+	Revision   int64  `json:"revision" table:"3"`
 }
 
 type bindingView struct {
-	Name     string     `json:"name"`
-	Revision int64      `json:"revision"`
-	Match    *matchView `json:"match"`
-	Auth     *authView  `json:"auth"`
+	Name     string     `json:"name" table:"1"`
+	Revision int64      `json:"revision" table:"2"`
+	Match    *matchView `json:"match" table:"3"`
+	Auth     *authView  `json:"auth" table:"4"`
 }
 
 type matchView struct {

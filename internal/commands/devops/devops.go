@@ -22,35 +22,31 @@ func NewCmdDevops(f *cmdutil.Factory) *cobra.Command {
 		"summary of a sandbox. 'logs' and 'events' are deprecated in favour of\n" +
 		"'osb diagnostics logs' and 'osb diagnostics events'."
 	cmd.AddCommand(
-		newCmdLogs(f, nil),
-		newCmdInspect(f, nil),
-		newCmdEvents(f, nil),
-		newCmdSummary(f, nil),
+		newCmdLogs(f),
+		newCmdInspect(f),
+		newCmdEvents(f),
+		newCmdSummary(f),
 	)
 	return cmd
 }
 
 // textOptions is what every devops command has.
 type textOptions struct {
-	f         *cmdutil.Factory
-	SandboxID string
-	Format    string
+	cmdutil.Base
+	Sandbox cmdutil.Sandbox
 }
 
-// newTextCmd builds a devops command taking SANDBOX_ID and only -o raw.
-func newTextCmd(opts *textOptions, use, short string, run func(context.Context) error) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   use,
-		Short: short,
-		Long:  short + " SANDBOX_ID may be any unique prefix of the id.",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.SandboxID = args[0]
-			return run(cmd.Context())
-		},
+// textVerb declares a devops command: SANDBOX_ID, the text as it is (-o raw).
+func textVerb[O any](name, short string, sb *cmdutil.Sandbox, flags func(*cmdutil.FlagSet), run func(context.Context, *O) error) cmdutil.Verb[O] {
+	return cmdutil.Verb[O]{
+		Name:    name,
+		Short:   short,
+		Long:    short + " SANDBOX_ID may be any unique prefix of the id.",
+		Args:    []cmdutil.Arg{cmdutil.SandboxArg(sb)},
+		Formats: cmdutil.RawOnly,
+		Flags:   flags,
+		Run:     run,
 	}
-	cmdutil.OutputFlag(cmd, &opts.Format, "raw", "raw")
-	return cmd
 }
 
 // positive rejects a count flag below 1 before any request.
@@ -64,16 +60,16 @@ func positive(name string, n int) error {
 // printText streams a legacy diagnostics route to stdout, ending it with a
 // newline when it lacks one. An unknown sandbox is exit 4.
 func printText(ctx context.Context, opts *textOptions, route string, q url.Values) error {
-	err := opts.f.WithSandbox(ctx, opts.SandboxID, func(c *client.Client, id string) error {
+	err := opts.Sandbox.Do(ctx, func(c *client.Client, id string) error {
 		body, err := c.LegacyDiagnostic(ctx, id, route, q)
 		if err != nil {
 			return err
 		}
 		defer body.Close()
-		return copyText(opts.f.IOStreams.Out, body)
+		return copyText(opts.IOStreams.Out, body)
 	})
 	if client.IsStatus(err, http.StatusNotFound) {
-		return &cmdutil.ExitError{Code: cmdutil.ExitNotFound, Err: fmt.Errorf("Sandbox '%s' not found.", opts.SandboxID)}
+		return &cmdutil.ExitError{Code: cmdutil.ExitNotFound, Err: fmt.Errorf("Sandbox '%s' not found.", opts.Sandbox.ID)}
 	}
 	return err
 }
@@ -106,5 +102,5 @@ func (l *lastByteWriter) Write(p []byte) (int, error) {
 
 // deprecated warns on stderr that a command has a stable replacement.
 func deprecated(opts *textOptions, old, replacement string) {
-	opts.f.Printer(opts.Format).Warning(fmt.Sprintf("`osb devops %s` is deprecated. Use `osb diagnostics %s`.", old, replacement))
+	opts.Printer().Warning(fmt.Sprintf("`osb devops %s` is deprecated. Use `osb diagnostics %s`.", old, replacement))
 }

@@ -15,17 +15,11 @@ type eventsOptions struct {
 	Limit int
 }
 
-func newCmdEvents(f *cmdutil.Factory, runF func(context.Context, *eventsOptions) error) *cobra.Command {
-	opts := &eventsOptions{textOptions: textOptions{f: f}}
-	cmd := newTextCmd(&opts.textOptions, "events SANDBOX_ID", "Deprecated: print a sandbox's last events; use 'osb diagnostics events'.",
-		func(ctx context.Context) error {
-			if runF != nil {
-				return runF(ctx, opts)
-			}
-			return runEvents(ctx, opts)
-		})
-	cmd.Flags().IntVarP(&opts.Limit, "limit", "l", 50, "Maximum number of events.")
-	return cmd
+func newCmdEvents(f *cmdutil.Factory) *cobra.Command {
+	opts := &eventsOptions{}
+	return cmdutil.NewVerb(f, opts, textVerb("events", "Deprecated: print a sandbox's last events; use 'osb diagnostics events'.", &opts.Sandbox,
+		func(fs *cmdutil.FlagSet) { fs.IntVarP(&opts.Limit, "limit", "l", 50, "Maximum number of events.") },
+		runEvents))
 }
 
 func runEvents(ctx context.Context, opts *eventsOptions) error {

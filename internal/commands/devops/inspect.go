@@ -8,13 +8,8 @@ import (
 	"github.com/osb-dev/osb/internal/cmdutil"
 )
 
-func newCmdInspect(f *cmdutil.Factory, runF func(context.Context, *textOptions) error) *cobra.Command {
-	opts := &textOptions{f: f}
-	return newTextCmd(opts, "inspect SANDBOX_ID", "Print the server's detailed inspection of a sandbox.",
-		func(ctx context.Context) error {
-			if runF != nil {
-				return runF(ctx, opts)
-			}
-			return printText(ctx, opts, "inspect", nil)
-		})
+func newCmdInspect(f *cmdutil.Factory) *cobra.Command {
+	opts := &textOptions{}
+	return cmdutil.NewVerb(f, opts, textVerb("inspect", "Print the server's detailed inspection of a sandbox.", &opts.Sandbox, nil,
+		func(ctx context.Context, opts *textOptions) error { return printText(ctx, opts, "inspect", nil) }))
 }

@@ -16,18 +16,14 @@ type logsOptions struct {
 	Since string
 }
 
-func newCmdLogs(f *cmdutil.Factory, runF func(context.Context, *logsOptions) error) *cobra.Command {
-	opts := &logsOptions{textOptions: textOptions{f: f}}
-	cmd := newTextCmd(&opts.textOptions, "logs SANDBOX_ID", "Deprecated: print a sandbox's last log lines; use 'osb diagnostics logs'.",
-		func(ctx context.Context) error {
-			if runF != nil {
-				return runF(ctx, opts)
-			}
-			return runLogs(ctx, opts)
-		})
-	cmd.Flags().IntVarP(&opts.Tail, "tail", "n", 100, "Number of trailing log lines.")
-	cmd.Flags().StringVarP(&opts.Since, "since", "s", "", "Only logs newer than this duration, e.g. 10m or 1h.")
-	return cmd
+func newCmdLogs(f *cmdutil.Factory) *cobra.Command {
+	opts := &logsOptions{}
+	return cmdutil.NewVerb(f, opts, textVerb("logs", "Deprecated: print a sandbox's last log lines; use 'osb diagnostics logs'.", &opts.Sandbox,
+		func(fs *cmdutil.FlagSet) {
+			fs.IntVarP(&opts.Tail, "tail", "n", 100, "Number of trailing log lines.")
+			fs.StringVarP(&opts.Since, "since", "s", "", "Only logs newer than this duration, e.g. 10m or 1h.")
+		},
+		runLogs))
 }
 
 func runLogs(ctx context.Context, opts *logsOptions) error {

@@ -16,18 +16,14 @@ type summaryOptions struct {
 	EventLimit int
 }
 
-func newCmdSummary(f *cmdutil.Factory, runF func(context.Context, *summaryOptions) error) *cobra.Command {
-	opts := &summaryOptions{textOptions: textOptions{f: f}}
-	cmd := newTextCmd(&opts.textOptions, "summary SANDBOX_ID", "Print inspection, recent events and recent logs of a sandbox in one go.",
-		func(ctx context.Context) error {
-			if runF != nil {
-				return runF(ctx, opts)
-			}
-			return runSummary(ctx, opts)
-		})
-	cmd.Flags().IntVarP(&opts.Tail, "tail", "n", 50, "Number of trailing log lines.")
-	cmd.Flags().IntVar(&opts.EventLimit, "event-limit", 20, "Maximum number of events.")
-	return cmd
+func newCmdSummary(f *cmdutil.Factory) *cobra.Command {
+	opts := &summaryOptions{}
+	return cmdutil.NewVerb(f, opts, textVerb("summary", "Print inspection, recent events and recent logs of a sandbox in one go.", &opts.Sandbox,
+		func(fs *cmdutil.FlagSet) {
+			fs.IntVarP(&opts.Tail, "tail", "n", 50, "Number of trailing log lines.")
+			fs.IntVar(&opts.EventLimit, "event-limit", 20, "Maximum number of events.")
+		},
+		runSummary))
 }
 
 func runSummary(ctx context.Context, opts *summaryOptions) error {

@@ -17,8 +17,8 @@ func NewCmdDiagnostics(f *cmdutil.Factory) *cobra.Command {
 		"A server that does not implement scoped diagnostics (HTTP 501) is asked for\n" +
 		"its legacy unscoped text instead, with a warning that the scope was not applied."
 	cmd.AddCommand(
-		newCmdLogs(f, nil),
-		newCmdEvents(f, nil),
+		newCmdLogs(f),
+		newCmdEvents(f),
 	)
 	return cmd
 }

@@ -1,16 +1,14 @@
 package diagnostics
 
 import (
-	"context"
-
 	"github.com/spf13/cobra"
 
 	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/cmdutil"
 )
 
-func newCmdEvents(f *cmdutil.Factory, runF func(context.Context, *fetchOptions) error) *cobra.Command {
-	return newCmdFetch(f, runF, fetchKind{
+func newCmdEvents(f *cmdutil.Factory) *cobra.Command {
+	return newCmdFetch(f, fetchKind{
 		kind:  client.DiagnosticEvents,
 		title: "Diagnostic Events",
 		short: "Show a sandbox's diagnostic events for a scope.",

@@ -25,40 +25,39 @@ type fetchKind struct {
 }
 
 type fetchOptions struct {
-	f         *cmdutil.Factory
-	kind      fetchKind
-	SandboxID string
-	Scope     string
-	Format    string
+	cmdutil.Base
+	kind    fetchKind
+	Sandbox cmdutil.Sandbox
+	Scope   string
 }
 
 // maxLegacyText bounds what the 501 fallback reads: it becomes one inline
 // descriptor in memory.
 const maxLegacyText = 16 << 20
 
-func newCmdFetch(f *cmdutil.Factory, runF func(context.Context, *fetchOptions) error, k fetchKind) *cobra.Command {
-	opts := &fetchOptions{f: f, kind: k}
-	cmd := &cobra.Command{
-		Use:   k.kind + " SANDBOX_ID",
+// diagnosticFormats print the text by default, or the descriptor.
+var diagnosticFormats = &cmdutil.Formats{
+	Allowed: []string{output.Table, output.JSONF, output.YAMLF, output.Raw}, Default: output.Raw,
+	Usage: "Output format: table, json, yaml, raw. raw prints inline text, or the content URL for URL-delivered diagnostics.",
+}
+
+func newCmdFetch(f *cmdutil.Factory, k fetchKind) *cobra.Command {
+	opts := &fetchOptions{kind: k}
+	return cmdutil.NewVerb(f, opts, cmdutil.Verb[fetchOptions]{
+		Name:  k.kind,
 		Short: k.short,
 		Long: k.short + " SANDBOX_ID may be any unique prefix of the id.\n\n" +
 			"raw output prints the text (warnings about it go to stderr), or the content URL\n" +
 			"when the server delivers it by URL; table, json and yaml show the descriptor.",
 		Example: k.example,
-		Args:    cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.SandboxID = args[0]
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runFetch(cmd.Context(), opts)
+		Args:    []cmdutil.Arg{cmdutil.SandboxArg(&opts.Sandbox)},
+		Formats: diagnosticFormats,
+		Flags: func(fs *cmdutil.FlagSet) {
+			fs.StringVarP(&opts.Scope, "scope", "s", "", k.scopeHelp)
+			fs.Required("scope")
 		},
-	}
-	cmd.Flags().StringVarP(&opts.Scope, "scope", "s", "", k.scopeHelp)
-	_ = cmd.MarkFlagRequired("scope")
-	cmdutil.EnumFlag(cmd, &opts.Format, "output", "o", "raw", []string{"table", "json", "yaml", "raw"},
-		"Output format: table, json, yaml, raw. raw prints inline text, or the content URL for URL-delivered diagnostics.")
-	return cmd
+		Run: runFetch,
+	})
 }
 
 func runFetch(ctx context.Context, opts *fetchOptions) error {
@@ -66,7 +65,7 @@ func runFetch(ctx context.Context, opts *fetchOptions) error {
 		return cmdutil.UsageErrorf("--scope must not be empty")
 	}
 	var d *client.Diagnostic
-	err := opts.f.WithSandbox(ctx, opts.SandboxID, func(c *client.Client, id string) error {
+	err := opts.Sandbox.Do(ctx, func(c *client.Client, id string) error {
 		var err error
 		d, err = c.GetDiagnostic(ctx, id, opts.kind.kind, opts.Scope)
 		if client.IsStatus(err, http.StatusNotImplemented) {
@@ -77,7 +76,7 @@ func runFetch(ctx context.Context, opts *fetchOptions) error {
 	if err != nil {
 		return err
 	}
-	return render(opts.f.Printer(opts.Format), opts.kind.title, d)
+	return render(opts.Printer(), opts.kind.title, d)
 }
 
 // legacyFallback asks a server without the scoped API (HTTP 501) for its
@@ -106,17 +105,17 @@ func legacyFallback(ctx context.Context, c *client.Client, id, kind, scope strin
 // diagnosticView is the descriptor as osb prints it: the official client's
 // snake_case keys, every key present (null when unset).
 type diagnosticView struct {
-	SandboxID     string   `json:"sandbox_id"`
-	Kind          string   `json:"kind"`
-	Scope         string   `json:"scope"`
-	Delivery      string   `json:"delivery"`
-	ContentType   string   `json:"content_type"`
-	Truncated     bool     `json:"truncated"`
-	Content       *string  `json:"content"`
-	ContentURL    *string  `json:"content_url"`
-	ContentLength *int64   `json:"content_length"`
-	ExpiresAt     *string  `json:"expires_at"`
-	Warnings      []string `json:"warnings"`
+	SandboxID     string       `json:"sandbox_id"`
+	Kind          string       `json:"kind"`
+	Scope         string       `json:"scope"`
+	Delivery      string       `json:"delivery"`
+	ContentType   string       `json:"content_type"`
+	Truncated     bool         `json:"truncated"`
+	Content       *string      `json:"content"`
+	ContentURL    *string      `json:"content_url"`
+	ContentLength *int64       `json:"content_length"`
+	ExpiresAt     *client.Time `json:"expires_at"`
+	Warnings      []string     `json:"warnings"`
 }
 
 func render(p *output.Printer, title string, d *client.Diagnostic) error {
@@ -124,7 +123,7 @@ func render(p *output.Printer, title string, d *client.Diagnostic) error {
 		return p.Object(title, diagnosticView{
 			SandboxID: d.SandboxID, Kind: d.Kind, Scope: d.Scope, Delivery: d.Delivery, ContentType: d.ContentType,
 			Truncated: d.Truncated, Content: d.Content, ContentURL: d.ContentURL, ContentLength: d.ContentLength,
-			ExpiresAt: cmdutil.Timestamp(d.ExpiresAt), Warnings: d.Warnings,
+			ExpiresAt: d.ExpiresAt, Warnings: d.Warnings,
 		})
 	}
 	if d.Truncated {

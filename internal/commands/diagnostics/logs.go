@@ -1,16 +1,14 @@
 package diagnostics
 
 import (
-	"context"
-
 	"github.com/spf13/cobra"
 
 	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/cmdutil"
 )
 
-func newCmdLogs(f *cmdutil.Factory, runF func(context.Context, *fetchOptions) error) *cobra.Command {
-	return newCmdFetch(f, runF, fetchKind{
+func newCmdLogs(f *cmdutil.Factory) *cobra.Command {
+	return newCmdFetch(f, fetchKind{
 		kind:  client.DiagnosticLogs,
 		title: "Diagnostic Logs",
 		short: "Show a sandbox's diagnostic logs for a scope.",

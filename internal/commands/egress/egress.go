@@ -15,9 +15,9 @@ import (
 func NewCmdEgress(f *cmdutil.Factory) *cobra.Command {
 	cmd := cmdutil.NewGroup("egress", "Manage runtime egress policy for a sandbox.")
 	cmd.AddCommand(
-		newCmdGet(f, nil),
-		newCmdPatch(f, nil),
-		newCmdDelete(f, nil),
+		newCmdGet(f),
+		newCmdPatch(f),
+		newCmdDelete(f),
 	)
 	return cmd
 }

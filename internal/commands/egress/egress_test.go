@@ -111,7 +111,7 @@ func TestEgressBadInputSendsNothing(t *testing.T) {
 		{[]string{"egress", "patch", id, "--rule", "allow=a.org", "-o", "xml"}, `invalid argument "xml" for "-o, --output"`},
 		{[]string{"egress", "delete", id}, `required flag(s) "target" not set`},
 		{[]string{"egress", "delete", id, "--target", " "}, "Error: --target cannot be blank.\n"},
-		{[]string{"egress", "get"}, "accepts 1 arg(s), received 0"},
+		{[]string{"egress", "get"}, "missing SANDBOX_ID"},
 	} {
 		r := env.Run(append([]string{"-v"}, c.args...)...).ExpectCode(t, 2)
 		// Our own messages are whole lines and all there is; cobra's come with usage help.

@@ -11,31 +11,22 @@ import (
 )
 
 type getOptions struct {
-	f         *cmdutil.Factory
-	SandboxID string
-	Format    string
+	cmdutil.Base
+	Sandbox cmdutil.Sandbox
 }
 
-func newCmdGet(f *cmdutil.Factory, runF func(context.Context, *getOptions) error) *cobra.Command {
-	opts := &getOptions{f: f}
-	cmd := &cobra.Command{
-		Use:   "get SANDBOX_ID",
+func newCmdGet(f *cmdutil.Factory) *cobra.Command {
+	opts := &getOptions{}
+	return cmdutil.NewVerb(f, opts, cmdutil.Verb[getOptions]{
+		Name:  "get",
 		Short: "Show the current egress policy.",
 		Long: "Show the egress policy of a sandbox: the default action and the rules, in the\n" +
 			"order they are tried. SANDBOX_ID may be any unique prefix of the id.",
-		Example:           "  osb egress get sbx-123 -o json",
-		Args:              cobra.ExactArgs(1),
-		ValidArgsFunction: cmdutil.CompleteSandboxIDs(f, false),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.SandboxID = args[0]
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runGet(cmd.Context(), opts)
-		},
-	}
-	cmdutil.OutputFlag(cmd, &opts.Format, "table", "table", "json", "yaml")
-	return cmd
+		Example: "  osb egress get sbx-123 -o json",
+		Args:    []cmdutil.Arg{cmdutil.SandboxArg(&opts.Sandbox)},
+		Formats: cmdutil.TableFormats,
+		Run:     runGet,
+	})
 }
 
 // policyView is the policy as the official client prints it: snake_case.
@@ -45,7 +36,7 @@ type policyView struct {
 }
 
 func runGet(ctx context.Context, opts *getOptions) error {
-	eg, err := opts.f.Egress(ctx, opts.SandboxID)
+	eg, err := opts.Sandbox.Egress(ctx)
 	if err != nil {
 		return err
 	}
@@ -56,7 +47,7 @@ func runGet(ctx context.Context, opts *getOptions) error {
 	if st.Policy == nil {
 		return errors.New("the server's policy response has no policy")
 	}
-	p := opts.f.Printer(opts.Format)
+	p := opts.Printer()
 	warnNotEnforced(p, st)
 	return p.Object("Egress Policy", policyView{DefaultAction: st.Policy.DefaultAction, Egress: st.Policy.Egress})
 }

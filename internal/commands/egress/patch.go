@@ -8,47 +8,40 @@ import (
 
 	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/cmdutil"
-	"github.com/osb-dev/osb/internal/output"
 )
 
 type patchOptions struct {
-	f         *cmdutil.Factory
-	SandboxID string
-	Rules     []client.NetworkRule
-	Format    string
+	cmdutil.Base
+	Sandbox cmdutil.Sandbox
+	Rules   []string
 }
 
-func newCmdPatch(f *cmdutil.Factory, runF func(context.Context, *patchOptions) error) *cobra.Command {
-	opts := &patchOptions{f: f}
-	var raw []string
-	cmd := &cobra.Command{
-		Use:   "patch SANDBOX_ID --rule ACTION=TARGET...",
-		Short: "Patch runtime egress rules with merge semantics.",
+func newCmdPatch(f *cmdutil.Factory) *cobra.Command {
+	opts := &patchOptions{}
+	return cmdutil.NewVerb(f, opts, cmdutil.Verb[patchOptions]{
+		Name:    "patch",
+		UseTail: "--rule ACTION=TARGET...",
+		Short:   "Patch runtime egress rules with merge semantics.",
 		Long: "Merge rules into a sandbox's egress policy: each rule replaces the current rule\n" +
 			"for its target and takes priority over the others; rules for other targets stay;\n" +
 			"the default action is kept. If one target is given twice, the first rule wins.\n" +
 			"ACTION is allow or deny; TARGET is a domain (pypi.org) or a wildcard over its\n" +
 			"subdomains (*.pypi.org). Rules are checked before anything is sent.",
-		Example:           "  osb egress patch sbx-123 --rule allow=pypi.org --rule deny=*.example.com",
-		Args:              cobra.ExactArgs(1),
-		ValidArgsFunction: cmdutil.CompleteSandboxIDs(f, false),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.SandboxID = args[0]
-			rules, err := parseRules(raw)
-			if err != nil {
-				return err
-			}
-			opts.Rules = rules
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runPatch(cmd.Context(), opts)
+		Example: "  osb egress patch sbx-123 --rule allow=pypi.org --rule deny=*.example.com",
+		Args:    []cmdutil.Arg{cmdutil.SandboxArg(&opts.Sandbox)},
+		Formats: cmdutil.TableFormats,
+		Flags: func(fs *cmdutil.FlagSet) {
+			fs.StringArrayVar(&opts.Rules, "rule", nil, "Rule in ACTION=TARGET form, e.g. allow=pypi.org (required, repeatable).")
+			fs.Required("rule")
 		},
-	}
-	cmd.Flags().StringArrayVar(&raw, "rule", nil, "Rule in ACTION=TARGET form, e.g. allow=pypi.org (required, repeatable).")
-	_ = cmd.MarkFlagRequired("rule")
-	cmdutil.OutputFlag(cmd, &opts.Format, "table", "table", "json", "yaml")
-	return cmd
+		Run: runPatch,
+	})
+}
+
+// patchedView is what patch prints.
+type patchedView struct {
+	SandboxID    string               `json:"sandbox_id"`
+	PatchedRules []client.NetworkRule `json:"patched_rules"`
 }
 
 // parseRules reads every --rule before any request: split at the first
@@ -74,18 +67,19 @@ func parseRules(raw []string) ([]client.NetworkRule, error) {
 }
 
 func runPatch(ctx context.Context, opts *patchOptions) error {
-	eg, err := opts.f.Egress(ctx, opts.SandboxID)
+	rules, err := parseRules(opts.Rules)
 	if err != nil {
 		return err
 	}
-	st, err := eg.PatchRules(ctx, opts.Rules)
+	eg, err := opts.Sandbox.Egress(ctx)
 	if err != nil {
 		return err
 	}
-	p := opts.f.Printer(opts.Format)
+	st, err := eg.PatchRules(ctx, rules)
+	if err != nil {
+		return err
+	}
+	p := opts.Printer()
 	warnNotEnforced(p, st)
-	return p.Panel("Egress Policy Patched", output.Obj{
-		{Key: "sandbox_id", Value: eg.SandboxID()},
-		{Key: "patched_rules", Value: opts.Rules},
-	})
+	return p.Panel("Egress Policy Patched", patchedView{SandboxID: eg.SandboxID(), PatchedRules: rules})
 }

@@ -10,41 +10,34 @@ import (
 )
 
 type catOptions struct {
-	f         *cmdutil.Factory
-	SandboxID string
-	Path      string
-	Encoding  string
-	Format    string
+	cmdutil.Base
+	Sandbox  cmdutil.Sandbox
+	Path     string
+	Encoding string
 }
 
-func newCmdCat(f *cmdutil.Factory, runF func(context.Context, *catOptions) error) *cobra.Command {
-	opts := &catOptions{f: f}
-	cmd := &cobra.Command{
-		Use:   "cat SANDBOX_ID PATH",
+func newCmdCat(f *cmdutil.Factory) *cobra.Command {
+	opts := &catOptions{}
+	return cmdutil.NewVerb(f, opts, cmdutil.Verb[catOptions]{
+		Name:  "cat",
 		Short: "Print a file of the sandbox.",
 		Long: "Print a file of the sandbox exactly as stored: no newline is added and\n" +
 			"binary content passes through unchanged. The file is streamed, never held\n" +
 			"in memory.",
-		Args:              cobra.ExactArgs(2),
-		ValidArgsFunction: cmdutil.CompleteSandboxIDs(f, false),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.SandboxID, opts.Path = args[0], args[1]
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runCat(cmd.Context(), opts)
+		Args:    []cmdutil.Arg{cmdutil.SandboxArg(&opts.Sandbox), cmdutil.StringArg("PATH", &opts.Path)},
+		Formats: cmdutil.RawOnly,
+		Flags: func(fs *cmdutil.FlagSet) {
+			fs.StringVar(&opts.Encoding, "encoding", "utf-8", "File encoding (only utf-8: bytes are printed as they are).")
 		},
-	}
-	cmd.Flags().StringVar(&opts.Encoding, "encoding", "utf-8", "File encoding (only utf-8: bytes are printed as they are).")
-	cmdutil.OutputFlag(cmd, &opts.Format, "raw", "raw")
-	return cmd
+		Run: runCat,
+	})
 }
 
 func runCat(ctx context.Context, opts *catOptions) error {
 	if err := checkEncoding(opts.Encoding); err != nil {
 		return err
 	}
-	dp, err := opts.f.Execd(ctx, opts.SandboxID)
+	dp, err := opts.Sandbox.Execd(ctx)
 	if err != nil {
 		return err
 	}
@@ -53,6 +46,6 @@ func runCat(ctx context.Context, opts *catOptions) error {
 		return err
 	}
 	defer dl.Body.Close()
-	_, err = transfer.Copy(opts.f.IOStreams.Out, dl.Body, dl.Size)
+	_, err = transfer.Copy(opts.IOStreams.Out, dl.Body, dl.Size)
 	return readFailed(ctx, opts.Path, err)
 }

@@ -10,51 +10,41 @@ import (
 )
 
 type chmodOptions struct {
-	f          *cmdutil.Factory
-	SandboxID  string
-	Path       string
-	Permission client.Permission
-	Format     string
+	cmdutil.Base
+	Sandbox cmdutil.Sandbox
+	Path    string
+	perm    permFlags
 }
 
-func newCmdChmod(f *cmdutil.Factory, runF func(context.Context, *chmodOptions) error) *cobra.Command {
-	opts := &chmodOptions{f: f}
-	var mode, owner, group string
-	cmd := &cobra.Command{
-		Use:   "chmod SANDBOX_ID PATH --mode MODE",
-		Short: "Set the permissions (and owner) of a file in the sandbox.",
+func newCmdChmod(f *cmdutil.Factory) *cobra.Command {
+	opts := &chmodOptions{}
+	return cmdutil.NewVerb(f, opts, cmdutil.Verb[chmodOptions]{
+		Name:    "chmod",
+		UseTail: "--mode MODE",
+		Short:   "Set the permissions (and owner) of a file in the sandbox.",
 		Long: "Set PATH's permission to --mode, given as digits (644, 0755), and its owner\n" +
 			"and group when --owner or --group is given.",
-		Args:              cobra.ExactArgs(2),
-		ValidArgsFunction: cmdutil.CompleteSandboxIDs(f, false),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.SandboxID, opts.Path = args[0], args[1]
-			m, err := parseMode(mode)
-			if err != nil {
-				return err
-			}
-			opts.Permission = client.Permission{Mode: m, Owner: optional(cmd, "owner", owner), Group: optional(cmd, "group", group)}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runChmod(cmd.Context(), opts)
+		Args:    []cmdutil.Arg{cmdutil.SandboxArg(&opts.Sandbox), cmdutil.StringArg("PATH", &opts.Path)},
+		Formats: cmdutil.TableFormats,
+		Flags: func(fs *cmdutil.FlagSet) {
+			opts.perm.add(fs, "Permission mode, e.g. 644 or 0755 (required).", "File")
+			fs.Required("mode")
 		},
-	}
-	cmd.Flags().StringVar(&mode, "mode", "", "Permission mode, e.g. 644 or 0755 (required).")
-	cmd.Flags().StringVar(&owner, "owner", "", "File owner.")
-	cmd.Flags().StringVar(&group, "group", "", "File group.")
-	_ = cmd.MarkFlagRequired("mode")
-	cmdutil.OutputFlag(cmd, &opts.Format, "table", "table", "json", "yaml")
-	return cmd
+		Run: runChmod,
+	})
 }
 
 func runChmod(ctx context.Context, opts *chmodOptions) error {
-	dp, err := opts.f.Execd(ctx, opts.SandboxID)
+	perm, err := opts.perm.permission()
 	if err != nil {
 		return err
 	}
-	if err := dp.SetPermissions(ctx, map[string]client.Permission{opts.Path: opts.Permission}); err != nil {
+	dp, err := opts.Sandbox.Execd(ctx)
+	if err != nil {
 		return err
 	}
-	return opts.f.Printer(opts.Format).Success("Permissions set: " + opts.Path)
+	if err := dp.SetPermissions(ctx, map[string]client.Permission{opts.Path: perm}); err != nil {
+		return err
+	}
+	return opts.Printer().Success("Permissions set: " + opts.Path)
 }

@@ -12,17 +12,16 @@ import (
 )
 
 type downloadOptions struct {
-	f          *cmdutil.Factory
-	SandboxID  string
+	cmdutil.Base
+	Sandbox    cmdutil.Sandbox
 	RemotePath string
 	LocalPath  string
-	Format     string
 }
 
-func newCmdDownload(f *cmdutil.Factory, runF func(context.Context, *downloadOptions) error) *cobra.Command {
-	opts := &downloadOptions{f: f}
-	cmd := &cobra.Command{
-		Use:   "download SANDBOX_ID REMOTE_PATH LOCAL_PATH",
+func newCmdDownload(f *cmdutil.Factory) *cobra.Command {
+	opts := &downloadOptions{}
+	return cmdutil.NewVerb(f, opts, cmdutil.Verb[downloadOptions]{
+		Name:  "download",
 		Short: "Download a file of the sandbox.",
 		Long: "Download REMOTE_PATH to LOCAL_PATH, streaming it to disk as it arrives.\n\n" +
 			"A regular file is replaced only once the whole file has arrived: until then\n" +
@@ -33,28 +32,21 @@ func newCmdDownload(f *cmdutil.Factory, runF func(context.Context, *downloadOpti
 			"a file that fails. \"-\", /dev/stdout, or any path that is osb's standard\n" +
 			"output gets the bytes alone, with no message. A directory as LOCAL_PATH, or a\n" +
 			"file that cannot be written, is refused before anything is downloaded.",
-		Args:              cobra.ExactArgs(3),
-		ValidArgsFunction: completeIDThenLocal(f, 2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.SandboxID, opts.RemotePath, opts.LocalPath = args[0], args[1], args[2]
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runDownload(cmd.Context(), opts)
-		},
-	}
-	cmdutil.OutputFlag(cmd, &opts.Format, "table", "table", "json", "yaml")
-	return cmd
+		Args: []cmdutil.Arg{cmdutil.SandboxArg(&opts.Sandbox), cmdutil.StringArg("REMOTE_PATH", &opts.RemotePath),
+			cmdutil.LocalPathArg("LOCAL_PATH", &opts.LocalPath)},
+		Formats: cmdutil.TableFormats,
+		Run:     runDownload,
+	})
 }
 
 func runDownload(ctx context.Context, opts *downloadOptions) error {
-	ios := opts.f.IOStreams
+	ios := opts.IOStreams
 	dest, err := transfer.Open(opts.LocalPath, ios.Out)
 	if err != nil {
 		return cmdutil.UsageErrorf("cannot download to '%s': %v", opts.LocalPath, err)
 	}
 	defer dest.Abort()
-	dp, err := opts.f.Execd(ctx, opts.SandboxID)
+	dp, err := opts.Sandbox.Execd(ctx)
 	if err != nil {
 		return err
 	}
@@ -79,7 +71,7 @@ func runDownload(ctx context.Context, opts *downloadOptions) error {
 	if dest.Stdout {
 		return nil
 	}
-	return opts.f.Printer(opts.Format).Success("Downloaded: " + opts.RemotePath + " → " + opts.LocalPath)
+	return opts.Printer().Success("Downloaded: " + opts.RemotePath + " → " + opts.LocalPath)
 }
 
 // readFailed explains a download that broke off. An interruption is

@@ -38,8 +38,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"upload", "sb", dir, "/f"}, "is a directory; upload takes a file"},
 		{[]string{"download", "sb", "/f", dir}, "is a directory"},
 		{[]string{"ls", "sb", "/", "--depth", "0"}, "--depth must be 1 or more"},
-		{[]string{"rm", "sb"}, "requires at least 2 arg(s)"},
-		{[]string{"mv", "sb", "a"}, "accepts 3 arg(s)"},
+		{[]string{"rm", "sb"}, "missing PATH"},
+		{[]string{"mv", "sb", "a"}, "missing DESTINATION"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			env.Run(append([]string{"file"}, tc.args...)...).ExpectError(t, 2, tc.want)

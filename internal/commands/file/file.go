@@ -6,7 +6,6 @@ import (
 	"context"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -18,36 +17,21 @@ import (
 func NewCmdFile(f *cmdutil.Factory) *cobra.Command {
 	cmd := cmdutil.NewGroup("file", "📁 File operations on a sandbox.")
 	cmd.AddCommand(
-		newCmdCat(f, nil),
-		newCmdWrite(f, nil),
-		newCmdUpload(f, nil),
-		newCmdDownload(f, nil),
-		newCmdRm(f, nil),
-		newCmdMv(f, nil),
-		newCmdMkdir(f, nil),
-		newCmdRmdir(f, nil),
-		newCmdSearch(f, nil),
-		newCmdInfo(f, nil),
-		newCmdChmod(f, nil),
-		newCmdReplace(f, nil),
-		newCmdLs(f, nil),
+		newCmdCat(f),
+		newCmdWrite(f),
+		newCmdUpload(f),
+		newCmdDownload(f),
+		newCmdRm(f),
+		newCmdMv(f),
+		newCmdMkdir(f),
+		newCmdRmdir(f),
+		newCmdSearch(f),
+		newCmdInfo(f),
+		newCmdChmod(f),
+		newCmdReplace(f),
+		newCmdLs(f),
 	)
 	return cmd
-}
-
-// completeIDThenLocal completes the sandbox id, then leaves the shell's file
-// completion to the argument at localIndex (a path on this machine).
-func completeIDThenLocal(f *cmdutil.Factory, localIndex int) cobra.CompletionFunc {
-	ids := cmdutil.CompleteSandboxIDs(f, false)
-	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		switch len(args) {
-		case 0:
-			return ids(cmd, args, toComplete)
-		case localIndex:
-			return nil, cobra.ShellCompDirectiveDefault
-		}
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
 }
 
 // defaultMode is what the official client sends when --mode is not given.
@@ -66,20 +50,39 @@ func parseMode(s string) (int, error) {
 	return n, nil
 }
 
-// modeFlag resolves an optional --mode to what is sent.
-func modeFlag(cmd *cobra.Command, value string) (int, error) {
-	if !cmd.Flags().Changed("mode") {
-		return defaultMode, nil
-	}
-	return parseMode(value)
+// permFlags are --mode, --owner and --group of the verbs that set them.
+type permFlags struct {
+	mode, owner, group          string
+	modeSet, ownerSet, groupSet bool
 }
 
-// optional turns an unset string flag into nil (sent as JSON null).
-func optional(cmd *cobra.Command, name, value string) *string {
-	if !cmd.Flags().Changed(name) {
-		return nil
+func (p *permFlags) add(fs *cmdutil.FlagSet, modeUsage, what string) {
+	fs.StringVar(&p.mode, "mode", "", modeUsage)
+	fs.Given("mode", &p.modeSet)
+	fs.StringVar(&p.owner, "owner", "", what+" owner.")
+	fs.Given("owner", &p.ownerSet)
+	fs.StringVar(&p.group, "group", "", what+" group.")
+	fs.Given("group", &p.groupSet)
+}
+
+// permission is what is sent: --mode (defaultMode when not given), and the
+// owner and group when given (else null).
+func (p *permFlags) permission() (client.Permission, error) {
+	perm := client.Permission{Mode: defaultMode}
+	if p.modeSet {
+		m, err := parseMode(p.mode)
+		if err != nil {
+			return perm, err
+		}
+		perm.Mode = m
 	}
-	return &value
+	if p.ownerSet {
+		perm.Owner = &p.owner
+	}
+	if p.groupSet {
+		perm.Group = &p.group
+	}
+	return perm, nil
 }
 
 // checkEncoding accepts only UTF-8: osb moves bytes as they are, and other
@@ -94,15 +97,16 @@ func checkEncoding(enc string) error {
 
 // entryInfo is how a file's description is printed (the official client's
 // EntryInfo, in its key order).
+// The table of info shows the tagged columns; search shows fewer.
 type entryInfo struct {
-	Path       string    `json:"path"`
-	EntryType  string    `json:"entry_type"`
-	Mode       int       `json:"mode"`
-	Owner      string    `json:"owner"`
-	Group      string    `json:"group"`
-	Size       int64     `json:"size"`
-	ModifiedAt time.Time `json:"modified_at"`
-	CreatedAt  time.Time `json:"created_at"`
+	Path       string      `json:"path" table:"1"`
+	EntryType  string      `json:"entry_type"`
+	Mode       int         `json:"mode" table:"3"`
+	Owner      string      `json:"owner" table:"4"`
+	Group      string      `json:"group" table:"5"`
+	Size       int64       `json:"size" table:"2"`
+	ModifiedAt client.Time `json:"modified_at" table:"7"`
+	CreatedAt  client.Time `json:"created_at" table:"6"`
 }
 
 func toEntry(fi client.FileInfo) entryInfo {
@@ -113,13 +117,10 @@ func toEntry(fi client.FileInfo) entryInfo {
 		Owner:      fi.Owner,
 		Group:      fi.Group,
 		Size:       fi.Size,
-		ModifiedAt: utcMicro(fi.ModifiedAt),
-		CreatedAt:  utcMicro(fi.CreatedAt),
+		ModifiedAt: fi.ModifiedAt,
+		CreatedAt:  fi.CreatedAt,
 	}
 }
-
-// utcMicro is a time as the official client holds it: UTC, microseconds.
-func utcMicro(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
 
 func toEntries(fis []client.FileInfo) []entryInfo {
 	out := make([]entryInfo, len(fis))
@@ -131,8 +132,8 @@ func toEntries(fis []client.FileInfo) []entryInfo {
 
 // pathStatus is one row of rm, mkdir and rmdir results.
 type pathStatus struct {
-	Path   string `json:"path"`
-	Status string `json:"status"`
+	Path   string `json:"path" table:"1"`
+	Status string `json:"status" table:"2"`
 }
 
 func statusRows(paths []string, status string) []pathStatus {
@@ -145,14 +146,24 @@ func statusRows(paths []string, status string) []pathStatus {
 
 // changePaths sends one request about paths, then lists each path with
 // status, as rm, mkdir and rmdir report.
-func changePaths(ctx context.Context, f *cmdutil.Factory, sandboxID string, paths []string, format, title, status string,
-	call func(*client.DataPlane) error) error {
-	dp, err := f.Execd(ctx, sandboxID)
+func changePaths(ctx context.Context, opts *pathsOptions, title, status string, call func(*client.DataPlane) error) error {
+	dp, err := opts.Sandbox.Execd(ctx)
 	if err != nil {
 		return err
 	}
 	if err := call(dp); err != nil {
 		return err
 	}
-	return f.Printer(format).List(title, []string{"path", "status"}, statusRows(paths, status))
+	return opts.Printer().List(title, statusRows(opts.Paths, status))
+}
+
+// pathsOptions is what rm, rmdir and mkdir take: a sandbox and paths.
+type pathsOptions struct {
+	cmdutil.Base
+	Sandbox cmdutil.Sandbox
+	Paths   []string
+}
+
+func (o *pathsOptions) args() []cmdutil.Arg {
+	return []cmdutil.Arg{cmdutil.SandboxArg(&o.Sandbox), cmdutil.StringsArg("PATH", &o.Paths)}
 }

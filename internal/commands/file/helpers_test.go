@@ -8,13 +8,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/osb-dev/osb/internal/cmdtest"
 	"github.com/osb-dev/osb/internal/commands"
 	"github.com/osb-dev/osb/internal/server/servertest"
 	"github.com/osb-dev/osb/internal/transfer"
+	"github.com/osb-dev/osb/internal/umask"
 )
 
 // TestMain also lets a test run this binary as osb itself (OSB_TEST_AS_OSB=1),
@@ -24,7 +24,7 @@ func TestMain(m *testing.M) {
 		os.Exit(commands.Main())
 	}
 	// New local files are checked for the default mode of new files.
-	syscall.Umask(0o022)
+	umask.Set(0o022)
 	os.Exit(m.Run())
 }
 

@@ -10,36 +10,21 @@ import (
 	"github.com/osb-dev/osb/internal/cmdutil"
 )
 
-type infoOptions struct {
-	f         *cmdutil.Factory
-	SandboxID string
-	Paths     []string
-	Format    string
-}
-
-func newCmdInfo(f *cmdutil.Factory, runF func(context.Context, *infoOptions) error) *cobra.Command {
-	opts := &infoOptions{f: f}
-	cmd := &cobra.Command{
-		Use:   "info SANDBOX_ID PATH...",
+func newCmdInfo(f *cmdutil.Factory) *cobra.Command {
+	opts := &pathsOptions{}
+	return cmdutil.NewVerb(f, opts, cmdutil.Verb[pathsOptions]{
+		Name:  "info",
 		Short: "Show the type, size, mode, owner and times of paths in the sandbox.",
 		Long: "Describe each path: a symbolic link is described itself, not its target.\n" +
 			"If any path does not exist, nothing is shown and the command fails.",
-		Args:              cobra.MinimumNArgs(2),
-		ValidArgsFunction: cmdutil.CompleteSandboxIDs(f, false),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.SandboxID, opts.Paths = args[0], args[1:]
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runInfo(cmd.Context(), opts)
-		},
-	}
-	cmdutil.OutputFlag(cmd, &opts.Format, "table", "table", "json", "yaml")
-	return cmd
+		Args:    opts.args(),
+		Formats: cmdutil.TableFormats,
+		Run:     runInfo,
+	})
 }
 
-func runInfo(ctx context.Context, opts *infoOptions) error {
-	dp, err := opts.f.Execd(ctx, opts.SandboxID)
+func runInfo(ctx context.Context, opts *pathsOptions) error {
+	dp, err := opts.Sandbox.Execd(ctx)
 	if err != nil {
 		return err
 	}
@@ -47,8 +32,7 @@ func runInfo(ctx context.Context, opts *infoOptions) error {
 	if err != nil {
 		return err
 	}
-	columns := []string{"path", "size", "mode", "owner", "group", "created_at", "modified_at"}
-	return opts.f.Printer(opts.Format).List("Path Info", columns, inRequestOrder(opts.Paths, byPath))
+	return opts.Printer().List("Path Info", inRequestOrder(opts.Paths, byPath))
 }
 
 // inRequestOrder lists the answer in the order the paths were given, each

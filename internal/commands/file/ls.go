@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -14,45 +13,38 @@ import (
 )
 
 type lsOptions struct {
-	f         *cmdutil.Factory
-	SandboxID string
-	Path      string
-	Depth     int
-	Long      bool
-	Format    string
+	cmdutil.Base
+	Sandbox cmdutil.Sandbox
+	Path    string
+	Depth   int
+	Long    bool
 }
 
-func newCmdLs(f *cmdutil.Factory, runF func(context.Context, *lsOptions) error) *cobra.Command {
-	opts := &lsOptions{f: f}
-	cmd := &cobra.Command{
-		Use:   "ls SANDBOX_ID PATH",
+func newCmdLs(f *cmdutil.Factory) *cobra.Command {
+	opts := &lsOptions{}
+	return cmdutil.NewVerb(f, opts, cmdutil.Verb[lsOptions]{
+		Name:  "ls",
 		Short: "List a directory of the sandbox.",
 		Long: "List the entries of a directory, one name per line, or with -l a table of\n" +
 			"name, type, size, mode and modification time. --depth N also lists entries\n" +
 			"up to N levels down, each directory's entries right after it, named relative\n" +
 			"to PATH. Symbolic links are listed, never followed. -o json and -o yaml give\n" +
 			"every field of every entry.",
-		Args:              cobra.ExactArgs(2),
-		ValidArgsFunction: cmdutil.CompleteSandboxIDs(f, false),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.SandboxID, opts.Path = args[0], args[1]
-			if opts.Depth < 1 {
-				return cmdutil.UsageErrorf("--depth must be 1 or more, got %d", opts.Depth)
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runLs(cmd.Context(), opts)
+		Args:    []cmdutil.Arg{cmdutil.SandboxArg(&opts.Sandbox), cmdutil.StringArg("PATH", &opts.Path)},
+		Formats: cmdutil.TableFormats,
+		Flags: func(fs *cmdutil.FlagSet) {
+			fs.IntVar(&opts.Depth, "depth", 1, "How many levels to list (1: the directory's own entries).")
+			fs.BoolVarP(&opts.Long, "long", "l", false, "Show type, size, mode and modification time.")
 		},
-	}
-	cmd.Flags().IntVar(&opts.Depth, "depth", 1, "How many levels to list (1: the directory's own entries).")
-	cmd.Flags().BoolVarP(&opts.Long, "long", "l", false, "Show type, size, mode and modification time.")
-	cmdutil.OutputFlag(cmd, &opts.Format, "table", "table", "json", "yaml")
-	return cmd
+		Run: runLs,
+	})
 }
 
 func runLs(ctx context.Context, opts *lsOptions) error {
-	dp, err := opts.f.Execd(ctx, opts.SandboxID)
+	if opts.Depth < 1 {
+		return cmdutil.UsageErrorf("--depth must be 1 or more, got %d", opts.Depth)
+	}
+	dp, err := opts.Sandbox.Execd(ctx)
 	if err != nil {
 		return err
 	}
@@ -60,7 +52,7 @@ func runLs(ctx context.Context, opts *lsOptions) error {
 	if err != nil {
 		return err
 	}
-	p := opts.f.Printer(opts.Format)
+	p := opts.Printer()
 	if p.Structured() {
 		return p.Data(toEntries(entries))
 	}
@@ -71,22 +63,23 @@ func runLs(ctx context.Context, opts *lsOptions) error {
 			b.WriteString(n)
 			b.WriteByte('\n')
 		}
-		_, err := fmt.Fprint(opts.f.IOStreams.Out, b.String())
+		_, err := fmt.Fprint(opts.IOStreams.Out, b.String())
 		return err
 	}
 	rows := make([]lsRow, len(entries))
 	for i, e := range entries {
-		rows[i] = lsRow{Name: names[i], Type: e.Type, Size: e.Size, Mode: e.Mode, Modified: utcMicro(e.ModifiedAt)}
+		rows[i] = lsRow{Name: names[i], Type: e.Type, Size: e.Size, Mode: e.Mode, Modified: e.ModifiedAt}
 	}
-	return p.List("", []string{"name", "type", "size", "mode", "modified"}, rows)
+	return p.List("", rows)
 }
 
+// lsRow is one line of ls -l.
 type lsRow struct {
-	Name     string    `json:"name"`
-	Type     string    `json:"type"`
-	Size     int64     `json:"size"`
-	Mode     int       `json:"mode"`
-	Modified time.Time `json:"modified"`
+	Name     string      `json:"name" table:"1"`
+	Type     string      `json:"type" table:"2"`
+	Size     int64       `json:"size" table:"3"`
+	Mode     int         `json:"mode" table:"4"`
+	Modified client.Time `json:"modified" table:"5"`
 }
 
 // relativeNames names entries relative to the listed directory. The

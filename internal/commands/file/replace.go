@@ -10,44 +10,37 @@ import (
 )
 
 type replaceOptions struct {
-	f         *cmdutil.Factory
-	SandboxID string
-	Path      string
-	Old       string
-	New       string
-	Format    string
+	cmdutil.Base
+	Sandbox cmdutil.Sandbox
+	Path    string
+	Old     string
+	New     string
 }
 
-func newCmdReplace(f *cmdutil.Factory, runF func(context.Context, *replaceOptions) error) *cobra.Command {
-	opts := &replaceOptions{f: f}
-	cmd := &cobra.Command{
-		Use:   "replace SANDBOX_ID PATH --old TEXT --new TEXT",
-		Short: "Replace text in a file of the sandbox.",
+func newCmdReplace(f *cmdutil.Factory) *cobra.Command {
+	opts := &replaceOptions{}
+	return cmdutil.NewVerb(f, opts, cmdutil.Verb[replaceOptions]{
+		Name:    "replace",
+		UseTail: "--old TEXT --new TEXT",
+		Short:   "Replace text in a file of the sandbox.",
 		Long: "Replace every occurrence of --old with --new in PATH. The file keeps its\n" +
 			"permissions. --old must not be empty.",
-		Args:              cobra.ExactArgs(2),
-		ValidArgsFunction: cmdutil.CompleteSandboxIDs(f, false),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.SandboxID, opts.Path = args[0], args[1]
-			if opts.Old == "" {
-				return cmdutil.UsageErrorf("--old must not be empty")
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runReplace(cmd.Context(), opts)
+		Args:    []cmdutil.Arg{cmdutil.SandboxArg(&opts.Sandbox), cmdutil.StringArg("PATH", &opts.Path)},
+		Formats: cmdutil.TableFormats,
+		Flags: func(fs *cmdutil.FlagSet) {
+			fs.StringVar(&opts.Old, "old", "", "Text to search for (required).")
+			fs.StringVar(&opts.New, "new", "", "Replacement text (required).")
+			fs.Required("old", "new")
 		},
-	}
-	cmd.Flags().StringVar(&opts.Old, "old", "", "Text to search for (required).")
-	cmd.Flags().StringVar(&opts.New, "new", "", "Replacement text (required).")
-	_ = cmd.MarkFlagRequired("old")
-	_ = cmd.MarkFlagRequired("new")
-	cmdutil.OutputFlag(cmd, &opts.Format, "table", "table", "json", "yaml")
-	return cmd
+		Run: runReplace,
+	})
 }
 
 func runReplace(ctx context.Context, opts *replaceOptions) error {
-	dp, err := opts.f.Execd(ctx, opts.SandboxID)
+	if opts.Old == "" {
+		return cmdutil.UsageErrorf("--old must not be empty")
+	}
+	dp, err := opts.Sandbox.Execd(ctx)
 	if err != nil {
 		return err
 	}
@@ -55,5 +48,5 @@ func runReplace(ctx context.Context, opts *replaceOptions) error {
 	if err := dp.ReplaceContent(ctx, edit); err != nil {
 		return err
 	}
-	return opts.f.Printer(opts.Format).Success("Replaced in: " + opts.Path)
+	return opts.Printer().Success("Replaced in: " + opts.Path)
 }

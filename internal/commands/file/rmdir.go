@@ -9,35 +9,18 @@ import (
 	"github.com/osb-dev/osb/internal/cmdutil"
 )
 
-type rmdirOptions struct {
-	f         *cmdutil.Factory
-	SandboxID string
-	Paths     []string
-	Format    string
-}
-
-func newCmdRmdir(f *cmdutil.Factory, runF func(context.Context, *rmdirOptions) error) *cobra.Command {
-	opts := &rmdirOptions{f: f}
-	cmd := &cobra.Command{
-		Use:   "rmdir SANDBOX_ID PATH...",
+func newCmdRmdir(f *cmdutil.Factory) *cobra.Command {
+	opts := &pathsOptions{}
+	return cmdutil.NewVerb(f, opts, cmdutil.Verb[pathsOptions]{
+		Name:  "rmdir",
 		Short: "Delete directories and everything in them.",
 		Long: "Delete each directory with everything below it, like rm -rf. A path that\n" +
 			"does not exist is not an error, and a plain file is deleted too.",
-		Args:              cobra.MinimumNArgs(2),
-		ValidArgsFunction: cmdutil.CompleteSandboxIDs(f, false),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.SandboxID, opts.Paths = args[0], args[1:]
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runRmdir(cmd.Context(), opts)
+		Args:    opts.args(),
+		Formats: cmdutil.TableFormats,
+		Run: func(ctx context.Context, opts *pathsOptions) error {
+			return changePaths(ctx, opts, "Removed Directories", "removed",
+				func(dp *client.DataPlane) error { return dp.DeleteDirectories(ctx, opts.Paths) })
 		},
-	}
-	cmdutil.OutputFlag(cmd, &opts.Format, "table", "table", "json", "yaml")
-	return cmd
-}
-
-func runRmdir(ctx context.Context, opts *rmdirOptions) error {
-	return changePaths(ctx, opts.f, opts.SandboxID, opts.Paths, opts.Format, "Removed Directories", "removed",
-		func(dp *client.DataPlane) error { return dp.DeleteDirectories(ctx, opts.Paths) })
+	})
 }

@@ -9,40 +9,34 @@ import (
 )
 
 type searchOptions struct {
-	f         *cmdutil.Factory
-	SandboxID string
-	Path      string
-	Pattern   string
-	Format    string
+	cmdutil.Base
+	Sandbox cmdutil.Sandbox
+	Path    string
+	Pattern string
 }
 
-func newCmdSearch(f *cmdutil.Factory, runF func(context.Context, *searchOptions) error) *cobra.Command {
-	opts := &searchOptions{f: f}
-	cmd := &cobra.Command{
-		Use:   "search SANDBOX_ID PATH -p PATTERN",
-		Short: "Find files below a directory of the sandbox.",
+func newCmdSearch(f *cmdutil.Factory) *cobra.Command {
+	opts := &searchOptions{}
+	return cmdutil.NewVerb(f, opts, cmdutil.Verb[searchOptions]{
+		Name:    "search",
+		UseTail: "-p PATTERN",
+		Short:   "Find files below a directory of the sandbox.",
 		Long: "List the files below PATH, at any depth, whose name matches the glob\n" +
 			"--pattern (e.g. '*.py'). The pattern is matched against file names, not\n" +
 			"paths; directories are not listed. The table shows path, size and owner;\n" +
 			"-o json and -o yaml give every field.",
-		Args:              cobra.ExactArgs(2),
-		ValidArgsFunction: cmdutil.CompleteSandboxIDs(f, false),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.SandboxID, opts.Path = args[0], args[1]
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runSearch(cmd.Context(), opts)
+		Args:    []cmdutil.Arg{cmdutil.SandboxArg(&opts.Sandbox), cmdutil.StringArg("PATH", &opts.Path)},
+		Formats: cmdutil.TableFormats,
+		Flags: func(fs *cmdutil.FlagSet) {
+			fs.StringVarP(&opts.Pattern, "pattern", "p", "", "Glob pattern to search for (required).")
+			fs.Required("pattern")
 		},
-	}
-	cmd.Flags().StringVarP(&opts.Pattern, "pattern", "p", "", "Glob pattern to search for (required).")
-	_ = cmd.MarkFlagRequired("pattern")
-	cmdutil.OutputFlag(cmd, &opts.Format, "table", "table", "json", "yaml")
-	return cmd
+		Run: runSearch,
+	})
 }
 
 func runSearch(ctx context.Context, opts *searchOptions) error {
-	dp, err := opts.f.Execd(ctx, opts.SandboxID)
+	dp, err := opts.Sandbox.Execd(ctx)
 	if err != nil {
 		return err
 	}
@@ -50,9 +44,9 @@ func runSearch(ctx context.Context, opts *searchOptions) error {
 	if err != nil {
 		return err
 	}
-	p := opts.f.Printer(opts.Format)
+	p := opts.Printer()
 	if len(found) == 0 && !p.Structured() {
 		return p.Info("No files found.")
 	}
-	return p.List("Search Results", []string{"path", "size", "owner"}, toEntries(found))
+	return p.List("Search Results", toEntries(found), "path", "size", "owner")
 }

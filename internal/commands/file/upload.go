@@ -16,44 +16,36 @@ import (
 )
 
 type uploadOptions struct {
-	f          *cmdutil.Factory
-	SandboxID  string
+	cmdutil.Base
+	Sandbox    cmdutil.Sandbox
 	LocalPath  string
 	RemotePath string
-	Format     string
 }
 
-func newCmdUpload(f *cmdutil.Factory, runF func(context.Context, *uploadOptions) error) *cobra.Command {
-	opts := &uploadOptions{f: f}
-	cmd := &cobra.Command{
-		Use:   "upload SANDBOX_ID LOCAL_PATH REMOTE_PATH",
+func newCmdUpload(f *cmdutil.Factory) *cobra.Command {
+	opts := &uploadOptions{}
+	return cmdutil.NewVerb(f, opts, cmdutil.Verb[uploadOptions]{
+		Name:  "upload",
 		Short: "Upload a local file to the sandbox.",
 		Long: "Upload LOCAL_PATH (\"-\" for standard input) to REMOTE_PATH in the sandbox,\n" +
 			"replacing the file if it exists and creating missing parent directories. The\n" +
 			"file is streamed as it is read: memory use does not grow with its size. On a\n" +
 			"terminal a progress bar is shown on standard error.",
-		Args:              cobra.ExactArgs(3),
-		ValidArgsFunction: completeIDThenLocal(f, 1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.SandboxID, opts.LocalPath, opts.RemotePath = args[0], args[1], args[2]
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runUpload(cmd.Context(), opts)
-		},
-	}
-	cmdutil.OutputFlag(cmd, &opts.Format, "table", "table", "json", "yaml")
-	return cmd
+		Args: []cmdutil.Arg{cmdutil.SandboxArg(&opts.Sandbox), cmdutil.LocalPathArg("LOCAL_PATH", &opts.LocalPath),
+			cmdutil.StringArg("REMOTE_PATH", &opts.RemotePath)},
+		Formats: cmdutil.TableFormats,
+		Run:     runUpload,
+	})
 }
 
 func runUpload(ctx context.Context, opts *uploadOptions) error {
-	ios := opts.f.IOStreams
+	ios := opts.IOStreams
 	src, size, err := openLocal(opts.LocalPath, ios.In)
 	if err != nil {
 		return err
 	}
 	defer src.Close()
-	dp, err := opts.f.Execd(ctx, opts.SandboxID)
+	dp, err := opts.Sandbox.Execd(ctx)
 	if err != nil {
 		return err
 	}
@@ -70,7 +62,7 @@ func runUpload(ctx context.Context, opts *uploadOptions) error {
 		}
 		return err
 	}
-	return opts.f.Printer(opts.Format).Success("Uploaded: " + opts.LocalPath + " → " + opts.RemotePath)
+	return opts.Printer().Success("Uploaded: " + opts.LocalPath + " → " + opts.RemotePath)
 }
 
 // openLocal opens the file to upload ("-": stdin) and returns its size (-1

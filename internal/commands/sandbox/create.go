@@ -9,11 +9,10 @@ import (
 
 	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/cmdutil"
-	"github.com/osb-dev/osb/internal/output"
 )
 
 type createOptions struct {
-	f *cmdutil.Factory
+	cmdutil.Base
 
 	Image             string
 	AuthUsername      string
@@ -33,7 +32,6 @@ type createOptions struct {
 	VolumesFile       string
 	SkipHealthCheck   bool
 	ReadyTimeout      cmdutil.DurationValue
-	Format            string
 }
 
 // Defaults the official SDK applies to every create.
@@ -42,10 +40,10 @@ const (
 	defaultReadyTimeout = 30 * time.Second
 )
 
-func newCmdCreate(f *cmdutil.Factory, runF func(context.Context, *createOptions) error) *cobra.Command {
-	opts := &createOptions{f: f}
-	cmd := &cobra.Command{
-		Use:   "create",
+func newCmdCreate(f *cmdutil.Factory) *cobra.Command {
+	opts := &createOptions{}
+	return cmdutil.NewVerb(f, opts, cmdutil.Verb[createOptions]{
+		Name:  "create",
 		Short: "Create a sandbox from an image, a template, a snapshot or a request file.",
 		Long: "Create a sandbox and wait until it runs and its execd answers (unless\n" +
 			"--skip-health-check). If it does not become ready in time, or anything fails\n" +
@@ -54,36 +52,30 @@ func newCmdCreate(f *cmdutil.Factory, runF func(context.Context, *createOptions)
 			"of 10 minutes; '--timeout none' keeps the sandbox until it is killed.",
 		Example: "  osb sandbox create -i python:3.11 -t 30m -e DEBUG=1 -m team=ml\n" +
 			"  osb sandbox create --template tpl_abc -t 1h\n" +
-			"  osb sandbox create -f request.json -o json",
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.TimeoutSet = cmd.Flags().Changed("timeout")
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runCreate(cmd.Context(), opts)
+			"  id=$(osb sandbox create -f request.json -q id)",
+		Formats: cmdutil.TableFormats,
+		Flags: func(fs *cmdutil.FlagSet) {
+			fs.StringVarP(&opts.Image, "image", "i", "", "Container image, e.g. python:3.11 (default: defaults.image from the config).")
+			fs.StringVar(&opts.AuthUsername, "image-auth-username", "", "Registry username for a private image (with --image-auth-password).")
+			fs.StringVar(&opts.AuthPassword, "image-auth-password", "", "Registry password for a private image (with --image-auth-username).")
+			fs.StringVar(&opts.Template, "template", "", "Create from this template id (tpl_...); needs --timeout.")
+			fs.StringVar(&opts.SnapshotID, "snapshot-id", "", "Restore from this snapshot id.")
+			fs.StringVarP(&opts.File, "file", "f", "", "CreateSandboxRequest JSON file (camelCase wire format) instead of request flags.")
+			fs.StringVarP(&opts.Timeout, "timeout", "t", "", "Lifetime, e.g. 30m or 1h30m, or 'none' to keep it until killed.")
+			fs.Given("timeout", &opts.TimeoutSet)
+			fs.Pairs(&opts.Env, "env", "e", "Environment variable KEY=VALUE (repeatable).")
+			fs.Pairs(&opts.Metadata, "metadata", "m", "Metadata label KEY=VALUE (repeatable).")
+			fs.Pairs(&opts.Extensions, "extension", "", "Server extension KEY=VALUE, passed through as is (repeatable).")
+			fs.Pairs(&opts.Resources, "resource", "", "Resource limit KEY=VALUE, e.g. cpu=1 memory=2Gi (repeatable; default cpu=1 memory=2Gi).")
+			fs.StringArrayVar(&opts.Entrypoint, "entrypoint", nil, "One argv item of the entrypoint (repeatable; default tail -f /dev/null).")
+			fs.StringVar(&opts.NetworkPolicyFile, "network-policy-file", "", "JSON NetworkPolicy file (defaultAction, egress rules).")
+			fs.BoolVar(&opts.CredentialProxy, "credential-proxy", false, "Enable Credential Vault injection (needs --network-policy-file).")
+			fs.StringVar(&opts.VolumesFile, "volumes-file", "", "JSON file holding an array of Volume objects.")
+			fs.BoolVar(&opts.SkipHealthCheck, "skip-health-check", false, "Return as soon as the server accepts the sandbox.")
+			fs.Duration(&opts.ReadyTimeout, "ready-timeout", "", "How long to wait for readiness (default 30s).")
 		},
-	}
-	fl := cmd.Flags()
-	fl.StringVarP(&opts.Image, "image", "i", "", "Container image, e.g. python:3.11 (default: defaults.image from the config).")
-	fl.StringVar(&opts.AuthUsername, "image-auth-username", "", "Registry username for a private image (with --image-auth-password).")
-	fl.StringVar(&opts.AuthPassword, "image-auth-password", "", "Registry password for a private image (with --image-auth-username).")
-	fl.StringVar(&opts.Template, "template", "", "Create from this template id (tpl_...); needs --timeout.")
-	fl.StringVar(&opts.SnapshotID, "snapshot-id", "", "Restore from this snapshot id.")
-	fl.StringVarP(&opts.File, "file", "f", "", "CreateSandboxRequest JSON file (camelCase wire format) instead of request flags.")
-	fl.StringVarP(&opts.Timeout, "timeout", "t", "", "Lifetime, e.g. 30m or 1h30m, or 'none' to keep it until killed.")
-	cmdutil.PairsFlag(fl, &opts.Env, "env", "e", "Environment variable KEY=VALUE (repeatable).")
-	cmdutil.PairsFlag(fl, &opts.Metadata, "metadata", "m", "Metadata label KEY=VALUE (repeatable).")
-	cmdutil.PairsFlag(fl, &opts.Extensions, "extension", "", "Server extension KEY=VALUE, passed through as is (repeatable).")
-	cmdutil.PairsFlag(fl, &opts.Resources, "resource", "", "Resource limit KEY=VALUE, e.g. cpu=1 memory=2Gi (repeatable; default cpu=1 memory=2Gi).")
-	fl.StringArrayVar(&opts.Entrypoint, "entrypoint", nil, "One argv item of the entrypoint (repeatable; default tail -f /dev/null).")
-	fl.StringVar(&opts.NetworkPolicyFile, "network-policy-file", "", "JSON NetworkPolicy file (defaultAction, egress rules).")
-	fl.BoolVar(&opts.CredentialProxy, "credential-proxy", false, "Enable Credential Vault injection (needs --network-policy-file).")
-	fl.StringVar(&opts.VolumesFile, "volumes-file", "", "JSON file holding an array of Volume objects.")
-	fl.BoolVar(&opts.SkipHealthCheck, "skip-health-check", false, "Return as soon as the server accepts the sandbox.")
-	cmdutil.DurationFlag(fl, &opts.ReadyTimeout, "ready-timeout", "", "How long to wait for readiness (default 30s).")
-	cmdutil.OutputFlag(cmd, &opts.Format, "table", "table", "json", "yaml")
-	return cmd
+		Run: runCreate,
+	})
 }
 
 func runCreate(ctx context.Context, opts *createOptions) error {
@@ -91,7 +83,7 @@ func runCreate(ctx context.Context, opts *createOptions) error {
 	if err != nil {
 		return err
 	}
-	c, err := opts.f.Client()
+	c, err := opts.Client()
 	if err != nil {
 		return err
 	}
@@ -100,20 +92,13 @@ func runCreate(ctx context.Context, opts *createOptions) error {
 		return err
 	}
 	if !opts.SkipHealthCheck {
-		if err := waitReady(ctx, opts.f, sb.ID, readyTimeout(opts.ReadyTimeout)); err != nil {
+		if err := waitReady(ctx, opts.Factory, sb.ID, readyTimeout(opts.ReadyTimeout)); err != nil {
 			return discard(c, sb.ID, err)
 		}
 	}
-	panel := output.Obj{
-		{Key: "id", Value: sb.ID},
-		{Key: "status", Value: "created"},
-		{Key: "timeout", Value: plan.TimeoutText},
-	}
-	if opts.File != "" {
-		panel = append(panel, output.KV{Key: "request_file", Value: opts.File})
-	}
-	panel = append(panel, plan.Source)
-	return opts.f.Printer(opts.Format).Panel("Sandbox Created", panel)
+	v := plan.Source
+	v.ID, v.Status, v.Timeout, v.RequestFile = sb.ID, "created", plan.TimeoutText, opts.File
+	return opts.Printer().Panel("Sandbox Created", v)
 }
 
 // discard deletes a sandbox that will not be handed to the user, so a failed

@@ -6,36 +6,26 @@ import (
 
 	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/cmdutil"
-	"github.com/osb-dev/osb/internal/output"
 )
 
-// createPlan is a validated create: the request body, and what the result
+// createPlan is a validated create: the request, and what the result
 // panel says about it.
 type createPlan struct {
-	Body        any
-	TimeoutText string    // sdk-default, manual-cleanup or a Python-style duration
-	Source      output.KV // template, snapshot_id or image
+	Body        *client.CreateSandboxRequest
+	TimeoutText string      // sdk-default, manual-cleanup or a Python-style duration
+	Source      createdView // its template, snapshot_id or image
 }
 
-// createRequest is the CreateSandboxRequest osb builds from flags (camelCase
-// wire names). Timeout is always sent: seconds, or null for manual cleanup.
-type createRequest struct {
-	Image           *client.ImageSpec `json:"image,omitempty"`
-	TemplateID      string            `json:"templateId,omitempty"`
-	SnapshotID      string            `json:"snapshotId,omitempty"`
-	Timeout         *int64            `json:"timeout"`
-	ResourceLimits  map[string]string `json:"resourceLimits,omitempty"`
-	Env             map[string]string `json:"env,omitempty"`
-	Metadata        map[string]string `json:"metadata,omitempty"`
-	Extensions      map[string]string `json:"extensions,omitempty"`
-	Entrypoint      []string          `json:"entrypoint,omitempty"`
-	NetworkPolicy   any               `json:"networkPolicy,omitempty"`
-	CredentialProxy *credentialProxy  `json:"credentialProxy,omitempty"`
-	Volumes         any               `json:"volumes,omitempty"`
-}
-
-type credentialProxy struct {
-	Enabled bool `json:"enabled"`
+// createdView is what create prints: the sandbox, its lifetime, and what it
+// was made from (one of template, snapshot_id, image).
+type createdView struct {
+	ID          string `json:"id"`
+	Status      string `json:"status"`
+	Timeout     string `json:"timeout"`
+	RequestFile string `json:"request_file,omitempty"`
+	Template    string `json:"template,omitempty"`
+	SnapshotID  string `json:"snapshot_id,omitempty"`
+	Image       string `json:"image,omitempty"`
 }
 
 // The official SDK's defaults for the workload shape.
@@ -130,11 +120,11 @@ func (o *createOptions) planFromFlags() (*createPlan, error) {
 	if err := o.checkSourceFlags(hasAuth); err != nil {
 		return nil, err
 	}
-	cfg, err := o.f.Config()
+	cfg, err := o.Config()
 	if err != nil {
 		return nil, err
 	}
-	req := &createRequest{
+	req := &client.CreateSandboxRequest{
 		Env:        o.Env.Map(),
 		Metadata:   o.Metadata.Map(),
 		Extensions: o.Extensions.Map(),
@@ -166,7 +156,7 @@ func (o *createOptions) planFromFlags() (*createPlan, error) {
 	}
 	req.Timeout = life.seconds()
 	if o.CredentialProxy {
-		req.CredentialProxy = &credentialProxy{Enabled: true}
+		req.CredentialProxy = &client.CredentialProxy{Enabled: true}
 	}
 	return &createPlan{Body: req, TimeoutText: life.text(), Source: source}, nil
 }
@@ -194,25 +184,25 @@ func (o *createOptions) checkSourceFlags(hasAuth bool) error {
 }
 
 // setSource puts the template, the snapshot or the image (--image, else
-// defaults.image) in req, and returns the panel line that names it.
-func (o *createOptions) setSource(req *createRequest, defaultImage *string, hasAuth bool) (output.KV, error) {
+// defaults.image) in req, and returns the panel keys that name it.
+func (o *createOptions) setSource(req *client.CreateSandboxRequest, defaultImage *string, hasAuth bool) (createdView, error) {
 	switch {
 	case o.Template != "":
 		req.TemplateID = o.Template
-		return output.KV{Key: "template", Value: o.Template}, nil
+		return createdView{Template: o.Template}, nil
 	case o.SnapshotID != "":
 		req.SnapshotID = o.SnapshotID
-		return output.KV{Key: "snapshot_id", Value: o.SnapshotID}, nil
+		return createdView{SnapshotID: o.SnapshotID}, nil
 	}
 	image := o.Image
 	if image == "" && defaultImage != nil {
 		image = *defaultImage
 	}
 	if image == "" {
-		return output.KV{}, cmdutil.UsageErrorf("Sandbox image is required. Pass --image, use --file, or set defaults.image in the CLI config.")
+		return createdView{}, cmdutil.UsageErrorf("Sandbox image is required. Pass --image, use --file, or set defaults.image in the CLI config.")
 	}
 	if hasAuth && (o.AuthUsername == "" || o.AuthPassword == "") {
-		return output.KV{}, cmdutil.UsageErrorf("Pass both --image-auth-username and --image-auth-password together.")
+		return createdView{}, cmdutil.UsageErrorf("Pass both --image-auth-username and --image-auth-password together.")
 	}
 	req.Image = &client.ImageSpec{URI: image}
 	if hasAuth {
@@ -221,7 +211,7 @@ func (o *createOptions) setSource(req *createRequest, defaultImage *string, hasA
 	if len(req.Entrypoint) == 0 {
 		req.Entrypoint = defaultEntrypoint
 	}
-	return output.KV{Key: "image", Value: image}, nil
+	return createdView{Image: image}, nil
 }
 
 // workloadFlagsGiven lists the flags a template forbids, in the order the
@@ -263,13 +253,16 @@ func (o *createOptions) lifetime(configured *string) (lifetime, error) {
 }
 
 // readPayloadFiles loads --network-policy-file and --volumes-file.
-func (o *createOptions) readPayloadFiles(req *createRequest) error {
+func (o *createOptions) readPayloadFiles(req *client.CreateSandboxRequest) error {
 	if o.NetworkPolicyFile != "" {
 		v, err := cmdutil.ReadJSONFile(o.NetworkPolicyFile, "network policy file")
 		if err != nil {
 			return err
 		}
-		if req.NetworkPolicy, err = checkNetworkPolicy(v); err != nil {
+		if v, err = checkNetworkPolicy(v); err != nil {
+			return cmdutil.UsageErrorf("Invalid network policy file '%s': %v", o.NetworkPolicyFile, err)
+		}
+		if err := decodeInto(v, &req.NetworkPolicy); err != nil {
 			return cmdutil.UsageErrorf("Invalid network policy file '%s': %v", o.NetworkPolicyFile, err)
 		}
 	}
@@ -281,7 +274,10 @@ func (o *createOptions) readPayloadFiles(req *createRequest) error {
 		if _, ok := v.([]any); !ok {
 			return cmdutil.UsageErrorf("Volumes file must contain a JSON array, got %s.", jsonType(v))
 		}
-		if req.Volumes, err = checkVolumes(v); err != nil {
+		if v, err = checkVolumes(v); err != nil {
+			return cmdutil.UsageErrorf("Invalid volumes file '%s': %v", o.VolumesFile, err)
+		}
+		if err := decodeInto(v, &req.Volumes); err != nil {
 			return cmdutil.UsageErrorf("Invalid volumes file '%s': %v", o.VolumesFile, err)
 		}
 	}

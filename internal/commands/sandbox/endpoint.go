@@ -7,47 +7,47 @@ import (
 
 	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/cmdutil"
-	"github.com/osb-dev/osb/internal/output"
 )
 
 type endpointOptions struct {
-	f         *cmdutil.Factory
-	SandboxID string
-	Port      int
-	Format    string
+	cmdutil.Base
+	Sandbox cmdutil.Sandbox
+	Port    int
 }
 
-func newCmdEndpoint(f *cmdutil.Factory, runF func(context.Context, *endpointOptions) error) *cobra.Command {
-	opts := &endpointOptions{f: f}
-	cmd := &cobra.Command{
-		Use:   "endpoint SANDBOX_ID",
+func newCmdEndpoint(f *cmdutil.Factory) *cobra.Command {
+	opts := &endpointOptions{}
+	return cmdutil.NewVerb(f, opts, cmdutil.Verb[endpointOptions]{
+		Name:  "endpoint",
 		Short: "Show where a port of a sandbox can be reached.",
 		Long: "Show the address of a sandbox port (host:port, maybe with a path, no scheme)\n" +
 			"and the headers every request to it must carry. --use-server-proxy asks for\n" +
 			"the route through the lifecycle server.",
-		Example:           "  osb sandbox endpoint sbx-123 -p 8080",
-		Args:              cobra.ExactArgs(1),
-		ValidArgsFunction: cmdutil.CompleteSandboxIDs(f, false),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.SandboxID = args[0]
-			if opts.Port < 1 || opts.Port > 65535 {
-				return cmdutil.UsageErrorf("--port must be between 1 and 65535, got %d", opts.Port)
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runEndpoint(cmd.Context(), opts)
+		Example: "  osb sandbox endpoint sbx-123 -p 8080",
+		Args:    []cmdutil.Arg{cmdutil.SandboxArg(&opts.Sandbox)},
+		Formats: cmdutil.TableFormats,
+		Flags: func(fs *cmdutil.FlagSet) {
+			fs.IntVarP(&opts.Port, "port", "p", 0, "Port inside the sandbox, 1-65535 (required).")
+			fs.Required("port")
 		},
-	}
-	cmd.Flags().IntVarP(&opts.Port, "port", "p", 0, "Port inside the sandbox, 1-65535 (required).")
-	_ = cmd.MarkFlagRequired("port")
-	cmdutil.OutputFlag(cmd, &opts.Format, "table", "table", "json", "yaml")
-	return cmd
+		Run: runEndpoint,
+	})
+}
+
+// endpointView is an endpoint as printed; origin is null unless the server
+// said where the sandbox came from.
+type endpointView struct {
+	Endpoint string            `json:"endpoint"`
+	Headers  map[string]string `json:"headers"`
+	Origin   *string           `json:"origin"`
 }
 
 func runEndpoint(ctx context.Context, opts *endpointOptions) error {
+	if opts.Port < 1 || opts.Port > 65535 {
+		return cmdutil.UsageErrorf("--port must be between 1 and 65535, got %d", opts.Port)
+	}
 	var ep *client.Endpoint
-	err := opts.f.WithSandbox(ctx, opts.SandboxID, func(c *client.Client, id string) error {
+	err := opts.Sandbox.Do(ctx, func(c *client.Client, id string) error {
 		var err error
 		ep, err = c.GetEndpoint(ctx, id, opts.Port)
 		return err
@@ -55,13 +55,9 @@ func runEndpoint(ctx context.Context, opts *endpointOptions) error {
 	if err != nil {
 		return err
 	}
-	var origin any
+	v := endpointView{Endpoint: ep.Endpoint, Headers: ep.Headers}
 	if ep.Origin != "" {
-		origin = ep.Origin
+		v.Origin = &ep.Origin
 	}
-	return opts.f.Printer(opts.Format).Object("Sandbox Endpoint", output.Obj{
-		{Key: "endpoint", Value: ep.Endpoint},
-		{Key: "headers", Value: ep.Headers},
-		{Key: "origin", Value: origin},
-	})
+	return opts.Printer().Object("Sandbox Endpoint", v)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -20,10 +21,11 @@ import (
 // pages, chosen ids. It records every request it gets.
 type fakeServer struct {
 	*httptest.Server
-	ids         []string // sandboxes it knows, all Running
-	watchLines  []string // what /metrics/watch sends, then it ends
-	pauseStatus int      // pause answers this status with an HTML page
-	paginate    bool     // honour page and pageSize (else one page of everything)
+	ids         []string       // sandboxes it knows, all Running
+	watchLines  []string       // what /metrics/watch sends, then it ends
+	pauseStatus int            // pause answers this status with an HTML page
+	paginate    bool           // honour page and pageSize (else one page of everything)
+	record      map[string]any // fields that replace those of every sandbox record
 
 	mu       sync.Mutex
 	requests []string // "METHOD /path?query"
@@ -113,13 +115,15 @@ func (fs *fakeServer) knownIDs() []string {
 }
 
 func (fs *fakeServer) sandbox(id string) map[string]any {
-	return map[string]any{
+	sb := map[string]any{
 		"id":         id,
 		"status":     map[string]any{"state": "Running"},
 		"entrypoint": []string{"tail", "-f", "/dev/null"},
 		"createdAt":  "2026-01-01T00:00:00Z",
 		"image":      map[string]any{"uri": "private.example/app:1", "auth": map[string]string{"username": "robot", "password": "hunter2"}},
 	}
+	maps.Copy(sb, fs.record)
+	return sb
 }
 
 func (fs *fakeServer) create(w http.ResponseWriter, r *http.Request) {

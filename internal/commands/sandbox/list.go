@@ -3,7 +3,6 @@ package sandbox
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"slices"
 	"strings"
 
@@ -15,7 +14,7 @@ import (
 )
 
 type listOptions struct {
-	f        *cmdutil.Factory
+	cmdutil.Base
 	States   []string
 	Metadata cmdutil.Pairs
 	Page     int
@@ -24,45 +23,39 @@ type listOptions struct {
 	PageSet     bool
 	PageSizeSet bool
 	All         bool
-	Format      string
 }
 
 // sandboxStates are the canonical state names a filter accepts. Resuming is
 // a state real servers report, so it is accepted too.
 var sandboxStates = []string{"Pending", "Running", "Pausing", "Paused", "Resuming", "Stopping", "Terminated", "Failed", "Unknown"}
 
-func newCmdList(f *cmdutil.Factory, runF func(context.Context, *listOptions) error) *cobra.Command {
-	opts := &listOptions{f: f}
-	cmd := &cobra.Command{
-		Use:     "list",
+func newCmdList(f *cmdutil.Factory) *cobra.Command {
+	opts := &listOptions{}
+	return cmdutil.NewVerb(f, opts, cmdutil.Verb[listOptions]{
+		Name:    "list",
 		Aliases: []string{"ls"},
 		Short:   "List sandboxes, optionally filtered by state and metadata.",
 		Long: "List one page of sandboxes (the server's default page unless --page or\n" +
 			"--page-size), or every sandbox with --all. Filters combine: any of the\n" +
-			"given states, and all of the given metadata labels.",
+			"given states, and all of the given metadata labels. When the server has\n" +
+			"more pages, a table is followed by a note on stderr saying how to get them\n" +
+			"(json and yaml carry it in pagination.has_next_page).",
 		Example: "  osb sandbox list -s running -s paused\n" +
-			"  osb sandbox list -m team=ml --all -o json",
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.PageSet, opts.PageSizeSet = cmd.Flags().Changed("page"), cmd.Flags().Changed("page-size")
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runList(cmd.Context(), opts)
+			"  osb sandbox list -m team=ml --all -q 'items.#.id'",
+		Formats: cmdutil.TableFormats,
+		Flags: func(fs *cmdutil.FlagSet) {
+			fs.StringArrayVarP(&opts.States, "state", "s", nil, "Only sandboxes in this state, any case (repeatable).")
+			fs.Complete("state", sandboxStates...)
+			fs.Pairs(&opts.Metadata, "metadata", "m", "Only sandboxes with this metadata label KEY=VALUE (repeatable).")
+			fs.IntVar(&opts.Page, "page", 0, "Page number, from 1.")
+			fs.Given("page", &opts.PageSet)
+			fs.IntVar(&opts.PageSize, "page-size", 0, "Sandboxes per page, at least 1 (the server allows at most 200).")
+			fs.Given("page-size", &opts.PageSizeSet)
+			fs.BoolVar(&opts.All, "all", false, "List every page, printed as one page: pagination says page 1 of 1\n"+
+				"(total_pages 0 when empty), page_size = total_items = the number found.")
 		},
-	}
-	fl := cmd.Flags()
-	fl.StringArrayVarP(&opts.States, "state", "s", nil, "Only sandboxes in this state, any case (repeatable).")
-	cmdutil.PairsFlag(fl, &opts.Metadata, "metadata", "m", "Only sandboxes with this metadata label KEY=VALUE (repeatable).")
-	fl.IntVar(&opts.Page, "page", 0, "Page number, from 1.")
-	fl.IntVar(&opts.PageSize, "page-size", 0, "Sandboxes per page, at least 1 (the server allows at most 200).")
-	fl.BoolVar(&opts.All, "all", false, "List every page, printed as one page: pagination says page 1 of 1\n"+
-		"(total_pages 0 when empty), page_size = total_items = the number found.")
-	_ = cmd.RegisterFlagCompletionFunc("state", func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		return sandboxStates, cobra.ShellCompDirectiveNoFileComp
+		Run: runList,
 	})
-	cmdutil.OutputFlag(cmd, &opts.Format, "table", "table", "json", "yaml")
-	return cmd
 }
 
 func runList(ctx context.Context, opts *listOptions) error {
@@ -70,19 +63,19 @@ func runList(ctx context.Context, opts *listOptions) error {
 	if err != nil {
 		return err
 	}
-	c, err := opts.f.Client()
+	c, err := opts.Client()
 	if err != nil {
 		return err
 	}
 	if opts.All && opts.Format == output.JSONF {
-		return streamAll(ctx, opts.f.IOStreams.Out, c, params)
+		return streamAll(ctx, opts.Printer(), c, params)
 	}
 	view, err := fetchList(ctx, c, params, opts.All)
 	if err != nil {
 		return err
 	}
-	columns := []string{"id", "status", "image", "created_at", "expires_at"}
-	return view.Print(opts.f.Printer(opts.Format), "Sandboxes", columns, sandboxView.row, "No sandboxes found.")
+	view.More = ", or every page with --all"
+	return view.Print(opts.Printer(), "Sandboxes", "No sandboxes found.")
 }
 
 // params validates the filters; a bad one stops the command before any request.
@@ -125,7 +118,7 @@ func fetchList(ctx context.Context, c *client.Client, params client.ListSandboxe
 
 // streamAll prints every page as one JSON document, the same document
 // listAll makes, each record written as soon as its page arrives.
-func streamAll(ctx context.Context, w io.Writer, c *client.Client, params client.ListSandboxesParams) error {
+func streamAll(ctx context.Context, p *output.Printer, c *client.Client, params client.ListSandboxesParams) error {
 	n := 0
 	items := output.StreamedList(func(add func(any) error) error {
 		return cmdutil.EachSandbox(ctx, c, params, func(sb client.Sandbox) error {
@@ -133,7 +126,7 @@ func streamAll(ctx context.Context, w io.Writer, c *client.Client, params client
 			return add(newSandboxView(&sb))
 		})
 	})
-	return output.WriteJSON(w, output.Obj{{Key: "items", Value: items}, {Key: "pagination", Value: mergedPagination{&n}}})
+	return p.Document(output.Obj{{Key: "items", Value: items}, {Key: "pagination", Value: mergedPagination{&n}}})
 }
 
 // mergedPagination is the pagination of a merged listing of n records; it

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -138,5 +139,23 @@ func TestListValidation(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			env.Run(append([]string{"sandbox", "list"}, tc.args...)...).ExpectError(t, 2, tc.want)
 		})
+	}
+}
+
+// A table that is one page of several says so on stderr, with how to get
+// the rest; json and yaml carry it in pagination and say nothing more.
+func TestListSaysWhenMorePagesExist(t *testing.T) {
+	env := newEnv(t)
+	a, b := env.NewSandbox(), env.NewSandbox()
+	r := env.Run("sandbox", "list", "--page-size", "1")
+	if r.Code != 0 || (!strings.Contains(r.Stdout, a) && !strings.Contains(r.Stdout, b)) ||
+		r.Stderr != "NOTE: Page 1 of 2 (2 in all): the next one with --page 2, or every page with --all.\n" {
+		t.Errorf("page 1 of 2: exit %d\nstdout %s\nstderr %q", r.Code, r.Stdout, r.Stderr)
+	}
+	if r := env.Run("sandbox", "list", "--page-size", "1", "--page", "2"); r.Code != 0 || r.Stderr != "" {
+		t.Errorf("the last page: exit %d, stderr %q", r.Code, r.Stderr)
+	}
+	if r := env.Run("sandbox", "list", "--page-size", "1", "-o", "json"); r.Code != 0 || r.Stderr != "" || !strings.Contains(r.Stdout, `"has_next_page": true`) {
+		t.Errorf("json: exit %d, stderr %q\n%s", r.Code, r.Stderr, r.Stdout)
 	}
 }

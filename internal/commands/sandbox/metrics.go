@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -14,54 +15,47 @@ import (
 )
 
 type metricsOptions struct {
-	f         *cmdutil.Factory
-	SandboxID string
-	Watch     bool
-	Format    string
+	cmdutil.Base
+	Sandbox cmdutil.Sandbox
+	Watch   bool
 }
 
-func newCmdMetrics(f *cmdutil.Factory, runF func(context.Context, *metricsOptions) error) *cobra.Command {
-	opts := &metricsOptions{f: f}
-	cmd := &cobra.Command{
-		Use:   "metrics SANDBOX_ID",
+func newCmdMetrics(f *cmdutil.Factory) *cobra.Command {
+	opts := &metricsOptions{}
+	return cmdutil.NewVerb(f, opts, cmdutil.Verb[metricsOptions]{
+		Name:  "metrics",
 		Short: "Show a sandbox's CPU and memory use, once or as a stream.",
 		Long: "Show one CPU and memory sample of the sandbox, or with --watch one line per\n" +
 			"sample as execd produces them, until Ctrl-C (which exits 0). Under -o json a\n" +
-			"watch prints one compact JSON object per line; under -o yaml one YAML\n" +
-			"document per sample, each starting with ---. Sampling errors the stream\n" +
-			"reports are warnings on stderr; the watch goes on.",
+			"watch prints one compact JSON object per line (--jq and --template apply to\n" +
+			"each); under -o yaml one YAML document per sample, each starting with ---.\n" +
+			"Sampling errors the stream reports are warnings on stderr; the watch goes on.",
 		Example: "  osb sandbox metrics sbx-123\n" +
-			"  osb sandbox metrics sbx-123 --watch -o json | jq .cpu_used_percentage",
-		Args:              cobra.ExactArgs(1),
-		ValidArgsFunction: cmdutil.CompleteSandboxIDs(f, false),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.SandboxID = args[0]
-			if opts.Watch && !cmd.Flags().Changed("output") {
-				opts.Format = output.Raw
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runMetrics(cmd.Context(), opts)
+			"  osb sandbox metrics sbx-123 --watch -q cpu_used_percentage",
+		Args:    []cmdutil.Arg{cmdutil.SandboxArg(&opts.Sandbox)},
+		Formats: cmdutil.AllFormats,
+		Flags: func(fs *cmdutil.FlagSet) {
+			fs.BoolVar(&opts.Watch, "watch", false, "Stream samples until interrupted.")
 		},
-	}
-	cmd.Flags().BoolVar(&opts.Watch, "watch", false, "Stream samples until interrupted.")
-	cmdutil.OutputFlag(cmd, &opts.Format, "table", "table", "json", "yaml", "raw")
-	return cmd
+		Run: runMetrics,
+	})
 }
 
 func runMetrics(ctx context.Context, opts *metricsOptions) error {
-	dp, err := opts.f.Execd(ctx, opts.SandboxID)
+	if opts.Watch && !opts.FormatGiven {
+		opts.Format = output.Raw
+	}
+	dp, err := opts.Sandbox.Execd(ctx)
 	if err != nil {
 		return err
 	}
-	p := opts.f.Printer(opts.Format)
+	p := opts.Printer()
 	if !opts.Watch {
 		m, err := dp.Metrics(ctx)
 		if err != nil {
 			return err
 		}
-		return p.Object("Sandbox Metrics", metricsRecord(m))
+		return p.Object("Sandbox Metrics", newMetricsView(m))
 	}
 	err = dp.WatchMetrics(ctx, func(ev client.MetricsEvent) error {
 		if ev.Sample == nil {
@@ -77,15 +71,18 @@ func runMetrics(ctx context.Context, opts *metricsOptions) error {
 	return err
 }
 
-// metricsRecord is a sample under the official client's names.
-func metricsRecord(m *client.Metrics) output.Obj {
-	return output.Obj{
-		{Key: "cpu_count", Value: m.CPUCount},
-		{Key: "cpu_used_percentage", Value: m.CPUUsedPct},
-		{Key: "memory_total_in_mib", Value: m.MemTotal},
-		{Key: "memory_used_in_mib", Value: m.MemUsed},
-		{Key: "timestamp", Value: m.Timestamp},
-	}
+// metricsView is a sample under the official client's names, its numbers
+// as the server wrote them.
+type metricsView struct {
+	CPUCount   json.Number `json:"cpu_count"`
+	CPUUsedPct json.Number `json:"cpu_used_percentage"`
+	MemTotal   json.Number `json:"memory_total_in_mib"`
+	MemUsed    json.Number `json:"memory_used_in_mib"`
+	Timestamp  int64       `json:"timestamp"`
+}
+
+func newMetricsView(m *client.Metrics) metricsView {
+	return metricsView{CPUCount: m.CPUCount, CPUUsedPct: m.CPUUsedPct, MemTotal: m.MemTotal, MemUsed: m.MemUsed, Timestamp: m.Timestamp}
 }
 
 // sampleTime is RFC 3339 UTC at execd's millisecond precision, fixed width
@@ -94,21 +91,15 @@ const sampleTime = "2006-01-02T15:04:05.000Z07:00"
 
 // writeSample prints one watched sample as soon as it arrives.
 func writeSample(p *output.Printer, m *client.Metrics) error {
-	var b []byte
-	var err error
-	switch p.Format {
-	case output.JSONF:
-		b, err = output.CompactJSON(metricsRecord(m))
-	case output.YAMLF:
-		b, err = output.YAML(metricsRecord(m))
-		b = append([]byte("---\n"), b...)
-	default:
-		b = fmt.Appendf(nil, "[%s] cpu=%.2f%% cores=%g mem=%.2f/%.2fMiB\n",
-			time.UnixMilli(m.Timestamp).UTC().Format(sampleTime), m.CPUUsedPct, m.CPUCount, m.MemUsed, m.MemTotal)
+	if p.Structured() {
+		return p.Line(newMetricsView(m))
 	}
-	if err != nil {
-		return err
-	}
-	_, err = p.IO.Out.Write(b)
+	_, err := fmt.Fprintf(p.IO.Out, "[%s] cpu=%.2f%% cores=%g mem=%.2f/%.2fMiB\n",
+		time.UnixMilli(m.Timestamp).UTC().Format(sampleTime), float(m.CPUUsedPct), float(m.CPUCount), float(m.MemUsed), float(m.MemTotal))
 	return err
+}
+
+func float(n json.Number) float64 {
+	f, _ := n.Float64()
+	return f
 }

@@ -137,3 +137,19 @@ func TestMetricsWatchFraming(t *testing.T) {
 		t.Errorf("a broken line: exit %d\nstdout %q\nstderr %q", r.Code, r.Stdout, r.Stderr)
 	}
 }
+
+// Numbers keep the type the server gave them: 2.0 stays 2.0 and 2 stays 2,
+// in json and in yaml.
+func TestMetricsNumbersAsSent(t *testing.T) {
+	fs := newFakeServer(t, "sbx-1")
+	fs.watchLines = []string{`{"cpu_count":2.0,"cpu_used_pct":12.50,"mem_total_mib":1024,"mem_used_mib":1e3,"timestamp":1767225600000}`}
+	env := fs.env(t)
+	want := `{"cpu_count":2.0,"cpu_used_percentage":12.50,"memory_total_in_mib":1024,"memory_used_in_mib":1e3,"timestamp":1767225600000}` + "\n"
+	if r := env.Run("sandbox", "metrics", "sbx-1", "--watch", "-o", "json"); r.Code != 0 || r.Stdout != want {
+		t.Errorf("json: exit %d\n%s\nwant\n%s", r.Code, r.Stdout, want)
+	}
+	wantYAML := "---\ncpu_count: 2.0\ncpu_used_percentage: 12.50\nmemory_total_in_mib: 1024\nmemory_used_in_mib: 1e3\ntimestamp: 1767225600000\n"
+	if r := env.Run("sandbox", "metrics", "sbx-1", "--watch", "-o", "yaml"); r.Code != 0 || r.Stdout != wantYAML {
+		t.Errorf("yaml: exit %d\n%s\nwant\n%s", r.Code, r.Stdout, wantYAML)
+	}
+}

@@ -10,40 +10,31 @@ import (
 )
 
 type pauseOptions struct {
-	f         *cmdutil.Factory
-	SandboxID string
-	Format    string
+	cmdutil.Base
+	Sandbox cmdutil.Sandbox
 }
 
-func newCmdPause(f *cmdutil.Factory, runF func(context.Context, *pauseOptions) error) *cobra.Command {
-	opts := &pauseOptions{f: f}
-	cmd := &cobra.Command{
-		Use:   "pause SANDBOX_ID",
+func newCmdPause(f *cmdutil.Factory) *cobra.Command {
+	opts := &pauseOptions{}
+	return cmdutil.NewVerb(f, opts, cmdutil.Verb[pauseOptions]{
+		Name:  "pause",
 		Short: "Ask the server to pause a sandbox.",
 		Long: "Ask the server to pause a sandbox. The pause completes in the background:\n" +
 			"'osb sandbox get' shows Pausing, then Paused.",
-		Args:              cobra.ExactArgs(1),
-		ValidArgsFunction: cmdutil.CompleteSandboxIDs(f, false),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.SandboxID = args[0]
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runPause(cmd.Context(), opts)
-		},
-	}
-	cmdutil.OutputFlag(cmd, &opts.Format, "table", "table", "json", "yaml")
-	return cmd
+		Args:    []cmdutil.Arg{cmdutil.SandboxArg(&opts.Sandbox)},
+		Formats: cmdutil.TableFormats,
+		Run:     runPause,
+	})
 }
 
 func runPause(ctx context.Context, opts *pauseOptions) error {
 	var paused string
-	err := opts.f.WithSandbox(ctx, opts.SandboxID, func(c *client.Client, id string) error {
+	err := opts.Sandbox.Do(ctx, func(c *client.Client, id string) error {
 		paused = id
 		return c.PauseSandbox(ctx, id)
 	})
 	if err != nil {
 		return err
 	}
-	return opts.f.Printer(opts.Format).Success("Pause request accepted: " + paused)
+	return opts.Printer().Success("Pause request accepted: " + paused)
 }

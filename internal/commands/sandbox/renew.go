@@ -2,64 +2,57 @@ package sandbox
 
 import (
 	"context"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/cmdutil"
-	"github.com/osb-dev/osb/internal/output"
 )
 
 type renewOptions struct {
-	f         *cmdutil.Factory
-	SandboxID string
-	Timeout   cmdutil.DurationValue
-	Format    string
+	cmdutil.Base
+	Sandbox cmdutil.Sandbox
+	Timeout cmdutil.DurationValue
 }
 
-func newCmdRenew(f *cmdutil.Factory, runF func(context.Context, *renewOptions) error) *cobra.Command {
-	opts := &renewOptions{f: f}
-	cmd := &cobra.Command{
-		Use:   "renew SANDBOX_ID",
+func newCmdRenew(f *cmdutil.Factory) *cobra.Command {
+	opts := &renewOptions{}
+	return cmdutil.NewVerb(f, opts, cmdutil.Verb[renewOptions]{
+		Name:  "renew",
 		Short: "Set a sandbox to expire a given time from now.",
 		Long: "Set a sandbox to expire --timeout from now. This is a fresh lifetime, not\n" +
-			"added to what was left. expires_at is printed in RFC 3339, UTC.",
-		Example:           "  osb sandbox renew sbx-123 -t 30m",
-		Args:              cobra.ExactArgs(1),
-		ValidArgsFunction: cmdutil.CompleteSandboxIDs(f, false),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.SandboxID = args[0]
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runRenew(cmd.Context(), opts)
+			"added to what was left. expires_at is printed as the server wrote it (RFC\n" +
+			"3339); when the server does not say, osb prints the time it asked for, in UTC.",
+		Example: "  osb sandbox renew sbx-123 -t 30m",
+		Args:    []cmdutil.Arg{cmdutil.SandboxArg(&opts.Sandbox)},
+		Formats: cmdutil.TableFormats,
+		Flags: func(fs *cmdutil.FlagSet) {
+			fs.Duration(&opts.Timeout, "timeout", "t", "New lifetime from now, e.g. 30m or 1h30m (required).")
+			fs.Required("timeout")
 		},
-	}
-	cmdutil.DurationFlag(cmd.Flags(), &opts.Timeout, "timeout", "t", "New lifetime from now, e.g. 30m or 1h30m (required).")
-	_ = cmd.MarkFlagRequired("timeout")
-	cmdutil.OutputFlag(cmd, &opts.Format, "table", "table", "json", "yaml")
-	return cmd
+		Run: runRenew,
+	})
+}
+
+// renewedView is what renew prints.
+type renewedView struct {
+	SandboxID string      `json:"sandbox_id"`
+	ExpiresAt client.Time `json:"expires_at"`
 }
 
 func runRenew(ctx context.Context, opts *renewOptions) error {
-	var renewed string
-	var expires time.Time
-	err := opts.f.WithSandbox(ctx, opts.SandboxID, func(c *client.Client, id string) error {
-		renewed = id
-		at := opts.f.Now().Add(opts.Timeout.D)
+	var v renewedView
+	err := opts.Sandbox.Do(ctx, func(c *client.Client, id string) error {
+		at := opts.Now().Add(opts.Timeout.D)
 		got, err := c.RenewSandbox(ctx, id, at)
-		expires = got
+		v = renewedView{SandboxID: id, ExpiresAt: got}
 		if got.IsZero() {
-			expires = at
+			v.ExpiresAt = client.NewTime(at)
 		}
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	return opts.f.Printer(opts.Format).Panel("Sandbox Renewed", output.Obj{
-		{Key: "sandbox_id", Value: renewed},
-		{Key: "expires_at", Value: cmdutil.FormatTime(expires)},
-	})
+	return opts.Printer().Panel("Sandbox Renewed", v)
 }

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -8,8 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/cmdutil"
-	"github.com/osb-dev/osb/internal/output"
 )
 
 // requestFileFields are the CreateSandboxRequest keys a request file may
@@ -85,20 +86,31 @@ func planFromFile(path string) (*createPlan, error) {
 			return nil, err
 		}
 	}
-	body["timeout"] = life.seconds()
-	if _, ok := body["image"]; ok {
-		setDefault(body, "resourceLimits", defaultResources)
-		setDefault(body, "entrypoint", defaultEntrypoint)
-	} else if _, ok := body["snapshotId"]; ok {
-		setDefault(body, "resourceLimits", defaultResources)
+	req := &client.CreateSandboxRequest{}
+	if err := decodeInto(body, req); err != nil {
+		return nil, cmdutil.UsageErrorf("Invalid request file '%s': %v", path, err)
 	}
-	return &createPlan{Body: body, TimeoutText: life.text(), Source: source}, nil
+	req.Timeout = life.seconds()
+	if req.Image != nil || req.SnapshotID != "" {
+		if req.ResourceLimits == nil {
+			req.ResourceLimits = defaultResources
+		}
+	}
+	if req.Image != nil && req.Entrypoint == nil {
+		req.Entrypoint = defaultEntrypoint
+	}
+	return &createPlan{Body: req, TimeoutText: life.text(), Source: source}, nil
 }
 
-func setDefault(body map[string]any, key string, v any) {
-	if _, ok := body[key]; !ok {
-		body[key] = v
+// decodeInto puts a checked JSON value into its typed form.
+func decodeInto(v, dst any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
 	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	return dec.Decode(dst)
 }
 
 // value returns a key's value when it is present and not null.
@@ -124,7 +136,7 @@ func (rf *requestFile) checkKeys() error {
 
 // source checks that exactly one of image, templateId and snapshotId is set,
 // and says which, for the result panel.
-func (rf *requestFile) source() (output.KV, error) {
+func (rf *requestFile) source() (createdView, error) {
 	var set []string
 	for _, k := range []string{"image", "templateId", "snapshotId"} {
 		if _, ok := rf.value(k); ok {
@@ -133,24 +145,24 @@ func (rf *requestFile) source() (output.KV, error) {
 	}
 	switch len(set) {
 	case 0:
-		return output.KV{}, cmdutil.UsageErrorf("Request file '%s' must set one of 'image', 'templateId', or 'snapshotId'.", rf.path)
+		return createdView{}, cmdutil.UsageErrorf("Request file '%s' must set one of 'image', 'templateId', or 'snapshotId'.", rf.path)
 	case 1:
 	default:
-		return output.KV{}, cmdutil.UsageErrorf("Request file '%s' must set only one of 'image', 'templateId', 'snapshotId'; got %s.", rf.path, strings.Join(set, ", "))
+		return createdView{}, cmdutil.UsageErrorf("Request file '%s' must set only one of 'image', 'templateId', 'snapshotId'; got %s.", rf.path, strings.Join(set, ", "))
 	}
 	v, _ := rf.value(set[0])
 	if set[0] == "image" {
 		uri, err := rf.imageURI(v)
-		return output.KV{Key: "image", Value: uri}, err
+		return createdView{Image: uri}, err
 	}
 	id, ok := v.(string)
 	if !ok || strings.TrimSpace(id) == "" {
-		return output.KV{}, cmdutil.UsageErrorf("Request file field '%s' in '%s' must be a non-empty string.", set[0], rf.path)
+		return createdView{}, cmdutil.UsageErrorf("Request file field '%s' in '%s' must be a non-empty string.", set[0], rf.path)
 	}
 	if set[0] == "templateId" {
-		return output.KV{Key: "template", Value: id}, nil
+		return createdView{Template: id}, nil
 	}
-	return output.KV{Key: "snapshot_id", Value: id}, nil
+	return createdView{SnapshotID: id}, nil
 }
 
 // imageURI checks the image, a reference string or {uri, auth}, and returns

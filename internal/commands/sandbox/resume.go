@@ -10,40 +10,33 @@ import (
 )
 
 type resumeOptions struct {
-	f               *cmdutil.Factory
-	SandboxID       string
+	cmdutil.Base
+	Sandbox         cmdutil.Sandbox
 	SkipHealthCheck bool
 	ResumeTimeout   cmdutil.DurationValue
-	Format          string
 }
 
-func newCmdResume(f *cmdutil.Factory, runF func(context.Context, *resumeOptions) error) *cobra.Command {
-	opts := &resumeOptions{f: f}
-	cmd := &cobra.Command{
-		Use:   "resume SANDBOX_ID",
+func newCmdResume(f *cmdutil.Factory) *cobra.Command {
+	opts := &resumeOptions{}
+	return cmdutil.NewVerb(f, opts, cmdutil.Verb[resumeOptions]{
+		Name:  "resume",
 		Short: "Resume a paused sandbox and wait until it is ready.",
 		Long: "Resume a paused sandbox, then wait until it is Running and its execd answers\n" +
 			"(unless --skip-health-check). Not ready within --resume-timeout is exit 5;\n" +
 			"the sandbox is left as it is.",
-		Args:              cobra.ExactArgs(1),
-		ValidArgsFunction: cmdutil.CompleteSandboxIDs(f, false),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.SandboxID = args[0]
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runResume(cmd.Context(), opts)
+		Args:    []cmdutil.Arg{cmdutil.SandboxArg(&opts.Sandbox)},
+		Formats: cmdutil.TableFormats,
+		Flags: func(fs *cmdutil.FlagSet) {
+			fs.BoolVar(&opts.SkipHealthCheck, "skip-health-check", false, "Return as soon as the server accepts the request.")
+			fs.Duration(&opts.ResumeTimeout, "resume-timeout", "", "How long to wait for readiness (default 30s).")
 		},
-	}
-	cmd.Flags().BoolVar(&opts.SkipHealthCheck, "skip-health-check", false, "Return as soon as the server accepts the request.")
-	cmdutil.DurationFlag(cmd.Flags(), &opts.ResumeTimeout, "resume-timeout", "", "How long to wait for readiness (default 30s).")
-	cmdutil.OutputFlag(cmd, &opts.Format, "table", "table", "json", "yaml")
-	return cmd
+		Run: runResume,
+	})
 }
 
 func runResume(ctx context.Context, opts *resumeOptions) error {
 	var resumed string
-	err := opts.f.WithSandbox(ctx, opts.SandboxID, func(c *client.Client, id string) error {
+	err := opts.Sandbox.Do(ctx, func(c *client.Client, id string) error {
 		resumed = id
 		return c.ResumeSandbox(ctx, id)
 	})
@@ -51,9 +44,9 @@ func runResume(ctx context.Context, opts *resumeOptions) error {
 		return err
 	}
 	if !opts.SkipHealthCheck {
-		if err := waitReady(ctx, opts.f, resumed, readyTimeout(opts.ResumeTimeout)); err != nil {
+		if err := waitReady(ctx, opts.Factory, resumed, readyTimeout(opts.ResumeTimeout)); err != nil {
 			return err
 		}
 	}
-	return opts.f.Printer(opts.Format).Success("Sandbox resumed: " + resumed)
+	return opts.Printer().Success("Sandbox resumed: " + resumed)
 }

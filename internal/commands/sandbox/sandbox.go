@@ -12,16 +12,16 @@ import (
 func NewCmdSandbox(f *cmdutil.Factory) *cobra.Command {
 	cmd := cmdutil.NewGroup("sandbox", "📦 Manage sandbox lifecycle.")
 	cmd.AddCommand(
-		newCmdCreate(f, nil),
-		newCmdList(f, nil),
-		newCmdGet(f, nil),
-		newCmdKill(f, nil),
-		newCmdPause(f, nil),
-		newCmdResume(f, nil),
-		newCmdRenew(f, nil),
-		newCmdEndpoint(f, nil),
-		newCmdHealth(f, nil),
-		newCmdMetrics(f, nil),
+		newCmdCreate(f),
+		newCmdList(f),
+		newCmdGet(f),
+		newCmdKill(f),
+		newCmdPause(f),
+		newCmdResume(f),
+		newCmdRenew(f),
+		newCmdEndpoint(f),
+		newCmdHealth(f),
+		newCmdMetrics(f),
 	)
 	return cmd
 }

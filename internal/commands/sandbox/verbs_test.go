@@ -33,7 +33,7 @@ func TestKill(t *testing.T) {
 	if ids := sandboxIDs(t, env); len(ids) != 1 || ids[0] != b {
 		t.Errorf("after a failed kill the server holds %v, want only %s", ids, b)
 	}
-	env.Run("sandbox", "kill").ExpectError(t, 2, "requires at least 1 arg")
+	env.Run("sandbox", "kill").ExpectError(t, 2, "missing SANDBOX_ID")
 }
 
 func TestPauseResume(t *testing.T) {
@@ -119,4 +119,29 @@ func TestHealth(t *testing.T) {
 		golden(t, "health_unhealthy_"+format, env.Run("sandbox", "health", id, "-o", format).ExpectCode(t, 0), id)
 	}
 	env.Run("sandbox", "health", "0000").ExpectError(t, 4, "not found")
+}
+
+// Timestamps are printed as the server wrote them: fractional zeros, an
+// offset other than Z, even a text that is not RFC 3339.
+func TestTimestampsAsSent(t *testing.T) {
+	fs := newFakeServer(t, "sbx-1")
+	fs.record = map[string]any{
+		"createdAt": "2026-01-02T03:04:05.100000+08:00",
+		"expiresAt": "2026-01-02 03:04:05",
+		"status":    map[string]any{"state": "Running", "lastTransitionAt": "2026-01-02T03:04:05.000Z"},
+	}
+	env := fs.env(t)
+	r := env.Run("sandbox", "get", "sbx-1", "-o", "json")
+	for _, want := range []string{`"created_at": "2026-01-02T03:04:05.100000+08:00"`, `"expires_at": "2026-01-02 03:04:05"`, `"last_transition_at": "2026-01-02T03:04:05.000Z"`} {
+		if r.Code != 0 || !strings.Contains(r.Stdout, want) {
+			t.Errorf("json lacks %s:\n%s", want, r.Stdout)
+		}
+	}
+	y := env.Run("sandbox", "list", "-o", "yaml")
+	if y.Code != 0 || !strings.Contains(y.Stdout, "created_at: '2026-01-02T03:04:05.100000+08:00'") || !strings.Contains(y.Stdout, "expires_at: '2026-01-02 03:04:05'") {
+		t.Errorf("yaml:\n%s", y.Stdout)
+	}
+	if out := env.Must("sandbox", "list"); !strings.Contains(out, "2026-01-02T03:04:05.100000+08:00  2026-01-02 03:04:05") {
+		t.Errorf("table:\n%s", out)
+	}
 }

@@ -6,18 +6,19 @@ import (
 
 	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/cmdutil"
-	"github.com/osb-dev/osb/internal/output"
 )
 
 // sandboxView is a sandbox as osb prints it: the official client's snake_case
-// SandboxInfo keys, in its order, every key present (null when unset).
+// SandboxInfo keys, in its order, every key present (null when unset). The
+// list table shows the tagged columns; a record table shows every key, the
+// status as its state and the image as its reference.
 type sandboxView struct {
-	ID         string             `json:"id"`
-	Status     cmdutil.StatusView `json:"status"`
+	ID         string             `json:"id" table:"1"`
+	Status     cmdutil.StatusView `json:"status" table:"2"`
 	Entrypoint []string           `json:"entrypoint"`
-	ExpiresAt  *string            `json:"expires_at"`
-	CreatedAt  *string            `json:"created_at"`
-	Image      *imageView         `json:"image"`
+	ExpiresAt  *client.Time       `json:"expires_at" table:"5"`
+	CreatedAt  *client.Time       `json:"created_at" table:"4"`
+	Image      *imageView         `json:"image" table:"3"`
 	SnapshotID *string            `json:"snapshot_id"`
 	Platform   *platformView      `json:"platform"`
 	Allocation *allocationView    `json:"allocation"`
@@ -28,6 +29,14 @@ type sandboxView struct {
 type imageView struct {
 	Image string         `json:"image"`
 	Auth  *imageAuthView `json:"auth"`
+}
+
+// TableCell is the image reference.
+func (v *imageView) TableCell() any {
+	if v == nil {
+		return nil
+	}
+	return v.Image
 }
 
 // imageAuthView keeps the key shape of registry credentials but masks the
@@ -58,8 +67,8 @@ func newSandboxView(sb *client.Sandbox) sandboxView {
 		ID:         sb.ID,
 		Status:     cmdutil.NewStatusView(sb.Status),
 		Entrypoint: sb.Entrypoint,
-		ExpiresAt:  cmdutil.Timestamp(sb.ExpiresAt),
-		CreatedAt:  cmdutil.Timestamp(sb.CreatedAt),
+		ExpiresAt:  sb.ExpiresAt,
+		CreatedAt:  sb.CreatedAt,
 		SnapshotID: sb.SnapshotID,
 		Metadata:   sb.Metadata,
 		Extensions: sb.Extensions,
@@ -81,43 +90,6 @@ func newSandboxView(sb *client.Sandbox) sandboxView {
 		v.Allocation = &allocationView{Mode: a.Mode, PoolRef: a.PoolRef, State: a.State}
 	}
 	return v
-}
-
-// row is the sandbox as one table row: status and image flattened.
-func (v sandboxView) row() output.Obj {
-	return output.Obj{
-		{Key: "id", Value: v.ID},
-		{Key: "status", Value: v.Status.State},
-		{Key: "image", Value: v.imageURI()},
-		{Key: "created_at", Value: cmdutil.Optional(v.CreatedAt)},
-		{Key: "expires_at", Value: cmdutil.Optional(v.ExpiresAt)},
-	}
-}
-
-// record is the sandbox as a key/value table: every key of the JSON view,
-// status as its state and image as its reference, the status details last.
-func (v sandboxView) record() output.Obj {
-	o := output.Obj{
-		{Key: "id", Value: v.ID},
-		{Key: "status", Value: v.Status.State},
-		{Key: "entrypoint", Value: v.Entrypoint},
-		{Key: "expires_at", Value: cmdutil.Optional(v.ExpiresAt)},
-		{Key: "created_at", Value: cmdutil.Optional(v.CreatedAt)},
-		{Key: "image", Value: v.imageURI()},
-		{Key: "snapshot_id", Value: cmdutil.Optional(v.SnapshotID)},
-		{Key: "platform", Value: cmdutil.Optional(v.Platform)},
-		{Key: "allocation", Value: cmdutil.Optional(v.Allocation)},
-		{Key: "metadata", Value: cmdutil.OptionalMap(v.Metadata)},
-		{Key: "extensions", Value: cmdutil.OptionalMap(v.Extensions)},
-	}
-	return v.Status.AppendDetails(o)
-}
-
-func (v sandboxView) imageURI() any {
-	if v.Image == nil {
-		return nil
-	}
-	return v.Image.Image
 }
 
 // Ways the create panel shows a timeout, as the official client does.

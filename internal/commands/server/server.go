@@ -2,6 +2,7 @@
 package server
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -12,7 +13,7 @@ import (
 )
 
 type serverOptions struct {
-	f               *cmdutil.Factory
+	cmdutil.Base
 	Listen          string
 	APIKey          string
 	DataDir         string
@@ -21,9 +22,9 @@ type serverOptions struct {
 
 // NewCmdServer returns `osb server`.
 func NewCmdServer(f *cmdutil.Factory) *cobra.Command {
-	opts := &serverOptions{f: f}
-	cmd := &cobra.Command{
-		Use:   "server",
+	opts := &serverOptions{}
+	cmd := cmdutil.NewVerb(f, opts, cmdutil.Verb[serverOptions]{
+		Name:  "server",
 		Short: "Run a local OpenSandbox-compatible server (no Docker needed).",
 		Long: "Run an OpenSandbox-compatible lifecycle and execd API on this machine.\n\n" +
 			"Sandboxes are process trees with their own directories; images are not pulled,\n" +
@@ -33,27 +34,26 @@ func NewCmdServer(f *cmdutil.Factory) *cobra.Command {
 			"that is printed once.",
 		Example: "  osb server --listen 127.0.0.1:8080 --api-key dev-key\n" +
 			"  OPEN_SANDBOX_API_KEY=dev-key osb --domain 127.0.0.1:8080 sandbox create -i python:3.11",
-		Args:        cobra.NoArgs,
-		Annotations: map[string]string{cmdutil.NoConfig: ""},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return runServer(cmd, opts)
+		Flags: func(fs *cmdutil.FlagSet) {
+			fs.StringVar(&opts.Listen, "listen", "127.0.0.1:8080", "Address to listen on.")
+			fs.StringVar(&opts.APIKey, "api-key", "", "API key clients must send (default: OPEN_SANDBOX_API_KEY, else generated).")
+			fs.StringVar(&opts.DataDir, "data-dir", "", "Directory for sandbox files (default: a temporary directory).")
+			fs.BoolVar(&opts.EndpointHeaders, "endpoint-headers", false, "Hand out endpoints that require a header, as gateways do.")
+			fs.Hidden("endpoint-headers")
 		},
-	}
-	cmd.Flags().StringVar(&opts.Listen, "listen", "127.0.0.1:8080", "Address to listen on.")
-	cmd.Flags().StringVar(&opts.APIKey, "api-key", "", "API key clients must send (default: OPEN_SANDBOX_API_KEY, else generated).")
-	cmd.Flags().StringVar(&opts.DataDir, "data-dir", "", "Directory for sandbox files (default: a temporary directory).")
-	cmd.Flags().BoolVar(&opts.EndpointHeaders, "endpoint-headers", false, "Hand out endpoints that require a header, as gateways do.")
-	_ = cmd.Flags().MarkHidden("endpoint-headers")
+		Run: runServer,
+	})
+	cmd.Annotations = map[string]string{cmdutil.NoConfig: ""}
 	return cmd
 }
 
-func runServer(cmd *cobra.Command, opts *serverOptions) error {
+func runServer(ctx context.Context, opts *serverOptions) error {
 	key := opts.APIKey
 	if key == "" {
 		// The root --api-key flag is shadowed by ours; the environment still counts.
-		key = opts.f.Getenv("OPEN_SANDBOX_API_KEY")
+		key = opts.Getenv("OPEN_SANDBOX_API_KEY")
 	}
-	stderr := opts.f.IOStreams.ErrOut
+	stderr := opts.IOStreams.ErrOut
 	if key == "" {
 		b := make([]byte, 16)
 		if _, err := rand.Read(b); err != nil {
@@ -62,7 +62,7 @@ func runServer(cmd *cobra.Command, opts *serverOptions) error {
 		key = hex.EncodeToString(b)
 		fmt.Fprintf(stderr, "Generated API key: %s\n", key)
 	}
-	return serve(cmd.Context(), settings{
+	return serve(ctx, settings{
 		listen:          opts.Listen,
 		apiKey:          key,
 		dataDir:         opts.DataDir,

@@ -1,6 +1,7 @@
 package skills
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -11,15 +12,17 @@ import (
 )
 
 type installOptions struct {
-	f *cmdutil.Factory
+	cmdutil.Base
 	selection
 	Force bool
 }
 
-func newCmdInstall(f *cmdutil.Factory, runF func(*installOptions) error) *cobra.Command {
-	opts := &installOptions{f: f, selection: selection{Getwd: os.Getwd}}
-	cmd := &cobra.Command{
-		Use:   "install [SKILL]",
+// newCmdInstall builds install; runF, when not nil, replaces runInstall
+// (tests point the project scope elsewhere with it).
+func newCmdInstall(f *cmdutil.Factory, runF func(context.Context, *installOptions) error) *cobra.Command {
+	opts := &installOptions{selection: selection{Getwd: os.Getwd}}
+	v := cmdutil.Verb[installOptions]{
+		Name:  "install",
 		Short: "Install bundled skills for an AI coding tool.",
 		Long: "Install one bundled skill, or all of them with --all-builtins, for one coding tool or all.\n\n" +
 			"--scope project writes under the current directory, --scope global under your home\n" +
@@ -28,24 +31,22 @@ func newCmdInstall(f *cmdutil.Factory, runF func(*installOptions) error) *cobra.
 			"(copilot, windsurf, cline) get a marked block in it; the rest of the file is kept.",
 		Example: "  osb skills install sandbox-lifecycle --target claude --scope project\n" +
 			"  osb skills install --all-builtins --target all --scope global -o json",
-		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				opts.Skill = args[0]
-			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return runInstall(opts)
+		Args:    []cmdutil.Arg{cmdutil.OptionalArg("SKILL", &opts.Skill)},
+		Formats: cmdutil.TableFormats,
+		Flags: func(fs *cmdutil.FlagSet) {
+			opts.addFlags(fs, "Install every bundled skill.")
+			fs.BoolVarP(&opts.Force, "force", "f", false, "Accepted for compatibility; installs never prompt.")
 		},
+		Run: runInstall,
 	}
-	opts.addFlags(cmd, "Install every bundled skill.")
-	cmd.Flags().BoolVarP(&opts.Force, "force", "f", false, "Accepted for compatibility; installs never prompt.")
-	return cmd
+	if runF != nil {
+		v.Run = runF
+	}
+	return cmdutil.NewVerb(f, opts, v)
 }
 
-func runInstall(opts *installOptions) error {
-	p, chosen, tools, err := opts.resolve(opts.f, "")
+func runInstall(_ context.Context, opts *installOptions) error {
+	p, chosen, tools, err := opts.resolve(opts.Factory, opts.Format, "")
 	if err != nil {
 		return err
 	}
@@ -53,10 +54,10 @@ func runInstall(opts *installOptions) error {
 	if err != nil {
 		return err
 	}
-	if done, err := printStructured(opts.f, opts.Format, ops); done {
+	if done, err := printStructured(opts.Printer(), ops); done {
 		return err
 	}
-	return writeInstallPlan(opts.f.IOStreams.Out, p, tools, ops)
+	return writeInstallPlan(opts.IOStreams.Out, p, tools, ops)
 }
 
 func writeInstallPlan(w io.Writer, p place, tools []target, ops []operation) error {

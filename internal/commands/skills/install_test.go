@@ -1,25 +1,26 @@
 package skills
 
 import (
+	"context"
 	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/spf13/cobra"
 
 	"github.com/osb-dev/osb/internal/cmdutil"
 	"github.com/osb-dev/osb/internal/iostreams"
+	"github.com/osb-dev/osb/internal/umask"
 	bundled "github.com/osb-dev/osb/skills"
 )
 
 func TestMain(m *testing.M) {
 	// Directory modes below are checked exactly; a umask of 002 would make them 0775.
-	syscall.Umask(0o022)
+	umask.Set(0o022)
 	os.Exit(m.Run())
 }
 
@@ -54,11 +55,11 @@ func (fx *fixture) run(args ...string) result {
 	var cmd *cobra.Command
 	switch args[0] {
 	case "install":
-		cmd = newCmdInstall(f, func(o *installOptions) error { o.Getwd = getwd; return runInstall(o) })
+		cmd = newCmdInstall(f, func(ctx context.Context, o *installOptions) error { o.Getwd = getwd; return runInstall(ctx, o) })
 	case "uninstall":
-		cmd = newCmdUninstall(f, func(o *uninstallOptions) error { o.Getwd = getwd; return runUninstall(o) })
+		cmd = newCmdUninstall(f, func(ctx context.Context, o *uninstallOptions) error { o.Getwd = getwd; return runUninstall(ctx, o) })
 	case "list":
-		cmd = newCmdList(f, func(o *listOptions) error { o.Getwd = getwd; return runList(o) })
+		cmd = newCmdList(f, func(ctx context.Context, o *listOptions) error { o.Getwd = getwd; return runList(ctx, o) })
 	default:
 		fx.t.Fatalf("no such subcommand %q", args[0])
 	}

@@ -1,6 +1,7 @@
 package skills
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -11,27 +12,25 @@ import (
 )
 
 type listOptions struct {
-	f *cmdutil.Factory
+	cmdutil.Base
 	// Getwd finds the project scope's directory; tests point it elsewhere.
-	Getwd  func() (string, error)
-	Format string
+	Getwd func() (string, error)
 }
 
-func newCmdList(f *cmdutil.Factory, runF func(*listOptions) error) *cobra.Command {
-	opts := &listOptions{f: f, Getwd: os.Getwd}
-	cmd := &cobra.Command{
-		Use:   "list",
-		Short: "List bundled skills, supported tools, and what is installed where.",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return runList(opts)
-		},
+// newCmdList builds list; runF, when not nil, replaces runList (tests point
+// the project scope elsewhere with it).
+func newCmdList(f *cmdutil.Factory, runF func(context.Context, *listOptions) error) *cobra.Command {
+	opts := &listOptions{Getwd: os.Getwd}
+	v := cmdutil.Verb[listOptions]{
+		Name:    "list",
+		Short:   "List bundled skills, supported tools, and what is installed where.",
+		Formats: cmdutil.TableFormats,
+		Run:     runList,
 	}
-	cmdutil.OutputFlag(cmd, &opts.Format, "table", "table", "json", "yaml")
-	return cmd
+	if runF != nil {
+		v.Run = runF
+	}
+	return cmdutil.NewVerb(f, opts, v)
 }
 
 // targetState is one tool in one scope, with each skill's install status.
@@ -49,10 +48,10 @@ type skillState struct {
 	Path   string `json:"path"`
 }
 
-func runList(opts *listOptions) error {
+func runList(_ context.Context, opts *listOptions) error {
 	var states []targetState
 	for _, scope := range scopes {
-		p, err := locate(opts.f, opts.Getwd, scope)
+		p, err := locate(opts.Factory, opts.Getwd, scope)
 		if err != nil {
 			return err
 		}
@@ -65,14 +64,14 @@ func runList(opts *listOptions) error {
 	for i := range targets {
 		ordered = append(ordered, states[i], states[len(targets)+i])
 	}
-	printer := opts.f.Printer(opts.Format)
+	printer := opts.Printer()
 	if printer.Structured() {
 		return printer.Data(struct {
 			Skills  []skill       `json:"skills"`
 			Targets []targetState `json:"targets"`
 		}{builtinSkills, ordered})
 	}
-	return writeList(opts.f.IOStreams.Out, ordered)
+	return writeList(opts.IOStreams.Out, ordered)
 }
 
 func stateOf(p place, t target) targetState {

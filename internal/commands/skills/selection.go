@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/spf13/cobra"
-
 	"github.com/osb-dev/osb/internal/cmdutil"
+	"github.com/osb-dev/osb/internal/output"
 )
 
 // selection is what install and uninstall act on: skills, tools, scope.
@@ -17,35 +16,33 @@ type selection struct {
 	AllBuiltins bool
 	Target      string
 	Scope       string
-	Format      string
 }
 
 // addFlags adds the flags install and uninstall share. --target and
 // --scope have no default: the command explains them when they are missing.
-func (sel *selection) addFlags(cmd *cobra.Command, allUsage string) {
-	cmd.Flags().BoolVar(&sel.AllBuiltins, "all-builtins", false, allUsage)
-	cmdutil.EnumFlag(cmd, &sel.Target, "target", "t", "", append(targetNames(), allTargets),
+func (sel *selection) addFlags(fs *cmdutil.FlagSet, allUsage string) {
+	fs.BoolVar(&sel.AllBuiltins, "all-builtins", false, allUsage)
+	fs.Enum(&sel.Target, "target", "t", "", append(targetNames(), allTargets),
 		"Coding tool: claude, cursor, codex, copilot, windsurf, cline, opencode, or all.")
-	cmdutil.EnumFlag(cmd, &sel.Scope, "scope", "", "", scopes,
+	fs.Enum(&sel.Scope, "scope", "", "", scopes,
 		"Where: project (the current directory) or global (your home directory).")
-	cmdutil.OutputFlag(cmd, &sel.Format, "table", "table", "json", "yaml")
 }
 
 // resolve checks the selection, in the order the official client does, and
 // returns where to act and on what. defaultName stands in for a missing
 // skill name when not empty.
-func (sel *selection) resolve(f *cmdutil.Factory, defaultName string) (place, []skill, []target, error) {
+func (sel *selection) resolve(f *cmdutil.Factory, format, defaultName string) (place, []skill, []target, error) {
 	if sel.Skill != "" && sel.AllBuiltins {
 		return place{}, nil, nil, cmdutil.UsageErrorf("pass either a skill name or --all-builtins, not both")
 	}
-	if err := checkPlacement(f, sel.Format, sel.Target, sel.Scope); err != nil {
+	if err := checkPlacement(f, format, sel.Target, sel.Scope); err != nil {
 		return place{}, nil, nil, err
 	}
 	name := sel.Skill
 	if name == "" {
 		name = defaultName
 	}
-	chosen, err := chooseSkills(f, sel.Format, name, sel.AllBuiltins)
+	chosen, err := chooseSkills(f, format, name, sel.AllBuiltins)
 	if err != nil {
 		return place{}, nil, nil, err
 	}
@@ -88,8 +85,7 @@ func apply(p place, chosen []skill, tools []target, act func(place, target, skil
 }
 
 // printStructured prints ops under json or yaml and reports whether it did.
-func printStructured(f *cmdutil.Factory, format string, ops []operation) (bool, error) {
-	p := f.Printer(format)
+func printStructured(p *output.Printer, ops []operation) (bool, error) {
 	if !p.Structured() {
 		return false, nil
 	}

@@ -1,6 +1,7 @@
 package skills
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -11,27 +12,19 @@ import (
 )
 
 type showOptions struct {
-	f      *cmdutil.Factory
-	Skill  string
-	Format string
+	cmdutil.Base
+	Skill string
 }
 
-func newCmdShow(f *cmdutil.Factory, runF func(*showOptions) error) *cobra.Command {
-	opts := &showOptions{f: f}
-	cmd := &cobra.Command{
-		Use:   "show SKILL",
-		Short: "Show a bundled skill: when to use it, its quick start, and its full text.",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Skill = args[0]
-			if runF != nil {
-				return runF(opts)
-			}
-			return runShow(opts)
-		},
-	}
-	cmdutil.OutputFlag(cmd, &opts.Format, "table", "table", "json", "yaml")
-	return cmd
+func newCmdShow(f *cmdutil.Factory) *cobra.Command {
+	opts := &showOptions{}
+	return cmdutil.NewVerb(f, opts, cmdutil.Verb[showOptions]{
+		Name:    "show",
+		Short:   "Show a bundled skill: when to use it, its quick start, and its full text.",
+		Args:    []cmdutil.Arg{cmdutil.StringArg("SKILL", &opts.Skill)},
+		Formats: cmdutil.TableFormats,
+		Run:     runShow,
+	})
 }
 
 // quickStartHeadings are tried in order; the first one a skill has is its
@@ -57,7 +50,7 @@ type skillView struct {
 	Content     string  `json:"content"`
 }
 
-func runShow(opts *showOptions) error {
+func runShow(_ context.Context, opts *showOptions) error {
 	s, err := lookupSkill(opts.Skill)
 	if err != nil {
 		return cmdutil.UsageErrorf("%v", err)
@@ -77,11 +70,11 @@ func runShow(opts *showOptions) error {
 		JSONShapes: nonEmpty(firstJSONFence(body)),
 		Content:    strings.TrimSpace(md),
 	}
-	printer := opts.f.Printer(opts.Format)
+	printer := opts.Printer()
 	if printer.Structured() {
 		return printer.Data(view)
 	}
-	return writeShow(opts.f.IOStreams.Out, view, body)
+	return writeShow(opts.IOStreams.Out, view, body)
 }
 
 func nonEmpty(s string) *string {

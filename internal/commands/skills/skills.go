@@ -19,7 +19,7 @@ func NewCmdSkills(f *cmdutil.Factory) *cobra.Command {
 	cmd.Annotations = map[string]string{cmdutil.NoConfig: ""}
 	cmd.AddCommand(
 		newCmdList(f, nil),
-		newCmdShow(f, nil),
+		newCmdShow(f),
 		newCmdInstall(f, nil),
 		newCmdUninstall(f, nil),
 	)

@@ -518,7 +518,7 @@ func TestParseOsb(t *testing.T) {
 		{"skills install -h", false, ""},
 		{"skills install", true, ""},
 		{"skills", true, ""},
-		{"skills show", false, "accepts 1 arg"},
+		{"skills show", false, "missing SKILL"},
 		{"skills install sandbox-lifecycle --target vim --scope project", false, "is not one of"},
 		{"skills list --long -o json", false, "unknown flag: --long"},
 		{"skills nope -o json", false, `unknown command "nope"`},

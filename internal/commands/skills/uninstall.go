@@ -1,6 +1,7 @@
 package skills
 
 import (
+	"context"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -9,14 +10,16 @@ import (
 )
 
 type uninstallOptions struct {
-	f *cmdutil.Factory
+	cmdutil.Base
 	selection
 }
 
-func newCmdUninstall(f *cmdutil.Factory, runF func(*uninstallOptions) error) *cobra.Command {
-	opts := &uninstallOptions{f: f, selection: selection{Getwd: os.Getwd}}
-	cmd := &cobra.Command{
-		Use:   "uninstall [SKILL]",
+// newCmdUninstall builds uninstall; runF, when not nil, replaces
+// runUninstall (tests point the project scope elsewhere with it).
+func newCmdUninstall(f *cmdutil.Factory, runF func(context.Context, *uninstallOptions) error) *cobra.Command {
+	opts := &uninstallOptions{selection: selection{Getwd: os.Getwd}}
+	v := cmdutil.Verb[uninstallOptions]{
+		Name:  "uninstall",
 		Short: "Remove an installed skill from an AI coding tool.",
 		Long: "Remove what 'osb skills install' wrote for SKILL (default " + defaultSkill + ").\n\n" +
 			"Files osb wrote are deleted, and then the directories that held them while they are\n" +
@@ -24,23 +27,19 @@ func newCmdUninstall(f *cmdutil.Factory, runF func(*uninstallOptions) error) *co
 			"rest of the file stays as it was. Each skill is reported as removed or not_installed.",
 		Example: "  osb skills uninstall sandbox-lifecycle --target claude --scope project\n" +
 			"  osb skills uninstall --all-builtins --target all --scope global",
-		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				opts.Skill = args[0]
-			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return runUninstall(opts)
-		},
+		Args:    []cmdutil.Arg{cmdutil.OptionalArg("SKILL", &opts.Skill)},
+		Formats: cmdutil.TableFormats,
+		Flags:   func(fs *cmdutil.FlagSet) { opts.addFlags(fs, "Remove every bundled skill.") },
+		Run:     runUninstall,
 	}
-	opts.addFlags(cmd, "Remove every bundled skill.")
-	return cmd
+	if runF != nil {
+		v.Run = runF
+	}
+	return cmdutil.NewVerb(f, opts, v)
 }
 
-func runUninstall(opts *uninstallOptions) error {
-	p, chosen, tools, err := opts.resolve(opts.f, defaultSkill)
+func runUninstall(_ context.Context, opts *uninstallOptions) error {
+	p, chosen, tools, err := opts.resolve(opts.Factory, opts.Format, defaultSkill)
 	if err != nil {
 		return err
 	}
@@ -48,9 +47,9 @@ func runUninstall(opts *uninstallOptions) error {
 	if err != nil {
 		return err
 	}
-	if done, err := printStructured(opts.f, opts.Format, ops); done {
+	if done, err := printStructured(opts.Printer(), ops); done {
 		return err
 	}
-	writeOperations(opts.f.IOStreams.Out, ops)
+	writeOperations(opts.IOStreams.Out, ops)
 	return nil
 }

@@ -12,13 +12,12 @@ import (
 )
 
 type createOptions struct {
-	f           *cmdutil.Factory
-	SandboxID   string
+	cmdutil.Base
+	Sandbox     cmdutil.Sandbox
 	Name        string
 	NameSet     bool
 	Wait        bool
 	WaitTimeout cmdutil.DurationValue
-	Format      string
 }
 
 const (
@@ -27,10 +26,10 @@ const (
 	waitPoll = 500 * time.Millisecond
 )
 
-func newCmdCreate(f *cmdutil.Factory, runF func(context.Context, *createOptions) error) *cobra.Command {
-	opts := &createOptions{f: f}
-	cmd := &cobra.Command{
-		Use:   "create SANDBOX_ID",
+func newCmdCreate(f *cmdutil.Factory) *cobra.Command {
+	opts := &createOptions{}
+	return cmdutil.NewVerb(f, opts, cmdutil.Verb[createOptions]{
+		Name:  "create",
 		Short: "Snapshot a running sandbox.",
 		Long: "Ask the server for a snapshot of a running sandbox. SANDBOX_ID may be any\n" +
 			"unique prefix of the id. The snapshot is taken asynchronously: it starts\n" +
@@ -38,22 +37,16 @@ func newCmdCreate(f *cmdutil.Factory, runF func(context.Context, *createOptions)
 			"most --wait-timeout (default 10m; running out of time is exit 5).",
 		Example: "  osb snapshot create 3f2a --name before-upgrade --wait\n" +
 			"  osb snapshot create 3f2a --wait-timeout 30m -o json",
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.SandboxID = args[0]
-			opts.NameSet = cmd.Flags().Changed("name")
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runCreate(cmd.Context(), opts)
+		Args:    []cmdutil.Arg{cmdutil.SandboxArg(&opts.Sandbox)},
+		Formats: cmdutil.TableFormats,
+		Flags: func(fs *cmdutil.FlagSet) {
+			fs.StringVar(&opts.Name, "name", "", "Name for the snapshot.")
+			fs.Given("name", &opts.NameSet)
+			fs.BoolVar(&opts.Wait, "wait", false, "Wait until the snapshot is Ready or Failed.")
+			fs.Duration(&opts.WaitTimeout, "wait-timeout", "", "How long --wait waits, e.g. 10m (implies --wait; default 10m).")
 		},
-	}
-	fl := cmd.Flags()
-	fl.StringVar(&opts.Name, "name", "", "Name for the snapshot.")
-	fl.BoolVar(&opts.Wait, "wait", false, "Wait until the snapshot is Ready or Failed.")
-	cmdutil.DurationFlag(fl, &opts.WaitTimeout, "wait-timeout", "", "How long --wait waits, e.g. 10m (implies --wait; default 10m).")
-	cmdutil.OutputFlag(cmd, &opts.Format, "table", "table", "json", "yaml")
-	return cmd
+		Run: runCreate,
+	})
 }
 
 func runCreate(ctx context.Context, opts *createOptions) error {
@@ -63,12 +56,11 @@ func runCreate(ctx context.Context, opts *createOptions) error {
 	if opts.WaitTimeout.Set && opts.WaitTimeout.D <= 0 {
 		return cmdutil.UsageErrorf("--wait-timeout must be more than 0")
 	}
-	c, err := opts.f.Client()
-	if err != nil {
-		return err
-	}
 	var snap *client.Snapshot
-	err = cmdutil.WithSandboxID(ctx, c, opts.SandboxID, func(id string) error {
+	var c *client.Client
+	err := opts.Sandbox.Do(ctx, func(cl *client.Client, id string) error {
+		var err error
+		c = cl
 		snap, err = c.CreateSnapshot(ctx, id, opts.Name)
 		return err
 	})
@@ -84,7 +76,8 @@ func runCreate(ctx context.Context, opts *createOptions) error {
 		snap, waitErr = waitSettled(ctx, c, snap, timeout)
 	}
 	// The snapshot exists whatever the wait gave: its id is printed either way.
-	if err := opts.f.Printer(opts.Format).Panel("Snapshot Created", newSnapshotView(snap).panel()); err != nil {
+	v := createdView{ID: snap.ID, SandboxID: snap.SandboxID, Name: snap.Name, Status: snap.Status.State}
+	if err := opts.Printer().Panel("Snapshot Created", v); err != nil {
 		return err
 	}
 	return waitErr

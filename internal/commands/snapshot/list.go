@@ -10,59 +10,45 @@ import (
 )
 
 type listOptions struct {
-	f         *cmdutil.Factory
+	cmdutil.Base
+	cmdutil.PageFlags
 	SandboxID string
 	Name      string
 	NameSet   bool
 	States    []string
-	Page      int
-	PageSize  int
-	Format    string
-	// PageSet and PageSizeSet say the flags were given: 0 is then an error.
-	PageSet, PageSizeSet bool
 }
 
 // snapshotStates are suggested for --state; the filter itself is passed on
 // as typed, since servers may know more states.
 var snapshotStates = []string{"Creating", "Ready", "Failed", "Deleting"}
 
-func newCmdList(f *cmdutil.Factory, runF func(context.Context, *listOptions) error) *cobra.Command {
-	opts := &listOptions{f: f}
-	cmd := &cobra.Command{
-		Use:     "list",
+func newCmdList(f *cmdutil.Factory) *cobra.Command {
+	opts := &listOptions{}
+	return cmdutil.NewVerb(f, opts, cmdutil.Verb[listOptions]{
+		Name:    "list",
 		Aliases: []string{"ls"},
 		Short:   "List snapshots, optionally filtered by sandbox, name and state.",
 		Long: "List one page of snapshots. Filters combine: the source sandbox, the exact\n" +
 			"name, and any of the given states (sent to the server as typed).",
 		Example: "  osb snapshot list --sandbox-id 3f2a0c1d --state Ready -o json",
-		Args:    cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			fl := cmd.Flags()
-			opts.NameSet, opts.PageSet, opts.PageSizeSet = fl.Changed("name"), fl.Changed("page"), fl.Changed("page-size")
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runList(cmd.Context(), opts)
+		Formats: cmdutil.TableFormats,
+		Flags: func(fs *cmdutil.FlagSet) {
+			fs.StringVar(&opts.SandboxID, "sandbox-id", "", "Only snapshots of this sandbox (full id).")
+			fs.StringVar(&opts.Name, "name", "", "Only snapshots with exactly this name.")
+			fs.Given("name", &opts.NameSet)
+			fs.StringArrayVar(&opts.States, "state", nil, "Only snapshots in this state, e.g. Ready (repeatable).")
+			fs.Complete("state", snapshotStates...)
+			opts.PageFlags.Add(fs, "Snapshots")
 		},
-	}
-	fl := cmd.Flags()
-	fl.StringVar(&opts.SandboxID, "sandbox-id", "", "Only snapshots of this sandbox (full id).")
-	fl.StringVar(&opts.Name, "name", "", "Only snapshots with exactly this name.")
-	fl.StringArrayVar(&opts.States, "state", nil, "Only snapshots in this state, e.g. Ready (repeatable).")
-	fl.IntVar(&opts.Page, "page", 0, "Page number, from 1.")
-	fl.IntVar(&opts.PageSize, "page-size", 0, "Snapshots per page, at least 1 (the server allows at most 200).")
-	_ = cmd.RegisterFlagCompletionFunc("state", func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		return snapshotStates, cobra.ShellCompDirectiveNoFileComp
+		Run: runList,
 	})
-	cmdutil.OutputFlag(cmd, &opts.Format, "table", "table", "json", "yaml")
-	return cmd
 }
 
 func runList(ctx context.Context, opts *listOptions) error {
-	if err := cmdutil.CheckPageFlags(opts.PageSet, opts.Page, opts.PageSizeSet, opts.PageSize); err != nil {
+	if err := opts.PageFlags.Check(); err != nil {
 		return err
 	}
-	c, err := opts.f.Client()
+	c, err := opts.Client()
 	if err != nil {
 		return err
 	}
@@ -74,7 +60,5 @@ func runList(ctx context.Context, opts *listOptions) error {
 	if err != nil {
 		return err
 	}
-	view := cmdutil.NewListView(list, newSnapshotView)
-	columns := []string{"id", "name", "sandbox_id", "status", "created_at"}
-	return view.Print(opts.f.Printer(opts.Format), "Snapshots", columns, snapshotView.row, "No snapshots found.")
+	return cmdutil.NewListView(list, newSnapshotView).Print(opts.Printer(), "Snapshots", "No snapshots found.")
 }

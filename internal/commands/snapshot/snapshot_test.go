@@ -94,7 +94,7 @@ func TestCreateErrors(t *testing.T) {
 		{"empty name", []string{"snapshot", "create", sb, "--name", ""}, 2, "--name must not be empty"},
 		{"zero wait timeout", []string{"snapshot", "create", sb, "--wait-timeout", "0"}, 2, "--wait-timeout must be more than 0"},
 		{"bad wait timeout", []string{"snapshot", "create", sb, "--wait-timeout", "soon"}, 2, "invalid duration 'soon'"},
-		{"no sandbox id", []string{"snapshot", "create"}, 2, "accepts 1 arg(s), received 0"},
+		{"no sandbox id", []string{"snapshot", "create"}, 2, "missing SANDBOX_ID"},
 		{"unknown sandbox", []string{"snapshot", "create", "nope"}, 4, "Sandbox nope not found."},
 	}
 	for _, tc := range cases {

@@ -8,11 +8,10 @@ import (
 
 	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/cmdutil"
-	"github.com/osb-dev/osb/internal/output"
 )
 
 type createOptions struct {
-	f *cmdutil.Factory
+	cmdutil.Base
 
 	Image         string
 	Publish       string
@@ -24,7 +23,6 @@ type createOptions struct {
 	ImageFormat   string
 	Probe         string
 	WarmupSeconds int
-	Format        string
 
 	// Which flags were given: an empty --image still conflicts with --file.
 	ImageSet, PublishSet, ImageFormatSet, ProbeSet, WarmupSet bool
@@ -32,40 +30,36 @@ type createOptions struct {
 
 var imageFormats = []string{"native", "overlaybd"}
 
-func newCmdCreate(f *cmdutil.Factory, runF func(context.Context, *createOptions) error) *cobra.Command {
-	opts := &createOptions{f: f}
-	cmd := &cobra.Command{
-		Use:   "create",
+func newCmdCreate(f *cmdutil.Factory) *cobra.Command {
+	opts := &createOptions{}
+	return cmdutil.NewVerb(f, opts, cmdutil.Verb[createOptions]{
+		Name:  "create",
 		Short: "Create a template; the server then builds it asynchronously.",
 		Long: "Create a template from flags, or from a CreateTemplateRequest JSON file (-f).\n" +
 			"The template starts Pending; 'osb template get' shows when it is Succeeded\n" +
 			"(usable by 'osb sandbox create --template') or Failed, and why.",
 		Example: "  osb template create -i python:3.11 -p s3://bucket/publish --resource cpu=1 --resource memory=512Mi\n" +
 			"  osb template create -f template.json -o json",
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			fl := cmd.Flags()
-			opts.ImageSet, opts.PublishSet = fl.Changed("image"), fl.Changed("publish")
-			opts.ImageFormatSet, opts.ProbeSet, opts.WarmupSet = fl.Changed("format"), fl.Changed("readiness-probe"), fl.Changed("warmup-seconds")
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runCreate(cmd.Context(), opts)
+		Formats: cmdutil.TableFormats,
+		Flags: func(fs *cmdutil.FlagSet) {
+			fs.StringVarP(&opts.Image, "image", "i", "", "Source image the template is built from (required unless --file).")
+			fs.Given("image", &opts.ImageSet)
+			fs.StringVarP(&opts.Publish, "publish", "p", "", "S3-compatible publish target for the build, e.g. s3://bucket/publish (required unless --file).")
+			fs.Given("publish", &opts.PublishSet)
+			fs.StringVarP(&opts.File, "file", "f", "", "CreateTemplateRequest JSON file (camelCase wire keys) instead of the request flags.")
+			fs.Pairs(&opts.Resources, "resource", "", "Resource limit KEY=VALUE, e.g. cpu=1 memory=512Mi disk=2Gi (repeatable).")
+			fs.StringArrayVar(&opts.Entrypoint, "entrypoint", nil, "One argv item of the entrypoint (repeatable).")
+			fs.Pairs(&opts.Env, "env", "e", "Environment variable KEY=VALUE baked into the template (repeatable).")
+			fs.Pairs(&opts.Metadata, "metadata", "m", "Metadata label KEY=VALUE (repeatable).")
+			fs.Enum(&opts.ImageFormat, "format", "", "", imageFormats, "Storage format of the build: native or overlaybd (server default overlaybd).")
+			fs.Given("format", &opts.ImageFormatSet)
+			fs.StringVar(&opts.Probe, "readiness-probe", "", "Build readiness probe, e.g. tcp://127.0.0.1:44772 or cmd://<command>.")
+			fs.Given("readiness-probe", &opts.ProbeSet)
+			fs.IntVar(&opts.WarmupSeconds, "warmup-seconds", 0, "Warm-up seconds used when no probe is set (0 or more).")
+			fs.Given("warmup-seconds", &opts.WarmupSet)
 		},
-	}
-	fl := cmd.Flags()
-	fl.StringVarP(&opts.Image, "image", "i", "", "Source image the template is built from (required unless --file).")
-	fl.StringVarP(&opts.Publish, "publish", "p", "", "S3-compatible publish target for the build, e.g. s3://bucket/publish (required unless --file).")
-	fl.StringVarP(&opts.File, "file", "f", "", "CreateTemplateRequest JSON file (camelCase wire keys) instead of the request flags.")
-	cmdutil.PairsFlag(fl, &opts.Resources, "resource", "", "Resource limit KEY=VALUE, e.g. cpu=1 memory=512Mi disk=2Gi (repeatable).")
-	fl.StringArrayVar(&opts.Entrypoint, "entrypoint", nil, "One argv item of the entrypoint (repeatable).")
-	cmdutil.PairsFlag(fl, &opts.Env, "env", "e", "Environment variable KEY=VALUE baked into the template (repeatable).")
-	cmdutil.PairsFlag(fl, &opts.Metadata, "metadata", "m", "Metadata label KEY=VALUE (repeatable).")
-	cmdutil.EnumFlag(cmd, &opts.ImageFormat, "format", "", "", imageFormats, "Storage format of the build: native or overlaybd (server default overlaybd).")
-	fl.StringVar(&opts.Probe, "readiness-probe", "", "Build readiness probe, e.g. tcp://127.0.0.1:44772 or cmd://<command>.")
-	fl.IntVar(&opts.WarmupSeconds, "warmup-seconds", 0, "Warm-up seconds used when no probe is set (0 or more).")
-	cmdutil.OutputFlag(cmd, &opts.Format, "table", "table", "json", "yaml")
-	return cmd
+		Run: runCreate,
+	})
 }
 
 func runCreate(ctx context.Context, opts *createOptions) error {
@@ -73,7 +67,7 @@ func runCreate(ctx context.Context, opts *createOptions) error {
 	if err != nil {
 		return err
 	}
-	c, err := opts.f.Client()
+	c, err := opts.Client()
 	if err != nil {
 		return err
 	}
@@ -81,15 +75,7 @@ func runCreate(ctx context.Context, opts *createOptions) error {
 	if err != nil {
 		return err
 	}
-	panel := output.Obj{
-		{Key: "template_id", Value: t.TemplateID},
-		{Key: "image", Value: t.Image},
-		{Key: "status", Value: t.Status.Phase},
-	}
-	if opts.File != "" {
-		panel = append(panel, output.KV{Key: "request_file", Value: opts.File})
-	}
-	return opts.f.Printer(opts.Format).Panel("Template Created", panel)
+	return opts.Printer().Panel("Template Created", createdView{TemplateID: t.TemplateID, Image: t.Image, Status: t.Status.Phase, RequestFile: opts.File})
 }
 
 // request validates the flags, or the request file, in the official
@@ -107,7 +93,7 @@ func (o *createOptions) request() (*client.CreateTemplateRequest, error) {
 			return nil, err
 		}
 		if len(ignored) > 0 {
-			o.f.Printer(o.Format).Warning("Request file '" + o.File + "': ignoring unknown fields: " + strings.Join(ignored, ", ") + ".")
+			o.Printer().Warning("Request file '" + o.File + "': ignoring unknown fields: " + strings.Join(ignored, ", ") + ".")
 		}
 		return req, nil
 	}

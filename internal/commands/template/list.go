@@ -10,44 +10,32 @@ import (
 )
 
 type listOptions struct {
-	f        *cmdutil.Factory
+	cmdutil.Base
+	cmdutil.PageFlags
 	Metadata cmdutil.Pairs
-	Page     int
-	PageSize int
-	Format   string
-	// PageSet and PageSizeSet say the flags were given: 0 is then an error.
-	PageSet, PageSizeSet bool
 }
 
-func newCmdList(f *cmdutil.Factory, runF func(context.Context, *listOptions) error) *cobra.Command {
-	opts := &listOptions{f: f}
-	cmd := &cobra.Command{
-		Use:     "list",
+func newCmdList(f *cmdutil.Factory) *cobra.Command {
+	opts := &listOptions{}
+	return cmdutil.NewVerb(f, opts, cmdutil.Verb[listOptions]{
+		Name:    "list",
 		Aliases: []string{"ls"},
 		Short:   "List templates, optionally filtered by metadata.",
 		Example: "  osb template list -m team=ml -o json",
-		Args:    cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.PageSet, opts.PageSizeSet = cmd.Flags().Changed("page"), cmd.Flags().Changed("page-size")
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runList(cmd.Context(), opts)
+		Formats: cmdutil.TableFormats,
+		Flags: func(fs *cmdutil.FlagSet) {
+			fs.Pairs(&opts.Metadata, "metadata", "m", "Only templates with this metadata label KEY=VALUE (repeatable).")
+			opts.PageFlags.Add(fs, "Templates")
 		},
-	}
-	fl := cmd.Flags()
-	cmdutil.PairsFlag(fl, &opts.Metadata, "metadata", "m", "Only templates with this metadata label KEY=VALUE (repeatable).")
-	fl.IntVar(&opts.Page, "page", 0, "Page number, from 1.")
-	fl.IntVar(&opts.PageSize, "page-size", 0, "Templates per page, at least 1 (the server allows at most 200).")
-	cmdutil.OutputFlag(cmd, &opts.Format, "table", "table", "json", "yaml")
-	return cmd
+		Run: runList,
+	})
 }
 
 func runList(ctx context.Context, opts *listOptions) error {
-	if err := cmdutil.CheckPageFlags(opts.PageSet, opts.Page, opts.PageSizeSet, opts.PageSize); err != nil {
+	if err := opts.PageFlags.Check(); err != nil {
 		return err
 	}
-	c, err := opts.f.Client()
+	c, err := opts.Client()
 	if err != nil {
 		return err
 	}
@@ -55,7 +43,5 @@ func runList(ctx context.Context, opts *listOptions) error {
 	if err != nil {
 		return err
 	}
-	view := cmdutil.NewListView(list, newTemplateView)
-	columns := []string{"template_id", "status", "image", "format", "created_at", "updated_at"}
-	return view.Print(opts.f.Printer(opts.Format), "Templates", columns, templateView.row, "No templates found.")
+	return cmdutil.NewListView(list, newTemplateView).Print(opts.Printer(), "Templates", "No templates found.")
 }

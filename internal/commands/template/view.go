@@ -5,20 +5,19 @@ import (
 	"strings"
 
 	"github.com/osb-dev/osb/internal/client"
-	"github.com/osb-dev/osb/internal/cmdutil"
 	"github.com/osb-dev/osb/internal/output"
 )
 
 // templateView is a template as osb prints it: the official client's
 // snake_case keys in its order, every key present (null when unset).
 type templateView struct {
-	TemplateID     string            `json:"template_id"`
-	Image          string            `json:"image"`
+	TemplateID     string            `json:"template_id" table:"1"`
+	Image          string            `json:"image" table:"3"`
 	Publish        string            `json:"publish"`
-	Format         string            `json:"format"`
-	Status         statusView        `json:"status"`
-	CreatedAt      *string           `json:"created_at"`
-	UpdatedAt      *string           `json:"updated_at"`
+	Format         string            `json:"format" table:"4"`
+	Status         statusView        `json:"status" table:"2"`
+	CreatedAt      *client.Time      `json:"created_at" table:"5"`
+	UpdatedAt      *client.Time      `json:"updated_at" table:"6"`
 	ResourceLimits map[string]string `json:"resource_limits"`
 	Entrypoint     []string          `json:"entrypoint"`
 	Env            map[string]string `json:"env"`
@@ -26,10 +25,21 @@ type templateView struct {
 	Readiness      *readinessView    `json:"readiness"`
 }
 
+// statusView is a template's build status; a table shows its phase, and
+// the failure message as a row of its own.
 type statusView struct {
 	Phase       string  `json:"phase"`
 	ManifestRef *string `json:"manifest_ref"`
 	Message     *string `json:"message"`
+}
+
+func (s statusView) TableCell() any { return s.Phase }
+
+func (s statusView) TableDetails() output.Obj {
+	if m := s.Message; m != nil && *m != "" {
+		return output.Obj{{Key: "status_message", Value: *m}}
+	}
+	return nil
 }
 
 type readinessView struct {
@@ -37,52 +47,8 @@ type readinessView struct {
 	WarmupSeconds *int64  `json:"warmup_seconds"`
 }
 
-func newTemplateView(t *client.Template) templateView {
-	v := templateView{
-		TemplateID:     t.TemplateID,
-		Image:          t.Image,
-		Publish:        t.Publish,
-		Format:         t.Format,
-		Status:         statusView{Phase: t.Status.Phase, ManifestRef: t.Status.ManifestRef, Message: t.Status.Message},
-		CreatedAt:      cmdutil.Timestamp(t.CreatedAt),
-		UpdatedAt:      cmdutil.Timestamp(t.UpdatedAt),
-		ResourceLimits: t.ResourceLimits,
-		Entrypoint:     t.Entrypoint,
-		Env:            t.Env,
-		Metadata:       t.Metadata,
-	}
-	if r := t.Readiness; r != nil {
-		v.Readiness = &readinessView{Probe: r.Probe, WarmupSeconds: r.WarmupSeconds}
-	}
-	return v
-}
-
-// record is the template as a key/value table: status as its phase,
-// readiness as one line, the failure message last.
-func (v templateView) record() output.Obj {
-	o := output.Obj{
-		{Key: "template_id", Value: v.TemplateID},
-		{Key: "image", Value: v.Image},
-		{Key: "publish", Value: v.Publish},
-		{Key: "format", Value: v.Format},
-		{Key: "status", Value: v.Status.Phase},
-		{Key: "created_at", Value: cmdutil.Optional(v.CreatedAt)},
-		{Key: "updated_at", Value: cmdutil.Optional(v.UpdatedAt)},
-		{Key: "resource_limits", Value: cmdutil.OptionalMap(v.ResourceLimits)},
-		{Key: "entrypoint", Value: cmdutil.OptionalList(v.Entrypoint)},
-		{Key: "env", Value: cmdutil.OptionalMap(v.Env)},
-		{Key: "metadata", Value: cmdutil.OptionalMap(v.Metadata)},
-		{Key: "readiness", Value: v.readinessText()},
-	}
-	if m := v.Status.Message; m != nil && *m != "" {
-		o = append(o, output.KV{Key: "status_message", Value: *m})
-	}
-	return o
-}
-
-// readinessText is "<probe> warmup=<n>s", either part left out when unset.
-func (v templateView) readinessText() any {
-	r := v.Readiness
+// TableCell is "<probe> warmup=<n>s", either part left out when unset.
+func (r *readinessView) TableCell() any {
 	if r == nil {
 		return nil
 	}
@@ -99,14 +65,30 @@ func (v templateView) readinessText() any {
 	return strings.Join(parts, " ")
 }
 
-// row is the template as one line of the list table.
-func (v templateView) row() output.Obj {
-	return output.Obj{
-		{Key: "template_id", Value: v.TemplateID},
-		{Key: "status", Value: v.Status.Phase},
-		{Key: "image", Value: v.Image},
-		{Key: "format", Value: v.Format},
-		{Key: "created_at", Value: cmdutil.Optional(v.CreatedAt)},
-		{Key: "updated_at", Value: cmdutil.Optional(v.UpdatedAt)},
+func newTemplateView(t *client.Template) templateView {
+	v := templateView{
+		TemplateID:     t.TemplateID,
+		Image:          t.Image,
+		Publish:        t.Publish,
+		Format:         t.Format,
+		Status:         statusView{Phase: t.Status.Phase, ManifestRef: t.Status.ManifestRef, Message: t.Status.Message},
+		CreatedAt:      t.CreatedAt,
+		UpdatedAt:      t.UpdatedAt,
+		ResourceLimits: t.ResourceLimits,
+		Entrypoint:     t.Entrypoint,
+		Env:            t.Env,
+		Metadata:       t.Metadata,
 	}
+	if r := t.Readiness; r != nil {
+		v.Readiness = &readinessView{Probe: r.Probe, WarmupSeconds: r.WarmupSeconds}
+	}
+	return v
+}
+
+// createdView is what create prints.
+type createdView struct {
+	TemplateID  string `json:"template_id"`
+	Image       string `json:"image"`
+	Status      string `json:"status"`
+	RequestFile string `json:"request_file,omitempty"`
 }

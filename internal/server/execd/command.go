@@ -115,7 +115,7 @@ func (x *execution) stop(isolated bool) {
 			return
 		}
 	}
-	syscall.Kill(-x.pgid, syscall.SIGKILL)
+	kill(-x.pgid, syscall.SIGKILL)
 	<-x.done
 }
 
@@ -135,7 +135,7 @@ func (x *execution) signalUntilGone(sig syscall.Signal, spareLeader bool, d time
 		}
 		for _, p := range members {
 			if !sent[p.pid] && !(spareLeader && p.pid == x.pgid) {
-				syscall.Kill(p.pid, sig)
+				kill(p.pid, sig)
 				sent[p.pid] = true
 			}
 		}

@@ -256,10 +256,10 @@ func describe(abs string, fi os.FileInfo) fileInfo {
 		CreatedAt:  fi.ModTime().UTC(),
 		Mode:       modeDigits(fi.Mode()),
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		info.CreatedAt = time.Unix(st.Ctim.Sec, st.Ctim.Nsec).UTC()
-		info.Owner = userName(st.Uid)
-		info.Group = groupName(st.Gid)
+	if uid, gid, changed, ok := owner(fi); ok {
+		info.CreatedAt = changed.UTC()
+		info.Owner = userName(uid)
+		info.Group = groupName(gid)
 	}
 	return info
 }
@@ -602,8 +602,8 @@ func (u *uploadFile) write(src io.Reader) error {
 	}
 	if err == nil && u.old != nil {
 		err = u.root.Chmod(u.tmp, u.old.Mode().Perm())
-		if st, ok := u.old.Sys().(*syscall.Stat_t); ok && err == nil {
-			u.root.Chown(u.tmp, int(st.Uid), int(st.Gid)) // only root can; others keep their own
+		if uid, gid, _, ok := owner(u.old); ok && err == nil {
+			u.root.Chown(u.tmp, int(uid), int(gid)) // only root can; others keep their own
 		}
 	}
 	if err == nil {

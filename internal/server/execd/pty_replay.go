@@ -1,3 +1,5 @@
+//go:build linux
+
 package execd
 
 // replayLimit is how much of a PTY session's output is kept for clients

@@ -130,7 +130,7 @@ func (rn *runner) startSession(cwd string) (*session, error) {
 	}
 	if err != nil {
 		if cmd.Process != nil {
-			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			kill(-cmd.Process.Pid, syscall.SIGKILL)
 			cmd.Wait()
 		}
 		inW.Close()
@@ -179,7 +179,7 @@ func (s *session) gone() bool {
 // close kills the shell and everything in its process group, and returns
 // once the shell is gone.
 func (s *session) close() {
-	syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+	kill(-s.cmd.Process.Pid, syscall.SIGKILL)
 	s.stdin.Close()
 	<-s.exited
 }
@@ -191,7 +191,7 @@ func (s *session) killChildren() {
 	leader := s.cmd.Process.Pid
 	for _, p := range groupMembers(leader) {
 		if p.pid != leader && !(s.isolated && p.ppid == leader) {
-			syscall.Kill(p.pid, syscall.SIGKILL)
+			kill(p.pid, syscall.SIGKILL)
 		}
 	}
 }
@@ -327,7 +327,7 @@ func (rn *runner) runScript(es *eventStream, s *session, cwd string, req *RunInS
 		case <-grace:
 			// Nothing to kill but the shell itself (a loop of builtins, say).
 			grace = nil
-			syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+			kill(-s.cmd.Process.Pid, syscall.SIGKILL)
 		}
 	}
 }

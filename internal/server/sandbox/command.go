@@ -56,7 +56,7 @@ func (s *Sandbox) Command(ctx context.Context, spec CommandSpec) (*exec.Cmd, err
 		return nil, err
 	}
 	var cmd *exec.Cmd
-	attr := &syscall.SysProcAttr{Setpgid: true}
+	attr := groupAttr(false)
 	if s.isolated {
 		args := []string{"--target", strconv.Itoa(a.initPID), "--mount", "--pid", "--uts", "--root", "--wd"}
 		if uid != nil {
@@ -68,12 +68,12 @@ func (s *Sandbox) Command(ctx context.Context, spec CommandSpec) (*exec.Cmd, err
 		cmd = exec.CommandContext(ctx, argv[0], argv[1:]...)
 		cmd.Dir = s.hostPath(cwd)
 		if uid != nil {
-			attr.Credential = &syscall.Credential{Uid: *uid, Gid: *gid}
+			runAs(attr, *uid, *gid)
 		}
 	}
 	cmd.Env = s.processEnv(spec.Env)
 	cmd.SysProcAttr = attr
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.Cancel = func() error { kill(-cmd.Process.Pid, syscall.SIGKILL); return nil }
 	return cmd, nil
 }
 

@@ -110,7 +110,7 @@ func startPlain(s *Sandbox, entrypoint []string, log *os.File) (*anchor, error) 
 	cmd := exec.Command("/bin/sh", args...)
 	cmd.Env = s.processEnv(nil)
 	cmd.Stdout, cmd.Stderr = log, log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = groupAttr(true)
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
@@ -132,7 +132,7 @@ func startIsolated(s *Sandbox, entrypoint []string, log *os.File) (*anchor, erro
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.ExtraFiles = []*os.File{readyW}
 	// Pdeathsig + --kill-child: if the server dies, the whole namespace dies.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = groupAttr(true)
 	err = cmd.Start()
 	readyW.Close()
 	if err != nil {
@@ -141,7 +141,7 @@ func startIsolated(s *Sandbox, entrypoint []string, log *os.File) (*anchor, erro
 	a := &anchor{cmd: cmd, exited: make(chan struct{}), isolated: true}
 	go func() { cmd.Wait(); close(a.exited) }()
 	if err := a.awaitReady(ready, 10*time.Second); err != nil {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		kill(-cmd.Process.Pid, syscall.SIGKILL)
 		<-a.exited
 		return nil, fmt.Errorf("sandbox setup failed: %w: %s", err, tail(s.LogPath()))
 	}

@@ -14,8 +14,6 @@ import (
 )
 
 const (
-	sigStop = syscall.SIGSTOP
-	sigCont = syscall.SIGCONT
 	// clockTicks is USER_HZ, which Linux fixes at 100 for /proc/PID/stat.
 	clockTicks = 100
 )
@@ -127,7 +125,7 @@ func (s *Sandbox) members() []int { return scanOwners([]*Sandbox{s})[s] }
 
 func signalAll(pids []int, sig syscall.Signal) {
 	for _, pid := range pids {
-		syscall.Kill(pid, sig)
+		kill(pid, sig)
 	}
 }
 
@@ -212,7 +210,7 @@ func killGroup(sbs []*Sandbox, grace time.Duration) {
 	var termed []int
 	for sb, pids := range owners {
 		signalAll(pids, syscall.SIGTERM)
-		signalAll(pids, syscall.SIGCONT)
+		signalAll(pids, sigCont)
 		termed = append(termed, sb.anchor.Load().withoutInit(pids)...)
 	}
 	// Wait only for the processes that got SIGTERM: an init's reaping loop
@@ -223,8 +221,8 @@ func killGroup(sbs []*Sandbox, grace time.Duration) {
 	}
 	for _, sb := range sbs {
 		if a := sb.anchor.Load(); a != nil {
-			syscall.Kill(-a.cmd.Process.Pid, syscall.SIGKILL)
-			syscall.Kill(a.initPID, syscall.SIGKILL)
+			kill(-a.cmd.Process.Pid, syscall.SIGKILL)
+			kill(a.initPID, syscall.SIGKILL)
 		}
 	}
 	for i := 0; i < 500; i++ {

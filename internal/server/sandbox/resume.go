@@ -1,7 +1,5 @@
 package sandbox
 
-import "syscall"
-
 // continueWaiters sends SIGCONT to the host processes that wait for the
 // sandbox's processes from outside it: the nsenter in front of every command
 // of an isolated sandbox stops itself when its child stops, and continues
@@ -15,7 +13,7 @@ func continueWaiters(members []int) {
 	}
 	for _, pid := range members {
 		if st, err := readStat(pid); err == nil && st.ppid > 1 && !in[st.ppid] {
-			syscall.Kill(st.ppid, syscall.SIGCONT)
+			kill(st.ppid, sigCont)
 		}
 	}
 }

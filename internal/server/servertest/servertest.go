@@ -4,6 +4,7 @@
 package servertest
 
 import (
+	"runtime"
 	"testing"
 
 	"github.com/osb-dev/osb/internal/server"
@@ -16,6 +17,9 @@ const APIKey = "test-key"
 // adjust the Options. Close (which kills every sandbox) runs at cleanup.
 func Start(t testing.TB, opts ...func(*server.Options)) *server.Server {
 	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("osb server runs sandboxes on Linux only")
+	}
 	o := server.Options{Listen: "127.0.0.1:0", APIKey: APIKey, DataDir: t.TempDir()}
 	for _, f := range opts {
 		f(&o)

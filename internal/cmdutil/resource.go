@@ -1,0 +1,89 @@
+package cmdutil
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+
+	"github.com/osb-dev/osb/internal/client"
+)
+
+// Resource is a kind of server object named by an id, such as a template or
+// a snapshot: its get and delete verbs differ only in what is declared
+// here. W is the wire type, V the view printed.
+type Resource[W, V any] struct {
+	Noun   string            // "snapshot", in messages
+	Title  string            // "Snapshot", in table titles
+	Arg    func(*string) Arg // its id argument, e.g. SnapshotArg
+	Get    func(ctx context.Context, c *client.Client, id string) (*W, error)
+	Delete func(ctx context.Context, c *client.Client, id string) error
+	View   func(*W) V
+}
+
+type idOptions struct {
+	Base
+	ID string
+}
+
+// GetVerb shows one object as a record.
+func (r Resource[W, V]) GetVerb(f *Factory, short string) *cobra.Command {
+	opts := &idOptions{}
+	return NewVerb(f, opts, Verb[idOptions]{
+		Name:    "get",
+		Short:   short,
+		Args:    []Arg{r.Arg(&opts.ID)},
+		Formats: TableFormats,
+		Run: func(ctx context.Context, opts *idOptions) error {
+			c, err := opts.Client()
+			if err != nil {
+				return err
+			}
+			w, err := r.Get(ctx, c, opts.ID)
+			if err != nil {
+				return err
+			}
+			return opts.Printer().Object(r.Title+" Info", r.View(w))
+		},
+	})
+}
+
+// DeleteVerb deletes one object and says so.
+func (r Resource[W, V]) DeleteVerb(f *Factory, short string) *cobra.Command {
+	opts := &idOptions{}
+	return NewVerb(f, opts, Verb[idOptions]{
+		Name:    "delete",
+		Aliases: []string{"rm"},
+		Short:   short,
+		Args:    []Arg{r.Arg(&opts.ID)},
+		Formats: TableFormats,
+		Run: func(ctx context.Context, opts *idOptions) error {
+			c, err := opts.Client()
+			if err != nil {
+				return err
+			}
+			if err := r.Delete(ctx, c, opts.ID); err != nil {
+				return err
+			}
+			return opts.Printer().Success(r.Title + " deleted: " + opts.ID)
+		},
+	})
+}
+
+// PageFlags are --page and --page-size of a list verb.
+type PageFlags struct {
+	Page, PageSize       int
+	PageSet, PageSizeSet bool // given: 0 is then an error
+}
+
+// Add declares the flags; noun names what a page holds ("Templates").
+func (p *PageFlags) Add(fs *FlagSet, noun string) {
+	fs.IntVar(&p.Page, "page", 0, "Page number, from 1.")
+	fs.Given("page", &p.PageSet)
+	fs.IntVar(&p.PageSize, "page-size", 0, noun+" per page, at least 1 (the server allows at most 200).")
+	fs.Given("page-size", &p.PageSizeSet)
+}
+
+// Check rejects values below 1 that were given, before any request.
+func (p *PageFlags) Check() error {
+	return CheckPageFlags(p.PageSet, p.Page, p.PageSizeSet, p.PageSize)
+}

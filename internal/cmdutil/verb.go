@@ -1,0 +1,198 @@
+package cmdutil
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/osb-dev/osb/internal/output"
+)
+
+// Verb declares one command: its usage, its typed arguments, its flags, the
+// output formats it supports and what it does. NewVerb turns it into a
+// cobra command; nothing else in a verb's file touches cobra.
+type Verb[O any] struct {
+	Name    string // the word typed; the usage line adds the arguments
+	UseTail string // text after the arguments in the usage line, e.g. "--mode MODE"
+	Aliases []string
+	Short   string
+	Long    string
+	Example string
+
+	Args []Arg // the positional arguments, in order
+
+	// Formats is what -o accepts; nil means the verb has no -o. A verb with
+	// json among its formats also gets --jq and --template.
+	Formats *Formats
+
+	// Flags declares the verb's own flags, bound to fields of its options.
+	Flags func(fs *FlagSet)
+
+	// Run does the work once the line is parsed and checked. It checks its
+	// own input before any request: such a failure is a UsageErrorf.
+	Run func(ctx context.Context, opts *O) error
+}
+
+// Options is what a verb's options struct is: one that embeds Base.
+type Options[O any] interface {
+	*O
+	base() *Base
+}
+
+// NewVerb builds the command v declares over opts, whose Base it fills in:
+// the Factory, and the -o, --jq and --template choices. Every usage error
+// the builder finds (arguments, flags, formats, query, template) is
+// reported before Run, so before any request.
+func NewVerb[O any, P Options[O]](f *Factory, opts P, v Verb[O]) *cobra.Command {
+	b := opts.base()
+	b.Factory = f
+	cmd := &cobra.Command{
+		Use:               usage(v.Name, v.Args, v.UseTail),
+		Aliases:           v.Aliases,
+		Short:             v.Short,
+		Long:              v.Long,
+		Example:           v.Example,
+		Args:              checkArgs(v.Args),
+		ValidArgsFunction: completeArgs(f, v.Args),
+	}
+	fs := &FlagSet{FlagSet: cmd.Flags(), cmd: cmd}
+	if v.Flags != nil {
+		v.Flags(fs)
+	}
+	if v.Formats != nil {
+		b.addOutputFlags(fs, *v.Formats)
+	}
+	if hasCommandArg(v.Args) {
+		cmd.SetFlagErrorFunc(separatorHint)
+	}
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		bindArgs(f, v.Args, args)
+		if err := b.checkOutput(cmd); err != nil {
+			return err
+		}
+		b.FormatGiven = v.Formats != nil && cmd.Flags().Changed("output")
+		return v.Run(cmd.Context(), (*O)(opts))
+	}
+	return cmd
+}
+
+// usage is the usage line: the name, the argument placeholders, the tail.
+func usage(name string, args []Arg, tail string) string {
+	parts := []string{name}
+	for _, a := range args {
+		parts = append(parts, a.placeholder())
+	}
+	if tail != "" {
+		parts = append(parts, tail)
+	}
+	return strings.Join(parts, " ")
+}
+
+// Base is embedded in every verb's options struct. The builder fills it
+// in: the Factory (so options reach Client, Config, IOStreams directly)
+// and what -o, --jq and --template chose.
+type Base struct {
+	*Factory
+	// Format is the -o value, lower-case, or the verb's default.
+	Format string
+	// FormatGiven says -o was on the command line (or --jq or a template
+	// chose json), for a verb whose default depends on other flags.
+	FormatGiven bool
+
+	query        string
+	template     string
+	templateFlag string // --template, or --output-template where the verb has its own --template
+	filter       output.Filter
+}
+
+func (b *Base) base() *Base { return b }
+
+// Printer prints in the chosen format, through --jq or --template when given.
+func (b *Base) Printer() *output.Printer {
+	p := b.Factory.Printer(b.Format)
+	p.Filter = b.filter
+	return p
+}
+
+// Formats is what -o accepts for one kind of verb.
+type Formats struct {
+	Allowed []string
+	Default string // "": the verb decides (see Usage)
+	Usage   string // the -o help, when the generated one would not say enough
+}
+
+// The kinds of output a verb has; each verb names one.
+var (
+	// A record, a list or a message for people, json and yaml for scripts.
+	TableFormats = &Formats{Allowed: []string{output.Table, output.JSONF, output.YAMLF}, Default: output.Table}
+	// Text or bytes as they are (a file's content, a server's text report).
+	RawOnly = &Formats{Allowed: []string{output.Raw}, Default: output.Raw}
+	// Text by default, the same data as json or yaml on request.
+	TextFormats = &Formats{Allowed: []string{output.Raw, output.JSONF, output.YAMLF}, Default: output.Raw}
+	// A table by default; raw for the text of a stream (metrics, logs).
+	AllFormats = &Formats{Allowed: []string{output.Table, output.JSONF, output.YAMLF, output.Raw}, Default: output.Table}
+)
+
+func (f Formats) has(format string) bool {
+	for _, a := range f.Allowed {
+		if a == format {
+			return true
+		}
+	}
+	return false
+}
+
+// addOutputFlags adds -o, and --jq and --template when json is allowed.
+func (b *Base) addOutputFlags(fs *FlagSet, f Formats) {
+	help := f.Usage
+	if help == "" {
+		help = fmt.Sprintf("Output format: %s.", strings.Join(f.Allowed, ", "))
+	}
+	fs.Enum(&b.Format, "output", "o", f.Default, f.Allowed, help)
+	if !f.has(output.JSONF) {
+		return
+	}
+	fs.StringVarP(&b.query, "jq", "q", "", "Print only the value at this gjson `PATH` of the json output, e.g. id ('osb help formatting').")
+	// sandbox create has the official --template (the template to create
+	// from): there the Go template flag goes by its long name.
+	b.templateFlag = "template"
+	if fs.Lookup("template") != nil {
+		b.templateFlag = "output-template"
+	}
+	fs.StringVar(&b.template, b.templateFlag, "", "Print the json output through this Go `TEMPLATE`, e.g. '{{.id}}' ('osb help formatting').")
+}
+
+// checkOutput applies the rules of --jq and --template: they read the json
+// document, so -o, when given, must be json; they cannot be combined; the
+// path and the template must parse.
+func (b *Base) checkOutput(cmd *cobra.Command) error {
+	if b.query == "" && b.template == "" {
+		return nil
+	}
+	flag := "--jq"
+	if b.template != "" {
+		flag = "--" + b.templateFlag
+	}
+	switch {
+	case b.query != "" && b.template != "":
+		return UsageErrorf("--jq and --%s cannot be used together", b.templateFlag)
+	case cmd.Flags().Changed("output") && b.Format != output.JSONF:
+		return UsageErrorf("%s works on the json output; it cannot be combined with -o %s", flag, b.Format)
+	}
+	if b.query != "" {
+		if err := output.CheckQuery(b.query); err != nil {
+			return UsageErrorf("invalid --jq path '%s': %v", b.query, err)
+		}
+		b.filter = output.Filter{Query: b.query}
+	} else {
+		t, err := output.ParseTemplate(b.template)
+		if err != nil {
+			return UsageErrorf("invalid %s: %v", flag, err)
+		}
+		b.filter = output.Filter{Template: t, Now: b.Now}
+	}
+	// Errors and warnings follow the json format too.
+	return cmd.Flags().Set("output", output.JSONF)
+}
