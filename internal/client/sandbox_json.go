@@ -3,7 +3,6 @@ package client
 import (
 	"bytes"
 	"fmt"
-	"time"
 
 	"github.com/tidwall/gjson"
 )
@@ -124,8 +123,7 @@ func optTime(v gjson.Result) *Time {
 	if v.Type != gjson.String {
 		return nil
 	}
-	t := Time{Text: v.Str}
-	t.T, _ = time.Parse(time.RFC3339Nano, v.Str)
+	t := ParseTime(v.Str)
 	return &t
 }
 

@@ -68,10 +68,11 @@ const formattingHelp = `Every command takes -o/--output with the formats it supp
   raw    file contents and diagnostics text as the bytes they are; command
          output as lines, one per execd event, each ending in a newline.
 
-Values are printed as the server sent them: timestamps keep the server's
-text (its precision and its offset; a text that is not RFC 3339 is printed as
-it is), numbers keep their type. A time osb computes itself (renew, when the
-server does not say) is RFC 3339 in UTC.
+Values are printed as the official client prints them: timestamps to the
+microsecond (six digits, or none when they are zero), Z for UTC, another
+offset kept, a text that is not a time as it came; numbers keep their type.
+A time osb computes itself (renew, when the server does not say) is RFC 3339
+in UTC.
 
 Messages such as "OK: ..." go to stdout in table mode; warnings, notes (such
 as "more pages exist") and errors go to stderr, as objects under json and

@@ -121,27 +121,28 @@ func TestHealth(t *testing.T) {
 	env.Run("sandbox", "health", "0000").ExpectError(t, 4, "not found")
 }
 
-// Timestamps are printed as the server wrote them: fractional zeros, an
-// offset other than Z, even a text that is not RFC 3339.
-func TestTimestampsAsSent(t *testing.T) {
+// Timestamps are printed as the official client prints them, whatever form
+// the server sent: microseconds, the offset kept, and a text that is not a
+// time as it came.
+func TestTimestampsAsTheOfficialClientPrintsThem(t *testing.T) {
 	fs := newFakeServer(t, "sbx-1")
 	fs.record = map[string]any{
-		"createdAt": "2026-01-02T03:04:05.100000+08:00",
-		"expiresAt": "2026-01-02 03:04:05",
+		"createdAt": "2026-01-02T03:04:05.1+08:00",
+		"expiresAt": "soon",
 		"status":    map[string]any{"state": "Running", "lastTransitionAt": "2026-01-02T03:04:05.000Z"},
 	}
 	env := fs.env(t)
 	r := env.Run("sandbox", "get", "sbx-1", "-o", "json")
-	for _, want := range []string{`"created_at": "2026-01-02T03:04:05.100000+08:00"`, `"expires_at": "2026-01-02 03:04:05"`, `"last_transition_at": "2026-01-02T03:04:05.000Z"`} {
+	for _, want := range []string{`"created_at": "2026-01-02T03:04:05.100000+08:00"`, `"expires_at": "soon"`, `"last_transition_at": "2026-01-02T03:04:05Z"`} {
 		if r.Code != 0 || !strings.Contains(r.Stdout, want) {
 			t.Errorf("json lacks %s:\n%s", want, r.Stdout)
 		}
 	}
 	y := env.Run("sandbox", "list", "-o", "yaml")
-	if y.Code != 0 || !strings.Contains(y.Stdout, "created_at: '2026-01-02T03:04:05.100000+08:00'") || !strings.Contains(y.Stdout, "expires_at: '2026-01-02 03:04:05'") {
+	if y.Code != 0 || !strings.Contains(y.Stdout, "created_at: '2026-01-02T03:04:05.100000+08:00'") || !strings.Contains(y.Stdout, "expires_at: soon") {
 		t.Errorf("yaml:\n%s", y.Stdout)
 	}
-	if out := env.Must("sandbox", "list"); !strings.Contains(out, "2026-01-02T03:04:05.100000+08:00  2026-01-02 03:04:05") {
+	if out := env.Must("sandbox", "list"); !strings.Contains(out, "2026-01-02T03:04:05.100000+08:00  soon") {
 		t.Errorf("table:\n%s", out)
 	}
 }
