@@ -66,7 +66,17 @@ type Download struct {
 // Download opens a file for reading. Only waiting for the headers is
 // bounded; the caller reads Body at its own pace and closes it.
 func (d *DataPlane) Download(ctx context.Context, remote string) (*Download, error) {
-	resp, err := d.Stream(ctx, &Request{Method: http.MethodGet, Path: "/files/download", Query: url.Values{"path": {remote}}})
+	return d.DownloadRange(ctx, remote, "")
+}
+
+// DownloadRange is Download of part of a file: byteRange is an HTTP Range
+// header value ("bytes=0-1023"), sent as given; "" reads the whole file.
+func (d *DataPlane) DownloadRange(ctx context.Context, remote, byteRange string) (*Download, error) {
+	req := &Request{Method: http.MethodGet, Path: "/files/download", Query: url.Values{"path": {remote}}}
+	if byteRange != "" {
+		req.Header = http.Header{"Range": {byteRange}}
+	}
+	resp, err := d.Stream(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -225,4 +235,22 @@ func (d *DataPlane) SetPermissions(ctx context.Context, perms map[string]Permiss
 func (d *DataPlane) ReplaceContent(ctx context.Context, edits map[string]Replacement) error {
 	_, err := d.Do(ctx, &Request{Method: http.MethodPost, Path: "/files/replace", JSON: edits}, nil)
 	return err
+}
+
+// ReplaceContentCounted replaces text in each file and returns how many
+// replacements each file got, keyed by path as given. An execd too old to
+// count answers with an empty body: the map is then empty.
+func (d *DataPlane) ReplaceContentCounted(ctx context.Context, edits map[string]Replacement) (map[string]int, error) {
+	var out map[string]struct {
+		Count int `json:"replacedCount"`
+	}
+	q := url.Values{"verbose": {"true"}}
+	if _, err := d.Do(ctx, &Request{Method: http.MethodPost, Path: "/files/replace", Query: q, JSON: edits}, &out); err != nil {
+		return nil, err
+	}
+	counts := make(map[string]int, len(out))
+	for p, r := range out {
+		counts[p] = r.Count
+	}
+	return counts, nil
 }

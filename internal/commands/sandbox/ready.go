@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/cmdutil"
 )
 
@@ -25,62 +26,20 @@ func readyTimeout(flag cmdutil.DurationValue) time.Duration {
 // for at most timeout. Running out of time is exit 5; a Failed or
 // Terminated sandbox, or a lifecycle error, ends the wait at once.
 func waitReady(ctx context.Context, f *cmdutil.Factory, id string, timeout time.Duration) error {
+	c, err := f.Client()
+	if err != nil {
+		return err
+	}
 	wctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	tick := time.NewTicker(readyPoll)
-	defer tick.Stop()
-	reason := "no answer yet"
-	for wctx.Err() == nil {
-		ready, why, err := readyOnce(wctx, f, id)
-		switch {
-		case ready:
-			return nil
-		case err != nil && wctx.Err() == nil:
-			return err
-		case err == nil:
-			reason = why
-		}
-		select {
-		case <-tick.C:
-		case <-wctx.Done():
-		}
+	err = c.WaitReady(wctx, id, readyPoll)
+	var notReady *client.NotReadyError
+	if !errors.As(err, &notReady) {
+		return err
 	}
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
 	return &cmdutil.ExitError{Code: cmdutil.ExitTimeout,
-		Err: fmt.Errorf("sandbox %s was not ready within %s (%s)", id, timeout, reason)}
-}
-
-// readyOnce checks readiness once. A sandbox that is not ready yet gives
-// false and the reason; an error means it never will be (Failed,
-// Terminated, gone) or the lifecycle server refused to say.
-func readyOnce(ctx context.Context, f *cmdutil.Factory, id string) (ready bool, reason string, err error) {
-	c, err := f.Client()
-	if err != nil {
-		return false, "", err
-	}
-	sb, err := c.GetSandbox(ctx, id)
-	if err != nil {
-		return false, "", err
-	}
-	switch sb.Status.State {
-	case "Running":
-	case "Failed", "Terminated":
-		msg := fmt.Sprintf("sandbox %s is %s", id, sb.Status.State)
-		if m := sb.Status.Message; m != nil && *m != "" {
-			msg += ": " + *m
-		}
-		return false, "", errors.New(msg)
-	default:
-		return false, "state " + sb.Status.State, nil
-	}
-	dp, err := f.Execd(ctx, id)
-	if err == nil {
-		err = dp.Ping(ctx)
-	}
-	if err != nil {
-		return false, "execd: " + err.Error(), nil
-	}
-	return true, "", nil
+		Err: fmt.Errorf("sandbox %s was not ready within %s (%s)", id, timeout, notReady.Reason)}
 }

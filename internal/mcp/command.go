@@ -1,0 +1,292 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/osb-dev/osb/internal/client"
+)
+
+func commandTools() []toolSpec {
+	return []toolSpec{
+		{name: "command_run", destructive: true, add: handler((*Server).runCommand), input: runSchema,
+			desc: "Run shell text (pipes and redirections work) in a sandbox and wait for it to end; returns " +
+				"its execution id, exit_code, and output as stdout and stderr messages. With background " +
+				"true it returns as soon as the command started. Clients that send a progress token get " +
+				"the newest output line as progress while it runs."},
+		{name: "command_interrupt", destructive: true, add: handler((*Server).interruptCommand), input: interruptSchema,
+			desc: "Stop a running command by its execution id."},
+	}
+}
+
+func runSchema() *jsonschema.Schema {
+	return args(sandboxIDParam(),
+		required("command", str(), "Shell text to run, e.g. \"cd /workspace && make test\"."),
+		optional("background", boolean(), false, "Return as soon as the command started, with its execution id."),
+		optional("working_directory", orNull(str()), nil, "Directory to run the command in."),
+		connectIfMissingParam())
+}
+
+type runArgs struct {
+	SandboxID        string  `json:"sandbox_id"`
+	Command          string  `json:"command"`
+	Background       bool    `json:"background"`
+	WorkingDirectory *string `json:"working_directory"`
+	ConnectIfMissing bool    `json:"connect_if_missing"`
+}
+
+// execution is the official SDK's Execution: what a command run returned.
+type execution struct {
+	ID             *string           `json:"id"`
+	ExecutionCount *int              `json:"execution_count"`
+	Result         []executionResult `json:"result"`
+	Error          *executionError   `json:"error"`
+	Logs           executionLogs     `json:"logs"`
+	ExitCode       *int              `json:"exit_code"`
+	Complete       *executionEnd     `json:"complete"`
+	Truncated      *truncation       `json:"truncated,omitempty"`
+}
+
+type executionResult struct {
+	Text      *string `json:"text"`
+	Timestamp int64   `json:"timestamp"`
+}
+
+type executionError struct {
+	Name      string   `json:"name"`
+	Value     string   `json:"value"`
+	Timestamp int64    `json:"timestamp"`
+	Traceback []string `json:"traceback"`
+}
+
+type executionLogs struct {
+	Stdout []outputMessage `json:"stdout"`
+	Stderr []outputMessage `json:"stderr"`
+}
+
+type outputMessage struct {
+	Text      string `json:"text"`
+	Timestamp int64  `json:"timestamp"`
+	IsError   bool   `json:"is_error"`
+}
+
+type executionEnd struct {
+	Timestamp             int64 `json:"timestamp"`
+	ExecutionTimeInMillis int64 `json:"execution_time_in_millis"`
+}
+
+func (s *Server) runCommand(ctx context.Context, req *mcp.CallToolRequest, a runArgs) (*execution, error) {
+	if strings.TrimSpace(a.Command) == "" {
+		return nil, usage("command must not be empty")
+	}
+	dp, err := s.execd(ctx, a.SandboxID, a.ConnectIfMissing)
+	if err != nil {
+		return nil, err
+	}
+	r := &client.RunCommandRequest{Command: a.Command, Background: a.Background}
+	if a.WorkingDirectory != nil {
+		r.Cwd = *a.WorkingDirectory
+	}
+	run := &commandRun{dp: dp, background: a.Background, progress: newProgress(req), out: newOutputTail(s.opts.MaxOutput)}
+	return run.run(ctx, r)
+}
+
+// Progress during a run: the newest output line at most every
+// progressEvery, and a word that the command still runs after
+// progressQuiet without output.
+const (
+	progressEvery = 250 * time.Millisecond
+	progressQuiet = 5 * time.Second
+	// interruptWait bounds stopping the remote command of a cancelled call.
+	interruptWait = 5 * time.Second
+)
+
+// commandRun follows one execution stream to its end.
+type commandRun struct {
+	dp         *client.DataPlane
+	background bool
+	progress   *progress
+	out        *outputTail
+	ex         execution
+	started    time.Time
+
+	pending    string // newest output line not reported yet
+	lastReport time.Time
+}
+
+type streamItem struct {
+	ev  *client.Event
+	err error
+}
+
+func (r *commandRun) run(ctx context.Context, req *client.RunCommandRequest) (*execution, error) {
+	r.ex.Result = []executionResult{}
+	r.started, r.lastReport = time.Now(), time.Now()
+	// The stream outlives a cancelled call long enough to stop the command.
+	streamCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	stream, err := r.dp.RunCommand(streamCtx, req)
+	if err != nil {
+		return nil, err
+	}
+	defer stream.Close()
+	items := make(chan streamItem)
+	go readStream(streamCtx, stream, items)
+	var tick <-chan time.Time
+	if r.progress.enabled() {
+		t := time.NewTicker(progressEvery)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
+		select {
+		case it := <-items:
+			if done, err := r.handle(ctx, it); done {
+				return r.result(), err
+			}
+		case <-tick:
+			r.report(ctx)
+		case <-ctx.Done():
+			r.interrupt(streamCtx)
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// readStream passes events on until the stream ends or fails.
+func readStream(ctx context.Context, stream *client.EventStream, out chan<- streamItem) {
+	for {
+		ev, err := stream.Next()
+		select {
+		case out <- streamItem{ev, err}:
+		case <-ctx.Done():
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// handle takes one stream item; done means the run is over.
+func (r *commandRun) handle(ctx context.Context, it streamItem) (done bool, err error) {
+	if errors.Is(it.err, io.EOF) {
+		if r.background && r.ex.ID != nil {
+			return true, nil
+		}
+		return true, errors.New("the server closed the stream before the command finished")
+	}
+	if it.err != nil {
+		return true, it.err
+	}
+	ev := it.ev
+	switch ev.Type {
+	case client.EventInit:
+		id := ev.Text
+		r.ex.ID = &id
+	case client.EventStdout, client.EventStderr:
+		r.output(ctx, ev)
+	case client.EventError, client.EventServerError:
+		e := ev.Error
+		r.ex.Error = &executionError{Name: e.Name, Value: e.Value, Timestamp: ev.Timestamp, Traceback: append([]string{}, e.Traceback...)}
+		if code, ok := ev.ExitCode(); ok && !r.background {
+			r.ex.ExitCode = &code
+		}
+		return true, nil
+	case client.EventComplete:
+		end := &executionEnd{Timestamp: ev.Timestamp}
+		if ev.ExecutionTime != nil {
+			end.ExecutionTimeInMillis = *ev.ExecutionTime
+		}
+		r.ex.Complete = end
+		if !r.background {
+			zero := 0
+			r.ex.ExitCode = &zero
+		}
+		return true, nil
+	}
+	return false, nil
+}
+
+func (r *commandRun) output(ctx context.Context, ev *client.Event) {
+	if len(ev.Data) == 0 {
+		return
+	}
+	text := string(ev.Data)
+	r.out.add(outputMessage{Text: text, Timestamp: ev.Timestamp, IsError: ev.Type == client.EventStderr})
+	if line := lastLine(text); line != "" {
+		r.pending = line
+	}
+	if time.Since(r.lastReport) >= progressEvery {
+		r.report(ctx)
+	}
+}
+
+// report sends the newest output line, or after a quiet spell a word that
+// the command still runs.
+func (r *commandRun) report(ctx context.Context) {
+	switch {
+	case r.pending != "":
+		r.progress.report(ctx, r.pending)
+	case time.Since(r.lastReport) >= progressQuiet:
+		r.progress.report(ctx, fmt.Sprintf("still running after %s", time.Since(r.started).Round(time.Second)))
+	default:
+		return
+	}
+	r.pending, r.lastReport = "", time.Now()
+}
+
+// lastLine is the last non-blank line of text, shortened for a progress message.
+func lastLine(text string) string {
+	lines := strings.Split(strings.TrimRight(text, "\r\n"), "\n")
+	return cutText(strings.TrimSpace(lines[len(lines)-1]), 200)
+}
+
+// interrupt stops the remote command of a cancelled call, when its id is known.
+func (r *commandRun) interrupt(ctx context.Context) {
+	if r.ex.ID == nil || r.background {
+		return
+	}
+	ictx, cancel := context.WithTimeout(ctx, interruptWait)
+	defer cancel()
+	_ = r.dp.InterruptCommand(ictx, *r.ex.ID)
+}
+
+func (r *commandRun) result() *execution {
+	r.ex.Logs.Stdout, r.ex.Logs.Stderr = r.out.split()
+	r.ex.Truncated = r.out.truncation()
+	return &r.ex
+}
+
+func interruptSchema() *jsonschema.Schema {
+	return args(sandboxIDParam(),
+		required("execution_id", str(), "The id command_run returned for the command."),
+		connectIfMissingParam())
+}
+
+type interruptArgs struct {
+	SandboxID        string `json:"sandbox_id"`
+	ExecutionID      string `json:"execution_id"`
+	ConnectIfMissing bool   `json:"connect_if_missing"`
+}
+
+func (s *Server) interruptCommand(ctx context.Context, _ *mcp.CallToolRequest, a interruptArgs) (*status, error) {
+	if a.ExecutionID == "" {
+		return nil, usage("execution_id must not be empty")
+	}
+	dp, err := s.execd(ctx, a.SandboxID, a.ConnectIfMissing)
+	if err != nil {
+		return nil, err
+	}
+	if err := dp.InterruptCommand(ctx, a.ExecutionID); err != nil {
+		return nil, err
+	}
+	return &status{Status: "interrupted"}, nil
+}

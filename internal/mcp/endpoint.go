@@ -1,0 +1,51 @@
+package mcp
+
+import (
+	"context"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func endpointTools() []toolSpec {
+	return []toolSpec{{
+		name: "sandbox_get_endpoint", readOnly: true, add: handler((*Server).endpoint), input: endpointSchema,
+		desc: "Get the address (host:port[/path], no scheme) where a port of the sandbox can be reached, " +
+			"and the headers every request to it must carry.",
+	}}
+}
+
+func endpointSchema() *jsonschema.Schema {
+	return args(sandboxIDParam(), required("port", integer(), "Port inside the sandbox."), connectIfMissingParam())
+}
+
+type endpointArgs struct {
+	SandboxID        string `json:"sandbox_id"`
+	Port             int    `json:"port"`
+	ConnectIfMissing bool   `json:"connect_if_missing"`
+}
+
+type endpointInfo struct {
+	Endpoint string            `json:"endpoint"`
+	Headers  map[string]string `json:"headers"`
+	Origin   *string           `json:"origin"`
+}
+
+func (s *Server) endpoint(ctx context.Context, _ *mcp.CallToolRequest, a endpointArgs) (*endpointInfo, error) {
+	if a.Port < 1 || a.Port > 65535 {
+		return nil, usage("port must be between 1 and 65535, got %d", a.Port)
+	}
+	id, err := s.admit(ctx, a.SandboxID, a.ConnectIfMissing)
+	if err != nil {
+		return nil, err
+	}
+	ep, err := s.c.GetEndpoint(ctx, id, a.Port)
+	if err != nil {
+		return nil, err
+	}
+	info := &endpointInfo{Endpoint: ep.Endpoint, Headers: ep.Headers}
+	if ep.Origin != "" {
+		info.Origin = &ep.Origin
+	}
+	return info, nil
+}

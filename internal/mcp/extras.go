@@ -1,0 +1,163 @@
+package mcp
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"strconv"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// osb's own tools, served only when --tools names them.
+func extraTools() []toolSpec {
+	return []toolSpec{
+		{name: "command_logs", extra: true, readOnly: true, add: handler((*Server).commandLogs), input: logsSchema,
+			desc: "Read the output of a command started with command_run background true, and whether it " +
+				"still runs. Pass the cursor of one answer to the next call to read only what is new."},
+		{name: "file_upload", extra: true, destructive: true, add: handler((*Server).uploadFile), input: uploadSchema,
+			desc: "Write a file of any content, given as base64, in a sandbox (file_write is for text)."},
+		{name: "file_download", extra: true, readOnly: true, add: handler((*Server).downloadFile), input: downloadSchema,
+			desc: "Read a file of any content from a sandbox, as base64 (file_read is for text). For a large " +
+				"file, read it in parts with range_header."},
+	}
+}
+
+func logsSchema() *jsonschema.Schema {
+	return args(sandboxIDParam(),
+		required("execution_id", str(), "The id command_run returned for the background command."),
+		optional("cursor", orNull(str()), nil, "The cursor of the previous answer: read on from there. None reads from the start."),
+		connectIfMissingParam())
+}
+
+type logsArgs struct {
+	SandboxID        string  `json:"sandbox_id"`
+	ExecutionID      string  `json:"execution_id"`
+	Cursor           *string `json:"cursor"`
+	ConnectIfMissing bool    `json:"connect_if_missing"`
+}
+
+type commandLogs struct {
+	ExecutionID string      `json:"execution_id"`
+	Running     bool        `json:"running"`
+	ExitCode    *int        `json:"exit_code"`
+	Error       *string     `json:"error"`
+	Output      string      `json:"output"`
+	Cursor      *string     `json:"cursor"`
+	Truncated   *truncation `json:"truncated,omitempty"`
+}
+
+// commandLogs reads the status first, then the output: a command that has
+// ended by then has all its output in the answer.
+func (s *Server) commandLogs(ctx context.Context, _ *mcp.CallToolRequest, a logsArgs) (*commandLogs, error) {
+	if a.ExecutionID == "" {
+		return nil, usage("execution_id must not be empty")
+	}
+	var cursor *int64
+	if a.Cursor != nil && *a.Cursor != "" {
+		n, err := strconv.ParseInt(*a.Cursor, 10, 64)
+		if err != nil || n < 0 {
+			return nil, usage("cursor must be the cursor of a previous answer, got %q", *a.Cursor)
+		}
+		cursor = &n
+	}
+	dp, err := s.execd(ctx, a.SandboxID, a.ConnectIfMissing)
+	if err != nil {
+		return nil, err
+	}
+	st, err := dp.CommandStatus(ctx, a.ExecutionID)
+	if err != nil {
+		return nil, err
+	}
+	out, next, err := dp.CommandLogs(ctx, a.ExecutionID, cursor)
+	if err != nil {
+		return nil, err
+	}
+	res := &commandLogs{ExecutionID: a.ExecutionID, Running: st.Running, ExitCode: st.ExitCode, Error: st.Error}
+	if next != nil {
+		c := strconv.FormatInt(*next, 10)
+		res.Cursor = &c
+	}
+	text := string(out)
+	if len(text) > s.opts.MaxOutput {
+		cut := runeStart(text, len(text)-s.opts.MaxOutput)
+		res.Truncated = &truncation{OmittedBytes: int64(cut), Note: fmt.Sprintf(
+			"the new output was longer than the %d-byte limit of this server (--max-output): its first %d bytes were left out",
+			s.opts.MaxOutput, cut)}
+		text = text[cut:]
+	}
+	res.Output = text
+	return res, nil
+}
+
+func uploadSchema() *jsonschema.Schema {
+	return args(sandboxIDParam(),
+		required("path", str(), "File to write."),
+		required("content_base64", str(), "The whole content of the file, base64-encoded."),
+		optional("mode", integer(), 644, "Permissions as octal digits written as a number, e.g. 755."),
+		optional("owner", orNull(str()), nil, "Owner user name."),
+		optional("group", orNull(str()), nil, "Group name."),
+		connectIfMissingParam())
+}
+
+type uploadArgs struct {
+	SandboxID        string  `json:"sandbox_id"`
+	Path             string  `json:"path"`
+	ContentBase64    string  `json:"content_base64"`
+	Mode             int     `json:"mode"`
+	Owner            *string `json:"owner"`
+	Group            *string `json:"group"`
+	ConnectIfMissing bool    `json:"connect_if_missing"`
+}
+
+type uploaded struct {
+	Status string `json:"status"`
+	Size   int    `json:"size"`
+}
+
+func (s *Server) uploadFile(ctx context.Context, _ *mcp.CallToolRequest, a uploadArgs) (*uploaded, error) {
+	if base64.StdEncoding.DecodedLen(len(a.ContentBase64)) > s.opts.MaxUpload+2 {
+		return nil, usage("the content is larger than the %d-byte limit of this server (--max-upload)", s.opts.MaxUpload)
+	}
+	data, err := base64.StdEncoding.DecodeString(a.ContentBase64)
+	if err != nil {
+		return nil, usage("content_base64 is not valid base64: %v", err)
+	}
+	if len(data) > s.opts.MaxUpload {
+		return nil, usage("the content is larger than the %d-byte limit of this server (--max-upload)", s.opts.MaxUpload)
+	}
+	if err := s.upload(ctx, a.SandboxID, a.ConnectIfMissing, fileMeta(a.Path, a.Mode, a.Owner, a.Group), data); err != nil {
+		return nil, err
+	}
+	return &uploaded{Status: "written", Size: len(data)}, nil
+}
+
+func downloadSchema() *jsonschema.Schema {
+	return args(sandboxIDParam(),
+		required("path", str(), "File to read."),
+		optional("range_header", orNull(str()), nil, `Part of the file to read, as an HTTP Range value, e.g. "bytes=0-1023".`),
+		connectIfMissingParam())
+}
+
+type downloadArgs struct {
+	SandboxID        string  `json:"sandbox_id"`
+	Path             string  `json:"path"`
+	RangeHeader      *string `json:"range_header"`
+	ConnectIfMissing bool    `json:"connect_if_missing"`
+}
+
+type fileBytes struct {
+	Path          string      `json:"path"`
+	ContentBase64 string      `json:"content_base64"`
+	Size          int         `json:"size"`
+	Truncated     *truncation `json:"truncated,omitempty"`
+}
+
+func (s *Server) downloadFile(ctx context.Context, _ *mcp.CallToolRequest, a downloadArgs) (*fileBytes, error) {
+	data, trunc, err := s.download(ctx, a.SandboxID, a.Path, a.RangeHeader, a.ConnectIfMissing)
+	if err != nil {
+		return nil, err
+	}
+	return &fileBytes{Path: a.Path, ContentBase64: base64.StdEncoding.EncodeToString(data), Size: len(data), Truncated: trunc}, nil
+}

@@ -1,0 +1,529 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/osb-dev/osb/internal/client"
+	"github.com/osb-dev/osb/internal/cmdutil"
+)
+
+func fileTools() []toolSpec {
+	pathsOnly := func(what string) func() *jsonschema.Schema {
+		return func() *jsonschema.Schema {
+			return args(sandboxIDParam(), required("paths", list(str()), what), connectIfMissingParam())
+		}
+	}
+	return []toolSpec{
+		{name: "file_read", readOnly: true, add: handler((*Server).readFile), input: readSchema,
+			desc: "Read a text file from a sandbox. For a large file, read it in parts with range_header."},
+		{name: "file_write", destructive: true, add: handler((*Server).writeFile), input: writeSchema,
+			desc: "Write a text file in a sandbox, replacing it if it exists; missing parent directories are created."},
+		{name: "file_delete", destructive: true, add: handler((*Server).deleteFiles), input: pathsOnly("Files to delete."),
+			desc: "Delete files in a sandbox (not directories: use file_delete_directories)."},
+		{name: "file_search", readOnly: true, add: handler((*Server).searchFiles), input: searchSchema,
+			desc: "Find the files below a directory whose name matches a glob pattern such as \"*.py\"."},
+		{name: "file_create_directories", add: handler((*Server).createDirectories), input: mkdirSchema,
+			desc: "Create directories, with their parents, in a sandbox."},
+		{name: "file_delete_directories", destructive: true, add: handler((*Server).deleteDirectories),
+			input: pathsOnly("Directories to delete, with everything in them."),
+			desc:  "Delete directories and everything in them."},
+		{name: "file_move", destructive: true, add: handler((*Server).moveFiles), input: moveSchema,
+			desc: "Move or rename files and directories in a sandbox."},
+		{name: "file_replace_contents", destructive: true, add: handler((*Server).replaceContents), input: replaceSchema,
+			desc: "Replace every occurrence of a text in files, and tell how many replacements each file got."},
+	}
+}
+
+func readSchema() *jsonschema.Schema {
+	return args(sandboxIDParam(),
+		required("path", str(), "File to read."),
+		optional("encoding", str(), "utf-8", "Text encoding of the file: utf-8, latin-1 or ascii."),
+		optional("range_header", orNull(str()), nil, `Part of the file to read, as an HTTP Range value, e.g. "bytes=0-1023".`),
+		connectIfMissingParam())
+}
+
+type readArgs struct {
+	SandboxID        string  `json:"sandbox_id"`
+	Path             string  `json:"path"`
+	Encoding         string  `json:"encoding"`
+	RangeHeader      *string `json:"range_header"`
+	ConnectIfMissing bool    `json:"connect_if_missing"`
+}
+
+type fileText struct {
+	Path      string      `json:"path"`
+	Content   string      `json:"content"`
+	Truncated *truncation `json:"truncated,omitempty"`
+}
+
+func (s *Server) readFile(ctx context.Context, _ *mcp.CallToolRequest, a readArgs) (*fileText, error) {
+	codec, err := textCodec(a.Encoding)
+	if err != nil {
+		return nil, err
+	}
+	data, trunc, err := s.download(ctx, a.SandboxID, a.Path, a.RangeHeader, a.ConnectIfMissing)
+	if err != nil {
+		return nil, err
+	}
+	if trunc != nil && codec.name == "utf-8" {
+		data = trimPartialRune(data)
+	}
+	text, err := codec.decode(data)
+	if err != nil {
+		return nil, usage("%s is not %s text: %v", a.Path, codec.name, err)
+	}
+	return &fileText{Path: a.Path, Content: text, Truncated: trunc}, nil
+}
+
+// download reads a file, or the part byteRange names, keeping at most
+// --max-output bytes; what is left out is noted with the range that reads on.
+func (s *Server) download(ctx context.Context, id, path string, byteRange *string, connect bool) ([]byte, *truncation, error) {
+	if path == "" {
+		return nil, nil, usage("path must not be empty")
+	}
+	dp, err := s.execd(ctx, id, connect)
+	if err != nil {
+		return nil, nil, err
+	}
+	rng := ""
+	if byteRange != nil {
+		rng = *byteRange
+	}
+	dl, err := dp.DownloadRange(ctx, path, rng)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer dl.Body.Close()
+	max := s.opts.MaxOutput
+	data, err := io.ReadAll(io.LimitReader(dl.Body, int64(max)+1))
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	if len(data) <= max {
+		return data, nil, nil
+	}
+	data = data[:max]
+	return data, readTruncation(max, dl.Size, rangeStart(rng)), nil
+}
+
+// readTruncation says how much of a read was left out, when the size is
+// known, and the range that reads on.
+func readTruncation(kept int, size, start int64) *truncation {
+	t := &truncation{}
+	if size > 0 {
+		t.OmittedBytes = size - int64(kept)
+	}
+	next := start + int64(kept)
+	t.Note = fmt.Sprintf("only the first %d bytes were returned (--max-output); read on with range_header \"bytes=%d-\"", kept, next)
+	return t
+}
+
+// rangeStart is the first byte of a "bytes=N-..." range, 0 otherwise.
+func rangeStart(rng string) int64 {
+	spec, ok := strings.CutPrefix(strings.TrimSpace(rng), "bytes=")
+	if !ok {
+		return 0
+	}
+	first, _, _ := strings.Cut(spec, "-")
+	n, err := strconv.ParseInt(strings.TrimSpace(first), 10, 64)
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+// trimPartialRune drops an incomplete UTF-8 character at the end of a cut.
+func trimPartialRune(b []byte) []byte {
+	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(b[i]) {
+			if !utf8.FullRune(b[i:]) {
+				return b[:i]
+			}
+			break
+		}
+	}
+	return b
+}
+
+// codec turns file bytes into text and back.
+type codec struct {
+	name   string
+	decode func([]byte) (string, error)
+	encode func(string) ([]byte, error)
+}
+
+// textCodec supports the encodings agents use; the official server takes
+// any Python codec name.
+func textCodec(name string) (codec, error) {
+	switch strings.ReplaceAll(strings.ToLower(strings.TrimSpace(name)), "_", "-") {
+	case "utf-8", "utf8", "":
+		return codec{name: "utf-8", decode: decodeUTF8, encode: func(s string) ([]byte, error) { return []byte(s), nil }}, nil
+	case "latin-1", "latin1", "iso-8859-1", "iso8859-1":
+		return codec{name: "latin-1", decode: decodeLatin1, encode: encodeBelow(256)}, nil
+	case "ascii", "us-ascii":
+		return codec{name: "ascii", decode: decodeASCII, encode: encodeBelow(128)}, nil
+	}
+	return codec{}, usage("unsupported encoding %q: use utf-8, latin-1 or ascii", name)
+}
+
+func decodeUTF8(b []byte) (string, error) {
+	if !utf8.Valid(b) {
+		return "", fmt.Errorf("invalid UTF-8 (try encoding latin-1)")
+	}
+	return string(b), nil
+}
+
+func decodeLatin1(b []byte) (string, error) {
+	r := make([]rune, len(b))
+	for i, c := range b {
+		r[i] = rune(c)
+	}
+	return string(r), nil
+}
+
+func decodeASCII(b []byte) (string, error) {
+	for i, c := range b {
+		if c >= 128 {
+			return "", fmt.Errorf("byte %#x at offset %d is not ASCII", c, i)
+		}
+	}
+	return string(b), nil
+}
+
+func encodeBelow(limit rune) func(string) ([]byte, error) {
+	return func(s string) ([]byte, error) {
+		out := make([]byte, 0, len(s))
+		for _, r := range s {
+			if r >= limit {
+				return nil, fmt.Errorf("character %q cannot be encoded", r)
+			}
+			out = append(out, byte(r))
+		}
+		return out, nil
+	}
+}
+
+func writeSchema() *jsonschema.Schema {
+	return args(sandboxIDParam(),
+		required("path", str(), "File to write."),
+		required("content", str(), "The whole text of the file."),
+		optional("encoding", str(), "utf-8", "Text encoding to write: utf-8, latin-1 or ascii."),
+		optional("mode", integer(), 755, "Permissions as octal digits written as a number, e.g. 644."),
+		optional("owner", orNull(str()), nil, "Owner user name."),
+		optional("group", orNull(str()), nil, "Group name."),
+		connectIfMissingParam())
+}
+
+type writeArgs struct {
+	SandboxID        string  `json:"sandbox_id"`
+	Path             string  `json:"path"`
+	Content          string  `json:"content"`
+	Encoding         string  `json:"encoding"`
+	Mode             int     `json:"mode"`
+	Owner            *string `json:"owner"`
+	Group            *string `json:"group"`
+	ConnectIfMissing bool    `json:"connect_if_missing"`
+}
+
+func (s *Server) writeFile(ctx context.Context, _ *mcp.CallToolRequest, a writeArgs) (*status, error) {
+	codec, err := textCodec(a.Encoding)
+	if err != nil {
+		return nil, err
+	}
+	data, err := codec.encode(a.Content)
+	if err != nil {
+		return nil, usage("content cannot be written as %s: %v", codec.name, err)
+	}
+	if err := s.upload(ctx, a.SandboxID, a.ConnectIfMissing, fileMeta(a.Path, a.Mode, a.Owner, a.Group), data); err != nil {
+		return nil, err
+	}
+	return &status{Status: "written"}, nil
+}
+
+func fileMeta(path string, mode int, owner, group *string) client.FileMetadata {
+	return client.FileMetadata{Path: path, Mode: mode, Owner: owner, Group: group}
+}
+
+// upload writes data to meta.Path.
+func (s *Server) upload(ctx context.Context, id string, connect bool, meta client.FileMetadata, data []byte) error {
+	if meta.Path == "" {
+		return usage("path must not be empty")
+	}
+	if err := checkMode(meta.Mode); err != nil {
+		return err
+	}
+	dp, err := s.execd(ctx, id, connect)
+	if err != nil {
+		return err
+	}
+	return dp.Upload(ctx, meta, bytes.NewReader(data), int64(len(data)))
+}
+
+// checkMode accepts permissions written as octal digits (755).
+func checkMode(mode int) error {
+	if _, err := strconv.ParseUint(strconv.Itoa(mode), 8, 32); err != nil || mode < 0 || mode > 7777 {
+		return usage("mode must be octal permission digits such as 644 or 755, got %d", mode)
+	}
+	return nil
+}
+
+type pathsArgs struct {
+	SandboxID        string   `json:"sandbox_id"`
+	Paths            []string `json:"paths"`
+	ConnectIfMissing bool     `json:"connect_if_missing"`
+}
+
+func (a pathsArgs) check() error {
+	if len(a.Paths) == 0 {
+		return usage("paths must name at least one path")
+	}
+	for _, p := range a.Paths {
+		if p == "" {
+			return usage("paths must not contain an empty path")
+		}
+	}
+	return nil
+}
+
+// onPaths runs op on the sandbox's data plane after checking the paths.
+func (s *Server) onPaths(ctx context.Context, a pathsArgs, op func(*client.DataPlane) error) error {
+	if err := a.check(); err != nil {
+		return err
+	}
+	dp, err := s.execd(ctx, a.SandboxID, a.ConnectIfMissing)
+	if err != nil {
+		return err
+	}
+	return op(dp)
+}
+
+func (s *Server) deleteFiles(ctx context.Context, _ *mcp.CallToolRequest, a pathsArgs) (*status, error) {
+	err := s.onPaths(ctx, a, func(dp *client.DataPlane) error { return dp.DeleteFiles(ctx, a.Paths) })
+	if err != nil {
+		return nil, err
+	}
+	return &status{Status: "deleted"}, nil
+}
+
+func (s *Server) deleteDirectories(ctx context.Context, _ *mcp.CallToolRequest, a pathsArgs) (*status, error) {
+	err := s.onPaths(ctx, a, func(dp *client.DataPlane) error { return dp.DeleteDirectories(ctx, a.Paths) })
+	if err != nil {
+		return nil, err
+	}
+	return &status{Status: "deleted"}, nil
+}
+
+func searchSchema() *jsonschema.Schema {
+	return args(sandboxIDParam(),
+		required("path", str(), "Directory to search below."),
+		required("pattern", str(), `Glob pattern for file names, e.g. "*.py".`),
+		connectIfMissingParam())
+}
+
+type searchArgs struct {
+	SandboxID        string `json:"sandbox_id"`
+	Path             string `json:"path"`
+	Pattern          string `json:"pattern"`
+	ConnectIfMissing bool   `json:"connect_if_missing"`
+}
+
+// entryInfo is the official SDK's EntryInfo.
+type entryInfo struct {
+	Path       string  `json:"path"`
+	Mode       int     `json:"mode"`
+	Owner      string  `json:"owner"`
+	Group      string  `json:"group"`
+	Size       int64   `json:"size"`
+	ModifiedAt string  `json:"modified_at"`
+	CreatedAt  string  `json:"created_at"`
+	Type       *string `json:"type"`
+}
+
+type searchResult struct {
+	Result    []entryInfo `json:"result"`
+	Truncated *truncation `json:"truncated,omitempty"`
+}
+
+// entrySize is about what one entry costs in a result, for --max-output.
+const entrySize = 256
+
+func (s *Server) searchFiles(ctx context.Context, _ *mcp.CallToolRequest, a searchArgs) (*searchResult, error) {
+	if a.Path == "" || a.Pattern == "" {
+		return nil, usage("path and pattern must not be empty")
+	}
+	dp, err := s.execd(ctx, a.SandboxID, a.ConnectIfMissing)
+	if err != nil {
+		return nil, err
+	}
+	found, err := dp.SearchFiles(ctx, a.Path, a.Pattern)
+	if err != nil {
+		return nil, err
+	}
+	res := &searchResult{Result: []entryInfo{}}
+	limit := max(1, s.opts.MaxOutput/entrySize)
+	for i, f := range found {
+		if i == limit {
+			res.Truncated = &truncation{Note: fmt.Sprintf("%d of %d matches returned (--max-output); narrow the path or the pattern", limit, len(found))}
+			break
+		}
+		typ := f.Type
+		res.Result = append(res.Result, entryInfo{Path: f.Path, Mode: f.Mode, Owner: f.Owner, Group: f.Group, Size: f.Size,
+			ModifiedAt: cmdutil.FormatTime(f.ModifiedAt), CreatedAt: cmdutil.FormatTime(f.CreatedAt), Type: &typ})
+	}
+	return res, nil
+}
+
+func mkdirSchema() *jsonschema.Schema {
+	entry := object(
+		required("path", str(), "Directory to create."),
+		optional("mode", integer(), 755, "Permissions as octal digits written as a number."),
+		optional("owner", orNull(str()), nil, "Owner user name."),
+		optional("group", orNull(str()), nil, "Group name."),
+	)
+	return args(sandboxIDParam(), required("entries", list(entry), "Directories to create."), connectIfMissingParam())
+}
+
+type mkdirArgs struct {
+	SandboxID string `json:"sandbox_id"`
+	Entries   []struct {
+		Path  string  `json:"path"`
+		Mode  *int    `json:"mode"`
+		Owner *string `json:"owner"`
+		Group *string `json:"group"`
+	} `json:"entries"`
+	ConnectIfMissing bool `json:"connect_if_missing"`
+}
+
+func (s *Server) createDirectories(ctx context.Context, _ *mcp.CallToolRequest, a mkdirArgs) (*status, error) {
+	if len(a.Entries) == 0 {
+		return nil, usage("entries must name at least one directory")
+	}
+	dirs := map[string]client.Permission{}
+	for _, e := range a.Entries {
+		mode := 755 // the default of nested entries, which the SDK does not fill in
+		if e.Mode != nil {
+			mode = *e.Mode
+		}
+		if e.Path == "" {
+			return nil, usage("every entry needs a path")
+		}
+		if err := checkMode(mode); err != nil {
+			return nil, err
+		}
+		dirs[e.Path] = client.Permission{Mode: mode, Owner: e.Owner, Group: e.Group}
+	}
+	dp, err := s.execd(ctx, a.SandboxID, a.ConnectIfMissing)
+	if err != nil {
+		return nil, err
+	}
+	if err := dp.CreateDirectories(ctx, dirs); err != nil {
+		return nil, err
+	}
+	return &status{Status: "created"}, nil
+}
+
+func moveSchema() *jsonschema.Schema {
+	entry := object(
+		required("source", str(), "Path to move."),
+		required("destination", str(), "Where it goes; it must not exist yet."),
+	)
+	return args(sandboxIDParam(), required("entries", list(entry), "Moves to make, in order."), connectIfMissingParam())
+}
+
+type moveArgs struct {
+	SandboxID string `json:"sandbox_id"`
+	Entries   []struct {
+		Source      string `json:"source"`
+		Destination string `json:"destination"`
+	} `json:"entries"`
+	ConnectIfMissing bool `json:"connect_if_missing"`
+}
+
+func (s *Server) moveFiles(ctx context.Context, _ *mcp.CallToolRequest, a moveArgs) (*status, error) {
+	if len(a.Entries) == 0 {
+		return nil, usage("entries must name at least one move")
+	}
+	moves := make([]client.Move, len(a.Entries))
+	for i, e := range a.Entries {
+		if e.Source == "" || e.Destination == "" {
+			return nil, usage("every move needs a source and a destination")
+		}
+		moves[i] = client.Move{Src: e.Source, Dest: e.Destination}
+	}
+	dp, err := s.execd(ctx, a.SandboxID, a.ConnectIfMissing)
+	if err != nil {
+		return nil, err
+	}
+	if err := dp.MoveFiles(ctx, moves); err != nil {
+		return nil, err
+	}
+	return &status{Status: "moved"}, nil
+}
+
+func replaceSchema() *jsonschema.Schema {
+	entry := object(
+		required("path", str(), "File to change."),
+		required("old_content", str(), "Exact text to find; every occurrence is replaced."),
+		required("new_content", str(), "Text to put in its place."),
+	)
+	return args(sandboxIDParam(), required("entries", list(entry), "Replacements, one per file."), connectIfMissingParam())
+}
+
+type replaceArgs struct {
+	SandboxID string `json:"sandbox_id"`
+	Entries   []struct {
+		Path       string `json:"path"`
+		OldContent string `json:"old_content"`
+		NewContent string `json:"new_content"`
+	} `json:"entries"`
+	ConnectIfMissing bool `json:"connect_if_missing"`
+}
+
+type replaceCount struct {
+	Path          string `json:"path"`
+	ReplacedCount int    `json:"replaced_count"`
+}
+
+type replaceResult struct {
+	Result []replaceCount `json:"result"`
+}
+
+func (s *Server) replaceContents(ctx context.Context, _ *mcp.CallToolRequest, a replaceArgs) (*replaceResult, error) {
+	if len(a.Entries) == 0 {
+		return nil, usage("entries must name at least one file")
+	}
+	edits := map[string]client.Replacement{}
+	var order []string
+	for _, e := range a.Entries {
+		if e.Path == "" || e.OldContent == "" {
+			return nil, usage("every entry needs a path and a non-empty old_content")
+		}
+		if _, dup := edits[e.Path]; dup {
+			return nil, usage("%s appears in two entries: give one replacement per file", e.Path)
+		}
+		edits[e.Path] = client.Replacement{Old: e.OldContent, New: e.NewContent}
+		order = append(order, e.Path)
+	}
+	dp, err := s.execd(ctx, a.SandboxID, a.ConnectIfMissing)
+	if err != nil {
+		return nil, err
+	}
+	counts, err := dp.ReplaceContentCounted(ctx, edits)
+	if err != nil {
+		return nil, err
+	}
+	res := &replaceResult{Result: []replaceCount{}}
+	for _, p := range order {
+		res.Result = append(res.Result, replaceCount{Path: p, ReplacedCount: counts[p]})
+	}
+	return res, nil
+}

@@ -1,0 +1,180 @@
+package mcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/osb-dev/osb/internal/client"
+	osbmcp "github.com/osb-dev/osb/internal/mcp"
+	"github.com/osb-dev/osb/internal/server"
+	"github.com/osb-dev/osb/internal/server/servertest"
+)
+
+// harness is osb's MCP server over a local osb server, with the Go SDK's
+// client connected to it in memory.
+type harness struct {
+	t        *testing.T
+	srv      *server.Server
+	api      *client.Client
+	session  *mcp.ClientSession
+	mu       sync.Mutex
+	progress []*mcp.ProgressNotificationParams
+}
+
+func newAPIClient(t *testing.T, srv *server.Server) *client.Client {
+	t.Helper()
+	c, err := client.New(client.Options{Domain: srv.Addr(), APIKey: servertest.APIKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// start serves opts (its Client filled in) to an in-memory client.
+func start(t *testing.T, opts osbmcp.Options) *harness {
+	t.Helper()
+	h := &harness{t: t, srv: servertest.Start(t)}
+	h.api = newAPIClient(t, h.srv)
+	opts.Client = h.api
+	s, err := osbmcp.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	st, ct := mcp.NewInMemoryTransports()
+	go s.MCP().Run(ctx, st)
+	h.session = h.connect(ctx, ct)
+	return h
+}
+
+func (h *harness) connect(ctx context.Context, t mcp.Transport) *mcp.ClientSession {
+	h.t.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			h.progress = append(h.progress, req.Params)
+		},
+	})
+	session, err := c.Connect(ctx, t, nil)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.t.Cleanup(func() { session.Close() })
+	return session
+}
+
+func (h *harness) call(name string, args map[string]any) *mcp.CallToolResult {
+	h.t.Helper()
+	return h.callParams(&mcp.CallToolParams{Name: name, Arguments: args})
+}
+
+func (h *harness) callParams(p *mcp.CallToolParams) *mcp.CallToolResult {
+	h.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := h.session.CallTool(ctx, p)
+	if err != nil {
+		h.t.Fatalf("%s: %v", p.Name, err)
+	}
+	return res
+}
+
+// ok calls a tool that must succeed and returns its structured content.
+func (h *harness) ok(name string, args map[string]any) map[string]any {
+	h.t.Helper()
+	res := h.call(name, args)
+	if res.IsError {
+		h.t.Fatalf("%s(%v) failed: %s", name, args, text(res))
+	}
+	out := structured(h.t, res)
+	// The text content carries the same JSON, for clients that read only text.
+	var fromText map[string]any
+	if err := json.Unmarshal([]byte(text(res)), &fromText); err != nil {
+		h.t.Fatalf("%s: the text content is not the JSON result: %v\n%s", name, err, text(res))
+	}
+	return out
+}
+
+// fails calls a tool that must fail and returns its failure object.
+func (h *harness) fails(name string, args map[string]any) map[string]any {
+	h.t.Helper()
+	res := h.call(name, args)
+	if !res.IsError {
+		h.t.Fatalf("%s(%v) succeeded: %s", name, args, text(res))
+	}
+	return structured(h.t, res)
+}
+
+func structured(t *testing.T, res *mcp.CallToolResult) map[string]any {
+	t.Helper()
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out map[string]any
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatalf("structured content %s: %v", b, err)
+	}
+	return out
+}
+
+func text(res *mcp.CallToolResult) string {
+	var parts []string
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			parts = append(parts, tc.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// create makes a sandbox through the tools and returns its id.
+func (h *harness) create(extra map[string]any) string {
+	h.t.Helper()
+	args := map[string]any{"image": "python:3.11"}
+	for k, v := range extra {
+		args[k] = v
+	}
+	out := h.ok("sandbox_create", args)
+	id, _ := out["sandbox_id"].(string)
+	if id == "" {
+		h.t.Fatalf("sandbox_create returned no sandbox_id: %v", out)
+	}
+	return id
+}
+
+// stdout joins an execution's stdout messages as the SDKs show them: each
+// one a line (execd sends lines without their terminator).
+func stdout(ex map[string]any) string { return joinLogs(ex, "stdout") }
+func stderr(ex map[string]any) string { return joinLogs(ex, "stderr") }
+
+func joinLogs(ex map[string]any, stream string) string {
+	logs, _ := ex["logs"].(map[string]any)
+	msgs, _ := logs[stream].([]any)
+	var b strings.Builder
+	for _, m := range msgs {
+		text := m.(map[string]any)["text"].(string)
+		b.WriteString(text)
+		if !strings.HasSuffix(text, "\n") {
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
+}
+
+// expectFailure checks a failure's exit code and kind and that its
+// message contains want.
+func expectFailure(t *testing.T, f map[string]any, code int, kind, want string) {
+	t.Helper()
+	if f["exit_code"] != float64(code) || f["kind"] != kind || !strings.Contains(f["error"].(string), want) {
+		t.Errorf("failure %v, want exit_code %d, kind %s, error containing %q", f, code, kind, want)
+	}
+}

@@ -1,0 +1,510 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/osb-dev/osb/internal/client"
+	"github.com/osb-dev/osb/internal/cmdutil"
+)
+
+// sandboxInfo is a sandbox as the official SDK's SandboxInfo shows it
+// (snake_case keys). Registry passwords are never returned.
+type sandboxInfo struct {
+	ID         string             `json:"id"`
+	Status     cmdutil.StatusView `json:"status"`
+	Entrypoint []string           `json:"entrypoint"`
+	CreatedAt  *string            `json:"created_at"`
+	ExpiresAt  *string            `json:"expires_at"`
+	Image      *imageInfo         `json:"image"`
+	SnapshotID *string            `json:"snapshot_id"`
+	Platform   *client.Platform   `json:"platform"`
+	Allocation *allocationInfo    `json:"allocation"`
+	Metadata   map[string]string  `json:"metadata,omitempty"`
+	Extensions map[string]string  `json:"extensions,omitempty"`
+}
+
+type imageInfo struct {
+	Image        string `json:"image"`
+	AuthUsername string `json:"auth_username,omitempty"`
+}
+
+type allocationInfo struct {
+	Mode    *string `json:"mode"`
+	PoolRef *string `json:"pool_ref"`
+	State   *string `json:"state"`
+}
+
+func newSandboxInfo(sb *client.Sandbox) sandboxInfo {
+	v := sandboxInfo{
+		ID:         sb.ID,
+		Status:     cmdutil.NewStatusView(sb.Status),
+		Entrypoint: sb.Entrypoint,
+		CreatedAt:  cmdutil.Timestamp(sb.CreatedAt),
+		ExpiresAt:  cmdutil.Timestamp(sb.ExpiresAt),
+		SnapshotID: sb.SnapshotID,
+		Platform:   sb.Platform,
+		Metadata:   sb.Metadata,
+		Extensions: sb.Extensions,
+	}
+	if v.Entrypoint == nil {
+		v.Entrypoint = []string{}
+	}
+	if sb.Image != nil {
+		v.Image = &imageInfo{Image: sb.Image.URI}
+		if sb.Image.Auth != nil {
+			v.Image.AuthUsername = sb.Image.Auth.Username
+		}
+	}
+	if a := sb.Allocation; a != nil {
+		v.Allocation = &allocationInfo{Mode: a.Mode, PoolRef: a.PoolRef, State: a.State}
+	}
+	return v
+}
+
+// registered is what sandbox_create and sandbox_connect return.
+type registered struct {
+	SandboxID string      `json:"sandbox_id"`
+	Info      sandboxInfo `json:"info"`
+}
+
+// status is the answer of tools that only act.
+type status struct {
+	Status string `json:"status"`
+}
+
+func sandboxTools() []toolSpec {
+	return []toolSpec{
+		{name: "sandbox_create", add: handler((*Server).createSandbox), input: createSchema,
+			desc: "Create a sandbox from a container image, wait until it is ready (unless skip_health_check), " +
+				"and register it with this server so the other tools can use it. Returns its sandbox_id and info."},
+		{name: "sandbox_connect", add: handler((*Server).connectSandbox), input: connectSchema,
+			desc: "Register an existing sandbox with this server, after checking it is ready (unless " +
+				"skip_health_check), so the other tools can use it. Returns its sandbox_id and info."},
+		{name: "sandbox_kill", destructive: true, add: handler((*Server).killSandbox),
+			input: func() *jsonschema.Schema { return args(sandboxIDParam()) },
+			desc:  "Terminate a sandbox and forget it. Everything inside it is lost."},
+		{name: "sandbox_get_info", readOnly: true, add: handler((*Server).sandboxInfo),
+			input: func() *jsonschema.Schema { return args(sandboxIDParam()) },
+			desc:  "Get a sandbox's state, image, metadata, creation and expiry times."},
+		{name: "sandbox_list", readOnly: true, add: handler((*Server).listSandboxes), input: listSchema,
+			desc: "List sandboxes, one page at a time, optionally filtered by state and metadata."},
+		{name: "sandbox_renew", add: handler((*Server).renewSandbox), input: renewSchema,
+			desc: "Push a sandbox's expiry out: it will now expire timeout_seconds from now."},
+		{name: "sandbox_get_metrics", readOnly: true, add: handler((*Server).sandboxMetrics), input: gatedSchema,
+			desc: "Get a sandbox's current CPU and memory use."},
+		{name: "sandbox_healthcheck", readOnly: true, add: handler((*Server).healthcheck), input: gatedSchema,
+			desc: "Tell whether a sandbox answers (healthy true or false)."},
+	}
+}
+
+func createSchema() *jsonschema.Schema {
+	rule := object(
+		required("action", enum("allow", "deny"), "allow or deny the hosts that match target."),
+		required("target", str(), `A host name or a wildcard such as "*.example.com".`),
+	)
+	policy := object(
+		optional("defaultAction", orNull(enum("allow", "deny")), "deny", "What happens to a host that no rule matches."),
+		optional("egress", orNull(list(rule)), nil, "Rules, first match wins."),
+	)
+	return args(
+		required("image", str(), `Container image, e.g. "python:3.11".`),
+		optional("auth_username", orNull(str()), nil, "User name for a private registry (with auth_password)."),
+		optional("auth_password", orNull(str()), nil, "Password or token for a private registry (with auth_username)."),
+		optional("timeout_seconds", number(), 600, "How long the sandbox lives before it is removed, in seconds."),
+		optional("ready_timeout_seconds", number(), 30, "How long to wait for the sandbox to become ready, in seconds."),
+		optional("health_check_polling_interval_ms", integer(), 200, "How often readiness is checked, in milliseconds."),
+		optional("skip_health_check", boolean(), false, "Return as soon as the sandbox is created, without waiting for it to be ready."),
+		optional("env", orNull(stringMap()), nil, "Environment variables of the sandbox."),
+		optional("metadata", orNull(stringMap()), nil, "Labels to find the sandbox by later (sandbox_list filter)."),
+		optional("resource", orNull(stringMap()), nil, `Resource limits, e.g. {"cpu": "1", "memory": "2Gi"} (the default).`),
+		optional("network_policy", orNull(policy), nil, "Outbound network rules; none means no restriction."),
+		optional("extensions", orNull(stringMap()), nil, "Server-specific settings, passed through unchanged."),
+		optional("entrypoint", orNull(list(str())), nil, `The sandbox's main process (default ["tail", "-f", "/dev/null"]).`),
+	)
+}
+
+type networkRule struct {
+	Action string `json:"action"`
+	Target string `json:"target"`
+}
+
+type networkPolicy struct {
+	DefaultAction *string       `json:"defaultAction,omitempty"`
+	Egress        []networkRule `json:"egress,omitempty"`
+}
+
+type createArgs struct {
+	Image               string            `json:"image"`
+	AuthUsername        *string           `json:"auth_username"`
+	AuthPassword        *string           `json:"auth_password"`
+	TimeoutSeconds      float64           `json:"timeout_seconds"`
+	ReadyTimeoutSeconds float64           `json:"ready_timeout_seconds"`
+	PollMillis          int               `json:"health_check_polling_interval_ms"`
+	SkipHealthCheck     bool              `json:"skip_health_check"`
+	Env                 map[string]string `json:"env"`
+	Metadata            map[string]string `json:"metadata"`
+	Resource            map[string]string `json:"resource"`
+	NetworkPolicy       *networkPolicy    `json:"network_policy"`
+	Extensions          map[string]string `json:"extensions"`
+	Entrypoint          []string          `json:"entrypoint"`
+}
+
+// createBody is the CreateSandboxRequest sent for sandbox_create.
+type createBody struct {
+	Image          client.ImageSpec  `json:"image"`
+	Timeout        int64             `json:"timeout"`
+	ResourceLimits map[string]string `json:"resourceLimits"`
+	Env            map[string]string `json:"env,omitempty"`
+	Metadata       map[string]string `json:"metadata,omitempty"`
+	Extensions     map[string]string `json:"extensions,omitempty"`
+	Entrypoint     []string          `json:"entrypoint"`
+	NetworkPolicy  *networkPolicy    `json:"networkPolicy,omitempty"`
+}
+
+// readiness is how to wait for a sandbox to be ready.
+type readiness struct {
+	timeout time.Duration
+	poll    time.Duration
+	skip    bool
+}
+
+func newReadiness(timeoutSeconds float64, pollMillis int, skip bool) (readiness, error) {
+	r := readiness{timeout: seconds(timeoutSeconds), poll: time.Duration(pollMillis) * time.Millisecond, skip: skip}
+	if !skip && (r.timeout <= 0 || r.poll <= 0) {
+		return r, usage("the readiness timeout and the health check polling interval must be positive")
+	}
+	return r, nil
+}
+
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+func (a createArgs) body() (*createBody, error) {
+	hasUser, hasPass := a.AuthUsername != nil && *a.AuthUsername != "", a.AuthPassword != nil && *a.AuthPassword != ""
+	if hasUser != hasPass {
+		return nil, usage("auth_username and auth_password go together: give both or neither")
+	}
+	if a.Image == "" {
+		return nil, usage("image must not be empty")
+	}
+	b := &createBody{
+		Image:          client.ImageSpec{URI: a.Image},
+		Timeout:        int64(a.TimeoutSeconds),
+		ResourceLimits: a.Resource,
+		Env:            a.Env,
+		Metadata:       a.Metadata,
+		Extensions:     a.Extensions,
+		Entrypoint:     a.Entrypoint,
+		NetworkPolicy:  a.NetworkPolicy,
+	}
+	if hasUser {
+		b.Image.Auth = &client.ImageAuth{Username: *a.AuthUsername, Password: *a.AuthPassword}
+	}
+	// The official SDK's defaults for the workload shape.
+	if len(b.ResourceLimits) == 0 {
+		b.ResourceLimits = map[string]string{"cpu": "1", "memory": "2Gi"}
+	}
+	if len(b.Entrypoint) == 0 {
+		b.Entrypoint = []string{"tail", "-f", "/dev/null"}
+	}
+	return b, nil
+}
+
+func (s *Server) createSandbox(ctx context.Context, req *mcp.CallToolRequest, a createArgs) (*registered, error) {
+	p := newProgress(req)
+	body, err := a.body()
+	if err != nil {
+		return nil, err
+	}
+	ready, err := newReadiness(a.ReadyTimeoutSeconds, a.PollMillis, a.SkipHealthCheck)
+	if err != nil {
+		return nil, err
+	}
+	p.report(ctx, "creating the sandbox")
+	sb, err := s.c.CreateSandbox(ctx, body)
+	if err != nil {
+		return nil, err
+	}
+	p.report(ctx, "waiting for sandbox "+sb.ID+" to be ready")
+	if err := s.awaitReady(ctx, sb.ID, ready); err != nil {
+		// As the official SDK does: a sandbox that never became ready is
+		// not left running.
+		kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		if kerr := s.c.DeleteSandbox(kctx, sb.ID); kerr != nil {
+			err = fmt.Errorf("%w; removing the sandbox failed too: %v", err, kerr)
+		}
+		return nil, err
+	}
+	s.reg.add(sb.ID)
+	return s.describe(ctx, sb.ID)
+}
+
+// awaitReady waits as r says; running out of time is a timeout (exit 5).
+func (s *Server) awaitReady(ctx context.Context, id string, r readiness) error {
+	if r.skip {
+		return nil
+	}
+	wctx, cancel := context.WithTimeout(ctx, r.timeout)
+	defer cancel()
+	err := s.c.WaitReady(wctx, id, r.poll)
+	var notReady *client.NotReadyError
+	if errors.As(err, &notReady) && ctx.Err() == nil {
+		return &cmdutil.ExitError{Code: cmdutil.ExitTimeout,
+			Err: fmt.Errorf("sandbox %s was not ready within %s (%s)", id, r.timeout, notReady.Reason)}
+	}
+	return err
+}
+
+// describe fetches a registered sandbox's info.
+func (s *Server) describe(ctx context.Context, id string) (*registered, error) {
+	sb, err := s.c.GetSandbox(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return &registered{SandboxID: sb.ID, Info: newSandboxInfo(sb)}, nil
+}
+
+func connectSchema() *jsonschema.Schema {
+	return args(
+		required("sandbox_id", str(), "Id of an existing sandbox (a unique prefix is enough)."),
+		optional("connect_timeout_seconds", number(), 30, "How long to wait for the sandbox to be ready, in seconds."),
+		optional("health_check_polling_interval_ms", integer(), 200, "How often readiness is checked, in milliseconds."),
+		optional("skip_health_check", boolean(), false, "Register the sandbox without waiting for it to be ready."),
+	)
+}
+
+type connectArgs struct {
+	SandboxID             string  `json:"sandbox_id"`
+	ConnectTimeoutSeconds float64 `json:"connect_timeout_seconds"`
+	PollMillis            int     `json:"health_check_polling_interval_ms"`
+	SkipHealthCheck       bool    `json:"skip_health_check"`
+}
+
+func (s *Server) connectSandbox(ctx context.Context, _ *mcp.CallToolRequest, a connectArgs) (*registered, error) {
+	ready, err := newReadiness(a.ConnectTimeoutSeconds, a.PollMillis, a.SkipHealthCheck)
+	if err != nil {
+		return nil, err
+	}
+	id, err := s.connect(ctx, a.SandboxID, ready)
+	if err != nil {
+		return nil, err
+	}
+	return s.describe(ctx, id)
+}
+
+// connect finds the sandbox named by id (or a unique prefix of it), waits
+// for it as r says, registers it and returns its full id.
+func (s *Server) connect(ctx context.Context, id string, r readiness) (string, error) {
+	var full string
+	err := cmdutil.WithSandboxID(ctx, s.c, id, func(cand string) error {
+		sb, err := s.c.GetSandbox(ctx, cand)
+		full = sb.ID
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	if err := s.awaitReady(ctx, full, r); err != nil {
+		return "", err
+	}
+	s.reg.add(full)
+	return full, nil
+}
+
+// defaultReadiness is how a sandbox is connected to on first use: the
+// official SDK's connect defaults.
+var defaultReadiness = readiness{timeout: 30 * time.Second, poll: 200 * time.Millisecond}
+
+// admit returns the full id of a sandbox a gated tool may act on: one this
+// server registered, or, when the caller asked for it or --allow-any-sandbox
+// is on, one it connects to now.
+func (s *Server) admit(ctx context.Context, id string, connectIfMissing bool) (string, error) {
+	if id == "" {
+		return "", usage("sandbox_id must not be empty")
+	}
+	if s.reg.has(id) {
+		return id, nil
+	}
+	if !connectIfMissing && !s.opts.AllowAnySandbox {
+		return "", &cmdutil.ExitError{Code: cmdutil.ExitUsage, Err: &notRegisteredError{id: id}}
+	}
+	return s.connect(ctx, id, defaultReadiness)
+}
+
+// execd resolves the data plane of a sandbox the registry admits.
+func (s *Server) execd(ctx context.Context, id string, connectIfMissing bool) (*client.DataPlane, error) {
+	full, err := s.admit(ctx, id, connectIfMissing)
+	if err != nil {
+		return nil, err
+	}
+	return s.c.DataPlane(ctx, full, client.PortExecd)
+}
+
+type sandboxArgs struct {
+	SandboxID string `json:"sandbox_id"`
+}
+
+// The official server lets sandbox_kill, sandbox_get_info and sandbox_renew
+// act on any sandbox, registered or not; so does osb.
+
+func (s *Server) killSandbox(ctx context.Context, _ *mcp.CallToolRequest, a sandboxArgs) (*status, error) {
+	err := s.onSandbox(ctx, a.SandboxID, func(id string) error {
+		s.reg.remove(id)
+		return s.c.DeleteSandbox(ctx, id)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &status{Status: "killed"}, nil
+}
+
+// onSandbox runs op with the full id of the sandbox named by id or a
+// unique prefix of it.
+func (s *Server) onSandbox(ctx context.Context, id string, op func(id string) error) error {
+	return cmdutil.WithSandboxID(ctx, s.c, id, op)
+}
+
+func (s *Server) sandboxInfo(ctx context.Context, _ *mcp.CallToolRequest, a sandboxArgs) (*sandboxInfo, error) {
+	var info sandboxInfo
+	err := s.onSandbox(ctx, a.SandboxID, func(id string) error {
+		sb, err := s.c.GetSandbox(ctx, id)
+		info = newSandboxInfo(sb)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &info, nil
+}
+
+func listSchema() *jsonschema.Schema {
+	filter := object(
+		optional("states", orNull(list(str())), nil, `Only sandboxes in these states (e.g. "Running", "Paused").`),
+		optional("metadata", orNull(stringMap()), nil, "Only sandboxes with all these metadata labels."),
+		optional("page", orNull(integer()), nil, "Page number, from 1."),
+		optional("page_size", orNull(integer()), nil, "Sandboxes per page."),
+	)
+	return args(optional("filter", orNull(filter), nil, "Which sandboxes to list; none lists the first page of all."))
+}
+
+type listArgs struct {
+	Filter *struct {
+		States   []string          `json:"states"`
+		Metadata map[string]string `json:"metadata"`
+		Page     *int              `json:"page"`
+		PageSize *int              `json:"page_size"`
+	} `json:"filter"`
+}
+
+type sandboxPage struct {
+	SandboxInfos []sandboxInfo          `json:"sandbox_infos"`
+	Pagination   cmdutil.PaginationView `json:"pagination"`
+}
+
+func (s *Server) listSandboxes(ctx context.Context, _ *mcp.CallToolRequest, a listArgs) (*sandboxPage, error) {
+	var p client.ListSandboxesParams
+	if f := a.Filter; f != nil {
+		p.States = f.States
+		for _, k := range slices.Sorted(maps.Keys(f.Metadata)) {
+			p.Metadata = append(p.Metadata, [2]string{k, f.Metadata[k]})
+		}
+		if f.Page != nil {
+			p.Page = *f.Page
+		}
+		if f.PageSize != nil {
+			p.PageSize = *f.PageSize
+		}
+	}
+	page, err := s.c.ListSandboxes(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	list := cmdutil.NewListView(page, newSandboxInfo)
+	return &sandboxPage{SandboxInfos: list.Items, Pagination: list.Pagination}, nil
+}
+
+func renewSchema() *jsonschema.Schema {
+	return args(sandboxIDParam(),
+		required("timeout_seconds", number(), "The sandbox will expire this many seconds from now."))
+}
+
+type renewArgs struct {
+	SandboxID      string  `json:"sandbox_id"`
+	TimeoutSeconds float64 `json:"timeout_seconds"`
+}
+
+type renewed struct {
+	ExpiresAt string `json:"expires_at"`
+}
+
+func (s *Server) renewSandbox(ctx context.Context, _ *mcp.CallToolRequest, a renewArgs) (*renewed, error) {
+	if a.TimeoutSeconds <= 0 {
+		return nil, usage("timeout_seconds must be positive")
+	}
+	var at time.Time
+	err := s.onSandbox(ctx, a.SandboxID, func(id string) error {
+		var err error
+		at, err = s.c.RenewSandbox(ctx, id, time.Now().Add(seconds(a.TimeoutSeconds)))
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &renewed{ExpiresAt: cmdutil.FormatTime(at)}, nil
+}
+
+// gatedSchema is the input of tools that take only a registered sandbox.
+func gatedSchema() *jsonschema.Schema { return args(sandboxIDParam(), connectIfMissingParam()) }
+
+type gatedArgs struct {
+	SandboxID        string `json:"sandbox_id"`
+	ConnectIfMissing bool   `json:"connect_if_missing"`
+}
+
+// metrics is the official SDK's SandboxMetrics.
+type metrics struct {
+	CPUCount   float64 `json:"cpu_count"`
+	CPUUsedPct float64 `json:"cpu_used_percentage"`
+	MemTotal   float64 `json:"memory_total_in_mib"`
+	MemUsed    float64 `json:"memory_used_in_mib"`
+	Timestamp  int64   `json:"timestamp"`
+}
+
+func (s *Server) sandboxMetrics(ctx context.Context, _ *mcp.CallToolRequest, a gatedArgs) (*metrics, error) {
+	dp, err := s.execd(ctx, a.SandboxID, a.ConnectIfMissing)
+	if err != nil {
+		return nil, err
+	}
+	m, err := dp.Metrics(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &metrics{CPUCount: m.CPUCount, CPUUsedPct: m.CPUUsedPct, MemTotal: m.MemTotal, MemUsed: m.MemUsed, Timestamp: m.Timestamp}, nil
+}
+
+type health struct {
+	SandboxID string `json:"sandbox_id"`
+	Healthy   bool   `json:"healthy"`
+}
+
+// healthcheck answers false, not an error, when the sandbox does not
+// answer: that is the question asked.
+func (s *Server) healthcheck(ctx context.Context, _ *mcp.CallToolRequest, a gatedArgs) (*health, error) {
+	full, err := s.admit(ctx, a.SandboxID, a.ConnectIfMissing)
+	if err != nil {
+		return nil, err
+	}
+	dp, err := s.c.DataPlane(ctx, full, client.PortExecd)
+	if err == nil {
+		err = dp.Ping(ctx)
+	}
+	return &health{SandboxID: a.SandboxID, Healthy: err == nil}, nil
+}
