@@ -16,6 +16,7 @@ import (
 	"github.com/osb-dev/osb/internal/commands/diagnostics"
 	"github.com/osb-dev/osb/internal/commands/egress"
 	"github.com/osb-dev/osb/internal/commands/file"
+	mcpcmd "github.com/osb-dev/osb/internal/commands/mcp"
 	"github.com/osb-dev/osb/internal/commands/sandbox"
 	servercmd "github.com/osb-dev/osb/internal/commands/server"
 	"github.com/osb-dev/osb/internal/commands/skills"
@@ -98,6 +99,7 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 		diagnostics.NewCmdDiagnostics(f),
 		egress.NewCmdEgress(f),
 		file.NewCmdFile(f),
+		mcpcmd.NewCmdMCP(f),
 		sandbox.NewCmdSandbox(f),
 		servercmd.NewCmdServer(f),
 		command.NewCmdShellAlias(f),

@@ -36,6 +36,9 @@ func (t TokenSource) Resolve() (token, from string, err error) {
 	case t.File != "":
 		token, err = readToken(t.File)
 		from = t.File
+		if errors.Is(err, fs.ErrNotExist) {
+			err = usage("cannot read the MCP token file: %v", err)
+		}
 	case t.Env != "":
 		token, from = strings.TrimSpace(t.Env), "$"+TokenEnv
 	default:
