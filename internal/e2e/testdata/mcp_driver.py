@@ -44,18 +44,14 @@ async def workflow(session):
     steps["read"] = await call(session, "file_read", {"sandbox_id": sid, "path": "/workspace/py.txt"})
     steps["unregistered"] = await call(session, "command_run", {"sandbox_id": "not-registered", "command": "true"})
     steps["kill"] = await call(session, "sandbox_kill", {"sandbox_id": sid})
-    steps["sandbox_id"] = sid
     return steps
 
 
 async def run(session_cm, body):
     async with session_cm as streams:
         async with ClientSession(streams[0], streams[1]) as session:
-            init = await session.initialize()
-            out = await body(session)
-            if isinstance(out, dict):
-                out.setdefault("_server", init.server_info.name)
-            return out
+            await session.initialize()
+            return await body(session)
 
 
 async def main():
