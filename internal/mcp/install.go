@@ -249,9 +249,12 @@ func setTOMLServer(old []byte, e Entry) (out []byte, existed bool, err error) {
 }
 
 func tomlBlock(e Entry) string {
-	cmd, _ := json.Marshal(e.Command)
-	args, _ := json.Marshal(append([]string{}, e.Args...))
-	return fmt.Sprintf("[mcp_servers.%s]\ncommand = %s\nargs = %s\n", tomlKey(e.Name), cmd, strings.ReplaceAll(string(args), ",", ", "))
+	quote := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	args := make([]string, len(e.Args))
+	for i, a := range e.Args {
+		args[i] = quote(a)
+	}
+	return fmt.Sprintf("[mcp_servers.%s]\ncommand = %s\nargs = [%s]\n", tomlKey(e.Name), quote(e.Command), strings.Join(args, ", "))
 }
 
 // tomlKey quotes a key that is not a bare TOML key.

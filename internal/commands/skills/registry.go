@@ -45,6 +45,10 @@ var builtinSkills = []skill{
 	newSkill("credential-vault", "OpenSandbox Credential Vault", "General",
 		"Create, read, patch and delete a sandbox's Credential Vault without ever putting a secret on the command line or in output.",
 		"Use when code in a sandbox must call an outside API with credentials the sandbox itself should never see."),
+	// osb's own skill: the official client has no MCP server built in.
+	newSkill("mcp-tools", "OpenSandbox MCP Tools", "General",
+		"Serve sandboxes to MCP-capable agents with osb mcp, set each coding tool up for it, and choose between the MCP tools and the command line.",
+		"Use when an agent should reach sandboxes through MCP tools, or when deciding whether MCP or the osb command line fits a task."),
 }
 
 func newSkill(slug, title, area, summary, hint string) skill {

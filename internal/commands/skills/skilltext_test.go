@@ -18,7 +18,7 @@ import (
 
 var skillSlugs = []string{
 	"sandbox-troubleshooting", "sandbox-lifecycle", "command-execution",
-	"file-operations", "network-egress", "credential-vault",
+	"file-operations", "network-egress", "credential-vault", "mcp-tools",
 }
 
 func skillText(t *testing.T, slug string) string {
@@ -239,7 +239,6 @@ func leadingArgs(args []string) []string {
 // needsOutputFlag is false for the commands that have no output to parse:
 // version, help and the server.
 func needsOutputFlag(args []string) bool {
-	first := ""
 	for _, a := range args {
 		if a == "--" {
 			break
@@ -248,11 +247,12 @@ func needsOutputFlag(args []string) bool {
 		case "--version", "-h", "--help":
 			return false
 		}
-		if first == "" && !strings.HasPrefix(a, "-") {
-			first = a
-		}
 	}
-	return first != "help" && first != "server"
+	// Commands with no -o at all (server, mcp, help) print no result.
+	ios, _, _, _ := iostreams.Test()
+	root := commands.NewCmdRoot(cmdutil.New(ios, func(string) string { return "" }))
+	cmd, _, err := root.Find(args)
+	return err == nil && cmd.Flags().Lookup("output") != nil
 }
 
 func hasOutputFlag(args []string) bool {

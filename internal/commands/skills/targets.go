@@ -45,6 +45,9 @@ const (
 
 var scopes = []string{scopeProject, scopeGlobal}
 
+// TargetNames lists the coding tools skills can be installed for, in order.
+func TargetNames() []string { return targetNames() }
+
 func targetNames() []string {
 	names := make([]string, len(targets))
 	for i, t := range targets {
