@@ -178,3 +178,15 @@ func expectFailure(t *testing.T, f map[string]any, code int, kind, want string) 
 		t.Errorf("failure %v, want exit_code %d, kind %s, error containing %q", f, code, kind, want)
 	}
 }
+
+// sawProgress reports whether a progress notification said msg.
+func (h *harness) sawProgress(msg string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, p := range h.progress {
+		if p.Message == msg {
+			return true
+		}
+	}
+	return false
+}

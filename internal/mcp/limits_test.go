@@ -189,3 +189,38 @@ func numbers(n int) string {
 	}
 	return b.String()
 }
+
+// A call the client cancels stops the remote command too.
+func TestCancelStopsCommand(t *testing.T) {
+	h := start(t, osbmcp.Options{})
+	id := h.create(nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := h.session.CallTool(ctx, &mcp.CallToolParams{Name: "command_run", Meta: mcp.Meta{"progressToken": "c"},
+			Arguments: map[string]any{"sandbox_id": id, "command": "echo $$ > /tmp/pid; echo started; sleep 300"}})
+		done <- err
+	}()
+	deadline := time.Now().Add(time.Minute)
+	for !h.sawProgress("started") {
+		if time.Now().After(deadline) {
+			t.Fatal("the command never reported its start")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err == nil {
+		t.Fatal("the cancelled call succeeded")
+	}
+	pid := strings.TrimSpace(h.ok("file_read", map[string]any{"sandbox_id": id, "path": "/tmp/pid"})["content"].(string))
+	for {
+		ex := h.ok("command_run", map[string]any{"sandbox_id": id, "command": "kill -0 " + pid})
+		if ex["exit_code"] != float64(0) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("process %s still runs after the call was cancelled", pid)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
