@@ -55,7 +55,9 @@ default. An empty value, or a request timeout of 0, counts as not set.
 
   NO_COLOR                       set and not empty: no colour (icons and borders stay);
                                  --no-color or [output] color = false: plain text
-  OPEN_SANDBOX_EXECD_ACCESS_TOKEN  sent as X-EXECD-ACCESS-TOKEN to execd when set`
+  OPEN_SANDBOX_EXECD_ACCESS_TOKEN  sent as X-EXECD-ACCESS-TOKEN to execd when set
+  OSB_MCP_TOKEN                  the bearer token 'osb mcp --http' requires (else
+                                 --token-file, else ~/.opensandbox/mcp-token)`
 
 const formattingHelp = `Every command takes -o/--output with the formats it supports.
 
