@@ -96,6 +96,10 @@ func runServe(ctx context.Context, opts *serveOptions) error {
 		return serveHTTP(ctx, opts, srv)
 	}
 	ios := opts.f.IOStreams
+	if ios.IsStdinTTY() {
+		fmt.Fprintln(ios.ErrOut, "osb mcp speaks MCP on stdin and stdout: start it from an MCP client "+
+			"(osb mcp install sets one up). Ctrl-C stops it.")
+	}
 	err = srv.ServeIO(ctx, io.NopCloser(ios.In), nopWriteCloser{ios.Out})
 	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
 		return nil // the client went away, or Ctrl-C
