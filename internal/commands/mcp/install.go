@@ -10,6 +10,7 @@ import (
 
 	"github.com/osb-dev/osb/internal/cmdutil"
 	osbmcp "github.com/osb-dev/osb/internal/mcp"
+	"github.com/osb-dev/osb/internal/mcp/agentconfig"
 )
 
 type installOptions struct {
@@ -76,8 +77,8 @@ func newCmdInstall(f *cmdutil.Factory, runF func(*installOptions) error) *cobra.
 	}
 	cmd.Annotations = map[string]string{cmdutil.NoConfig: ""}
 	fl := cmd.Flags()
-	cmdutil.EnumFlag(cmd, &opts.Target, "target", "t", "", append(osbmcp.AgentNames(), allTargets),
-		"Coding tool: "+strings.Join(osbmcp.AgentNames(), ", ")+", or all.")
+	cmdutil.EnumFlag(cmd, &opts.Target, "target", "t", "", append(agentconfig.AgentNames(), allTargets),
+		"Coding tool: "+strings.Join(agentconfig.AgentNames(), ", ")+", or all.")
 	cmdutil.EnumFlag(cmd, &opts.Scope, "scope", "", "", []string{scopeProject, scopeGlobal},
 		"Where: project (the current directory) or global (your home directory).")
 	fl.StringVar(&opts.Name, "name", "osb", "Name of the server entry.")
@@ -89,26 +90,26 @@ func newCmdInstall(f *cmdutil.Factory, runF func(*installOptions) error) *cobra.
 }
 
 // entry is the server entry the options describe, checked.
-func (o *installOptions) entry() (osbmcp.Entry, error) {
+func (o *installOptions) entry() (agentconfig.Entry, error) {
 	switch {
 	case o.Target == "":
-		return osbmcp.Entry{}, cmdutil.UsageErrorf("--target is required: one of %s, or all", strings.Join(osbmcp.AgentNames(), ", "))
+		return agentconfig.Entry{}, cmdutil.UsageErrorf("--target is required: one of %s, or all", strings.Join(agentconfig.AgentNames(), ", "))
 	case o.Scope == "":
-		return osbmcp.Entry{}, cmdutil.UsageErrorf("--scope is required: project (the current directory) or global (your home directory)")
+		return agentconfig.Entry{}, cmdutil.UsageErrorf("--scope is required: project (the current directory) or global (your home directory)")
 	case strings.TrimSpace(o.Name) == "" || strings.TrimSpace(o.Command) == "":
-		return osbmcp.Entry{}, cmdutil.UsageErrorf("--name and --command must not be empty")
+		return agentconfig.Entry{}, cmdutil.UsageErrorf("--name and --command must not be empty")
 	}
 	args := []string{"mcp"}
 	if len(o.Tools) > 0 {
 		if _, err := osbmcp.SelectTools(o.Tools); err != nil {
-			return osbmcp.Entry{}, err
+			return agentconfig.Entry{}, err
 		}
 		args = append(args, "--tools", strings.Join(o.Tools, ","))
 	}
 	if o.AllowAnySandbox {
 		args = append(args, "--allow-any-sandbox")
 	}
-	return osbmcp.Entry{Name: o.Name, Command: o.Command, Args: args}, nil
+	return agentconfig.Entry{Name: o.Name, Command: o.Command, Args: args}, nil
 }
 
 // root is the directory the scope's paths start from.
@@ -139,10 +140,10 @@ func runInstall(opts *installOptions) error {
 	if err != nil {
 		return err
 	}
-	agents := osbmcp.Agents
+	agents := agentconfig.Agents
 	if opts.Target != allTargets {
-		a, _ := osbmcp.LookupAgent(opts.Target)
-		agents = []osbmcp.Agent{a}
+		a, _ := agentconfig.LookupAgent(opts.Target)
+		agents = []agentconfig.Agent{a}
 	}
 	var results []result
 	var failed error
@@ -176,7 +177,7 @@ func runInstall(opts *installOptions) error {
 }
 
 // path is the agent's file in this scope, or statusSkipped.
-func (o *installOptions) path(a osbmcp.Agent, root string) (string, string) {
+func (o *installOptions) path(a agentconfig.Agent, root string) (string, string) {
 	if o.Scope == scopeGlobal {
 		return a.Global(root, o.f.Getenv, o.GOOS), ""
 	}
@@ -202,7 +203,7 @@ func (o *installOptions) print(results []result) error {
 			where = r.Reason
 		}
 		fmt.Fprintf(w, "  %-15s %s [%s]: %s\n", r.Status, r.Label, r.Scope, where)
-		changed = changed || r.Status == osbmcp.StatusInstalled || r.Status == osbmcp.StatusUpdated
+		changed = changed || r.Status == agentconfig.StatusInstalled || r.Status == agentconfig.StatusUpdated
 	}
 	msg := "Done. Everything was already in place."
 	if changed {

@@ -10,12 +10,12 @@ import (
 
 	"github.com/osb-dev/osb/internal/cmdtest"
 	"github.com/osb-dev/osb/internal/commands/skills"
-	osbmcp "github.com/osb-dev/osb/internal/mcp"
+	"github.com/osb-dev/osb/internal/mcp/agentconfig"
 )
 
 func TestTargetsAreTheSkillsTargets(t *testing.T) {
-	if !slices.Equal(osbmcp.AgentNames(), skills.TargetNames()) {
-		t.Errorf("mcp install targets %v, skills targets %v", osbmcp.AgentNames(), skills.TargetNames())
+	if !slices.Equal(agentconfig.AgentNames(), skills.TargetNames()) {
+		t.Errorf("mcp install targets %v, skills targets %v", agentconfig.AgentNames(), skills.TargetNames())
 	}
 }
 

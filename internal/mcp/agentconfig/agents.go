@@ -1,4 +1,7 @@
-package mcp
+// Package agentconfig writes the MCP client configuration of coding agents
+// (Claude Code, Cursor, Codex, ...) so that they start `osb mcp`: each
+// agent's file, in its own format, keeping everything else in it.
+package agentconfig
 
 import (
 	"path/filepath"

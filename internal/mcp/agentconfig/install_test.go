@@ -1,4 +1,4 @@
-package mcp_test
+package agentconfig_test
 
 import (
 	"os"
@@ -6,21 +6,21 @@ import (
 	"strings"
 	"testing"
 
-	osbmcp "github.com/osb-dev/osb/internal/mcp"
+	"github.com/osb-dev/osb/internal/mcp/agentconfig"
 )
 
-var entry = osbmcp.Entry{Name: "osb", Command: "osb", Args: []string{"mcp"}}
+var entry = agentconfig.Entry{Name: "osb", Command: "osb", Args: []string{"mcp"}}
 
-func agent(t *testing.T, name string) osbmcp.Agent {
+func agent(t *testing.T, name string) agentconfig.Agent {
 	t.Helper()
-	a, ok := osbmcp.LookupAgent(name)
+	a, ok := agentconfig.LookupAgent(name)
 	if !ok {
 		t.Fatalf("no agent %s", name)
 	}
 	return a
 }
 
-func install(t *testing.T, a osbmcp.Agent, path string, e osbmcp.Entry, want string) string {
+func install(t *testing.T, a agentconfig.Agent, path string, e agentconfig.Entry, want string) string {
 	t.Helper()
 	got, err := a.Install(path, e)
 	if err != nil || got != want {
@@ -91,18 +91,18 @@ func TestInstallFormats(t *testing.T) {
 	} {
 		a := agent(t, c.agent)
 		path := filepath.Join(t.TempDir(), "sub", "config")
-		if got := install(t, a, path, entry, osbmcp.StatusInstalled); got != c.want {
+		if got := install(t, a, path, entry, agentconfig.StatusInstalled); got != c.want {
 			t.Errorf("%s wrote:\n%s\nwant:\n%s", c.agent, got, c.want)
 		}
 		info, _ := os.Stat(path)
-		if got := install(t, a, path, entry, osbmcp.StatusAlreadyPresent); got != c.want {
+		if got := install(t, a, path, entry, agentconfig.StatusAlreadyPresent); got != c.want {
 			t.Errorf("%s: a second install changed the file:\n%s", c.agent, got)
 		}
 		if info2, _ := os.Stat(path); !info2.ModTime().Equal(info.ModTime()) {
 			t.Errorf("%s: a second install rewrote the file", c.agent)
 		}
-		changed := osbmcp.Entry{Name: "osb", Command: "/opt/osb", Args: []string{"mcp", "--tools", "all"}}
-		if got := install(t, a, path, changed, osbmcp.StatusUpdated); !strings.Contains(got, `"/opt/osb"`) || !strings.Contains(got, `"--tools"`) || strings.Count(got, `"osb"`) > 1 {
+		changed := agentconfig.Entry{Name: "osb", Command: "/opt/osb", Args: []string{"mcp", "--tools", "all"}}
+		if got := install(t, a, path, changed, agentconfig.StatusUpdated); !strings.Contains(got, `"/opt/osb"`) || !strings.Contains(got, `"--tools"`) || strings.Count(got, `"osb"`) > 1 {
 			t.Errorf("%s after update:\n%s", c.agent, got)
 		}
 	}
@@ -116,7 +116,7 @@ func TestInstallKeepsOtherEntries(t *testing.T) {
 	if err := os.WriteFile(path, []byte(orig), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	got := install(t, agent(t, "claude"), path, entry, osbmcp.StatusInstalled)
+	got := install(t, agent(t, "claude"), path, entry, agentconfig.StatusInstalled)
 	want := `{
   "numStartups": 3,
   "mcpServers": {
@@ -151,7 +151,7 @@ func TestInstallKeepsOtherEntries(t *testing.T) {
 	toml := filepath.Join(dir, "config.toml")
 	codex := "# my settings\nmodel = \"o3\"\n\n[mcp_servers.osb]\ncommand = \"old\"\n\n[mcp_servers.other]\ncommand = \"x\" # keep me\n"
 	os.WriteFile(toml, []byte(codex), 0o644)
-	got = install(t, agent(t, "codex"), toml, entry, osbmcp.StatusUpdated)
+	got = install(t, agent(t, "codex"), toml, entry, agentconfig.StatusUpdated)
 	wantTOML := "# my settings\nmodel = \"o3\"\n\n[mcp_servers.osb]\ncommand = \"osb\"\nargs = [\"mcp\"]\n\n[mcp_servers.other]\ncommand = \"x\" # keep me\n"
 	if got != wantTOML {
 		t.Errorf("codex got:\n%s\nwant:\n%s", got, wantTOML)
