@@ -8,7 +8,7 @@ LDFLAGS := -s -w -X $(PKG)/internal/build.Version=$(VERSION) -X $(PKG)/internal/
 
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: build install test test-short lint docs docs-check release-check bench interop mcp-interop
+.PHONY: build install test test-short lint docs docs-check release-check bench interop
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/osb ./cmd/osb
@@ -52,14 +52,10 @@ bench:
 
 # The official clients (Python CLI and SDK, JavaScript SDK) against osb
 # server: scripts/interop-setup installs them under .interop/, then the
-# suite in internal/interop drives them. Needs python3 (3.10+) and node (20+).
+# suite in internal/interop drives them; the official MCP client drives the
+# built `osb mcp`, and the official opensandbox-mcp lists its tools beside
+# ours (TestMCPInterop* in internal/e2e). Needs python3 (3.10+) and node (20+).
 interop:
 	scripts/interop-setup
 	OSB_INTEROP_DIR=$(CURDIR)/.interop $(GO) test -count=1 -timeout 15m ./internal/interop
-
-# The official Python MCP client drives `osb mcp`, and the official
-# opensandbox-mcp lists its tools beside ours: scripts/mcp-interop-setup
-# installs both under .interop-mcp/. Needs python3 (3.10+) with venv.
-mcp-interop:
-	scripts/mcp-interop-setup
-	OSB_MCP_INTEROP_DIR=$(CURDIR)/.interop-mcp $(GO) test -count=1 -timeout 10m -run 'TestMCP' ./internal/e2e
+	OSB_INTEROP_DIR=$(CURDIR)/.interop $(GO) test -count=1 -timeout 10m -run 'TestMCPInterop' ./internal/e2e

@@ -12,22 +12,22 @@ import (
 	"testing"
 )
 
-// mcpInteropEnv names the directory scripts/mcp-interop-setup installed the
-// official Python MCP client and opensandbox-mcp into; `make mcp-interop`
-// sets it.
-const mcpInteropEnv = "OSB_MCP_INTEROP_DIR"
+// interopEnv names the directory scripts/interop-setup installed the
+// official clients into, the Python MCP client and opensandbox-mcp among
+// them; `make interop` sets it.
+const interopEnv = "OSB_INTEROP_DIR"
 
 // mcpPython returns the virtualenv's python, or skips the test when the
 // suite was not asked for.
 func mcpPython(t *testing.T) string {
 	t.Helper()
-	dir := os.Getenv(mcpInteropEnv)
+	dir := os.Getenv(interopEnv)
 	if dir == "" {
-		t.Skip("the official MCP clients are not installed here; `make mcp-interop` installs them and runs this test")
+		t.Skip("the official MCP clients are not installed here; `make interop` installs them and runs this test")
 	}
 	py := filepath.Join(dir, "venv", "bin", "python")
 	if _, err := os.Stat(py); err != nil {
-		t.Fatalf("%s=%s has no virtualenv (%v); run scripts/mcp-interop-setup", mcpInteropEnv, dir, err)
+		t.Fatalf("%s=%s has no virtualenv (%v); run scripts/interop-setup", interopEnv, dir, err)
 	}
 	return py
 }
@@ -50,7 +50,7 @@ func driver(t *testing.T, py string, env []string, out any, args ...string) {
 // The official opensandbox-mcp 1.1.1 and `osb mcp` list the same tools with
 // the same arguments: names, types, defaults, which are required and which
 // may be null, down to nested objects.
-func TestMCPToolsMatchOfficialServer(t *testing.T) {
+func TestMCPInteropToolsMatchOfficialServer(t *testing.T) {
 	py := mcpPython(t)
 	bin := buildOsb(t)
 	env := clientEnv(t.TempDir(), "127.0.0.1:1", "unused-key")
@@ -124,7 +124,7 @@ func canon(v any, defs map[string]any) any {
 
 // The official Python MCP client drives `osb mcp` through a whole sandbox
 // life, over stdio and over streamable HTTP.
-func TestMCPOfficialPythonClient(t *testing.T) {
+func TestMCPInteropOfficialPythonClient(t *testing.T) {
 	py := mcpPython(t)
 	bin, env := startServer(t)
 	check := func(transport string, steps map[string]map[string]any) {
