@@ -21,6 +21,7 @@ func extraTools() []toolSpec {
 		{name: "file_download", extra: true, readOnly: true, add: handler((*Server).downloadFile), input: downloadSchema,
 			desc: "Read a file of any content from a sandbox, as base64 (file_read is for text). For a large " +
 				"file, read it in parts with range_header."},
+		shellTool(),
 	}
 }
 

@@ -30,10 +30,11 @@ type Options struct {
 
 // Server is the MCP server: the selected tools over one API client.
 type Server struct {
-	c    *client.Client
-	opts Options
-	reg  *registry
-	srv  *mcp.Server
+	c      *client.Client
+	opts   Options
+	reg    *registry
+	shells shells
+	srv    *mcp.Server
 }
 
 const instructions = "Tools to create and use isolated OpenSandbox sandboxes. Keep the sandbox_id that " +

@@ -323,7 +323,7 @@ func TestToolSets(t *testing.T) {
 	if !slices.Equal(official, want) {
 		t.Errorf("official tools %v", official)
 	}
-	if !slices.Equal(extras, []string{"command_logs", "file_upload", "file_download"}) {
+	if !slices.Equal(extras, []string{"command_logs", "file_upload", "file_download", "shell_exec"}) {
 		t.Errorf("extras %v", extras)
 	}
 	for _, c := range []struct {
@@ -334,9 +334,9 @@ func TestToolSets(t *testing.T) {
 		{in: nil, want: official},
 		{in: []string{"sandbox_create", "command_run"}, want: []string{"sandbox_create", "command_run"}},
 		{in: []string{"-sandbox_kill", "-file_delete"}, want: slices.DeleteFunc(slices.Clone(official), func(s string) bool { return s == "sandbox_kill" || s == "file_delete" })},
-		{in: []string{"all", "-file_upload"}, want: append(slices.Clone(official), "command_logs", "file_download")},
+		{in: []string{"all", "-file_upload"}, want: append(slices.Clone(official), "command_logs", "file_download", "shell_exec")},
 		{in: []string{"default", "command_logs"}, want: append(slices.Clone(official), "command_logs")},
-		{in: []string{"shell_exec"}, err: `unknown tool "shell_exec" in --tools`},
+		{in: []string{"shell"}, err: `unknown tool "shell" in --tools`},
 		{in: []string{"command_run", "-command_run"}, err: "leaves no tool"},
 	} {
 		got, err := osbmcp.SelectTools(c.in)
@@ -370,5 +370,35 @@ func TestListTools(t *testing.T) {
 	_, err = h.session.CallTool(context.Background(), &mcp.CallToolParams{Name: "command_run", Arguments: map[string]any{"sandbox_id": "x", "command": "true"}})
 	if err == nil || !strings.Contains(err.Error(), `unknown tool "command_run"`) {
 		t.Errorf("a tool left out: %v", err)
+	}
+}
+
+// shell_exec keeps one interactive shell between calls.
+func TestShellExec(t *testing.T) {
+	h := start(t, osbmcp.Options{Tools: []string{"default", "shell_exec"}})
+	id := h.create(nil)
+	// The echo of the typed line shows $((...)) unexpanded: only the shell's
+	// own output holds the result.
+	first := h.ok("shell_exec", map[string]any{"sandbox_id": id, "working_directory": "/tmp",
+		"input": "X=forty; cd /workspace; echo mark-$((40+2))\n", "until": "mark-42"})
+	sid, _ := first["session_id"].(string)
+	if sid == "" || first["running"] != true || first["timed_out"] != false || !strings.Contains(first["output"].(string), "mark-42") {
+		t.Fatalf("first call: %v", first)
+	}
+	second := h.ok("shell_exec", map[string]any{"sandbox_id": id, "session_id": sid,
+		"input": "echo \"$X in $PWD\"; echo done-$((1+1))\n", "until": "done-2"})
+	if second["session_id"] != sid || !strings.Contains(second["output"].(string), "forty in /workspace") {
+		t.Errorf("second call: %v", second)
+	}
+	if strings.Contains(second["output"].(string), "mark-42") {
+		t.Errorf("output already returned came again: %v", second)
+	}
+	last := h.ok("shell_exec", map[string]any{"sandbox_id": id, "session_id": sid, "input": "exit 3\n", "end": true, "timeout_seconds": 60})
+	if last["running"] != false || last["exit_code"] != float64(3) {
+		t.Errorf("exit: %v", last)
+	}
+	expectFailure(t, h.fails("shell_exec", map[string]any{"sandbox_id": id, "session_id": sid, "input": "ls\n"}), 2, "usage", "leave session_id out")
+	if got := h.ok("shell_exec", map[string]any{"sandbox_id": id, "input": "sleep 30\n", "until": "never printed", "timeout_seconds": 0.5}); got["timed_out"] != true || got["running"] != true {
+		t.Errorf("timeout: %v", got)
 	}
 }

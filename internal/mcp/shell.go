@@ -1,0 +1,242 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/osb-dev/osb/internal/client"
+)
+
+func shellTool() toolSpec {
+	return toolSpec{name: "shell_exec", extra: true, destructive: true, add: handler((*Server).shellExec), input: shellSchema,
+		desc: "Type into an interactive shell (bash on a pseudo-terminal) in a sandbox, and read what it prints. " +
+			"Leave session_id out to start a shell; pass the returned session_id to keep typing into the same one " +
+			"(its directory, variables and running programs persist). The call returns once the output contains " +
+			"until, or after idle_ms without output, or after timeout_seconds; end true closes the shell."}
+}
+
+func shellSchema() *jsonschema.Schema {
+	return args(sandboxIDParam(),
+		optional("session_id", orNull(str()), nil, "A shell this tool started; none starts a new one."),
+		optional("input", str(), "", `What to type, e.g. "ls -la\n" (end a command with a newline).`),
+		optional("until", orNull(str()), nil, "Return as soon as the new output contains this text."),
+		optional("idle_ms", integer(), 500, "Without until: return once the shell has printed nothing for this long."),
+		optional("timeout_seconds", number(), 30, "Return after this long whatever happened."),
+		optional("working_directory", orNull(str()), nil, "Directory a new shell starts in."),
+		optional("end", boolean(), false, "Close the shell after this call."),
+		connectIfMissingParam())
+}
+
+type shellArgs struct {
+	SandboxID        string  `json:"sandbox_id"`
+	SessionID        *string `json:"session_id"`
+	Input            string  `json:"input"`
+	Until            *string `json:"until"`
+	IdleMillis       int     `json:"idle_ms"`
+	TimeoutSeconds   float64 `json:"timeout_seconds"`
+	WorkingDirectory *string `json:"working_directory"`
+	End              bool    `json:"end"`
+	ConnectIfMissing bool    `json:"connect_if_missing"`
+}
+
+type shellResult struct {
+	SessionID string      `json:"session_id"`
+	Output    string      `json:"output"`
+	Running   bool        `json:"running"`
+	ExitCode  *int        `json:"exit_code"`
+	TimedOut  bool        `json:"timed_out"`
+	Truncated *truncation `json:"truncated,omitempty"`
+}
+
+// shell is an open PTY session: its socket stays connected between calls,
+// and what the shell prints is gathered until a call takes it.
+type shell struct {
+	id, sandbox string
+	dp          *client.DataPlane
+	conn        *client.PTYConn
+	max         int
+
+	mu       sync.Mutex
+	out      []byte // printed and not taken yet: the newest max bytes
+	dropped  int64
+	exited   bool
+	exitCode *int
+	err      error
+	changed  chan struct{} // closed, and replaced, on every change
+}
+
+// shells are the PTY sessions this server started, by session id.
+type shells struct {
+	mu sync.Mutex
+	m  map[string]*shell
+}
+
+func (s *Server) shellExec(ctx context.Context, _ *mcp.CallToolRequest, a shellArgs) (*shellResult, error) {
+	if a.TimeoutSeconds <= 0 || a.IdleMillis <= 0 {
+		return nil, usage("timeout_seconds and idle_ms must be positive")
+	}
+	sh, err := s.shellFor(ctx, a)
+	if err != nil {
+		return nil, err
+	}
+	if a.Input != "" {
+		if err := sh.conn.WriteStdin(ctx, []byte(a.Input)); err != nil {
+			return nil, err
+		}
+	}
+	timedOut := sh.wait(ctx, a.Until, time.Duration(a.IdleMillis)*time.Millisecond, seconds(a.TimeoutSeconds))
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	res := sh.take()
+	res.TimedOut = timedOut
+	if a.End {
+		s.endShell(ctx, sh)
+		res.Running = false
+	}
+	return res, nil
+}
+
+// shellFor returns the shell the call names, or starts one.
+func (s *Server) shellFor(ctx context.Context, a shellArgs) (*shell, error) {
+	id, err := s.admit(ctx, a.SandboxID, a.ConnectIfMissing)
+	if err != nil {
+		return nil, err
+	}
+	if a.SessionID != nil && *a.SessionID != "" {
+		s.shells.mu.Lock()
+		sh := s.shells.m[*a.SessionID]
+		s.shells.mu.Unlock()
+		if sh == nil || sh.sandbox != id {
+			return nil, usage("no shell %q was started by this server in sandbox %s: leave session_id out to start one", *a.SessionID, id)
+		}
+		return sh, nil
+	}
+	dp, err := s.c.DataPlane(ctx, id, client.PortExecd)
+	if err != nil {
+		return nil, err
+	}
+	req := client.PTYRequest{}
+	if a.WorkingDirectory != nil {
+		req.Cwd = *a.WorkingDirectory
+	}
+	sid, err := dp.CreatePTY(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	// The socket outlives this call: it is the session's.
+	conn, err := dp.DialPTY(context.WithoutCancel(ctx), sid, client.PTYDial{})
+	if err != nil {
+		_ = dp.DeletePTY(context.WithoutCancel(ctx), sid)
+		return nil, err
+	}
+	sh := &shell{id: sid, sandbox: id, dp: dp, conn: conn, max: s.opts.MaxOutput, changed: make(chan struct{})}
+	go sh.read()
+	s.shells.mu.Lock()
+	if s.shells.m == nil {
+		s.shells.m = map[string]*shell{}
+	}
+	s.shells.m[sid] = sh
+	s.shells.mu.Unlock()
+	return sh, nil
+}
+
+// read gathers frames until the socket closes.
+func (sh *shell) read() {
+	for {
+		f, err := sh.conn.Next(context.Background())
+		sh.mu.Lock()
+		switch {
+		case err != nil:
+			sh.exited = true
+			var closed *client.PTYClosedError
+			if !errors.As(err, &closed) || closed.TakenOver() {
+				sh.err = err
+			}
+		case f.Kind == client.PTYStdout || f.Kind == client.PTYStderr || f.Kind == client.PTYReplay:
+			sh.append(f.Data)
+		case f.Kind == client.PTYExit:
+			sh.exited, sh.exitCode = true, f.ExitCode
+		}
+		close(sh.changed)
+		sh.changed = make(chan struct{})
+		done := err != nil
+		sh.mu.Unlock()
+		if done {
+			return
+		}
+	}
+}
+
+// append keeps the newest max bytes; call with mu held.
+func (sh *shell) append(b []byte) {
+	sh.out = append(sh.out, b...)
+	if over := len(sh.out) - sh.max; over > 0 {
+		over = runeStart(string(sh.out), over)
+		sh.out = append(sh.out[:0:0], sh.out[over:]...)
+		sh.dropped += int64(over)
+	}
+}
+
+// wait returns once the output not taken yet contains until, the shell
+// ended, it has been quiet for idle (when until is not given), or timeout
+// passed; it reports the last.
+func (sh *shell) wait(ctx context.Context, until *string, idle, timeout time.Duration) (timedOut bool) {
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	quiet := time.NewTimer(idle)
+	defer quiet.Stop()
+	for {
+		sh.mu.Lock()
+		done := sh.exited || (until != nil && *until != "" && strings.Contains(string(sh.out), *until))
+		changed := sh.changed
+		sh.mu.Unlock()
+		if done {
+			return false
+		}
+		var idleC <-chan time.Time
+		if until == nil || *until == "" {
+			idleC = quiet.C
+		}
+		select {
+		case <-changed:
+			quiet.Reset(idle)
+		case <-idleC:
+			return false
+		case <-deadline.C:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+// take hands over the output gathered since the last call.
+func (sh *shell) take() *shellResult {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	res := &shellResult{SessionID: sh.id, Output: string(sh.out), Running: !sh.exited, ExitCode: sh.exitCode}
+	if sh.dropped > 0 {
+		res.Truncated = &truncation{OmittedBytes: sh.dropped, Note: fmt.Sprintf(
+			"the shell printed more than the %d-byte limit of this server (--max-output) since the last call: the oldest %d bytes were left out",
+			sh.max, sh.dropped)}
+	}
+	sh.out, sh.dropped = nil, 0
+	return res
+}
+
+// endShell closes a shell and forgets it.
+func (s *Server) endShell(ctx context.Context, sh *shell) {
+	s.shells.mu.Lock()
+	delete(s.shells.m, sh.id)
+	s.shells.mu.Unlock()
+	_ = sh.dp.DeletePTY(context.WithoutCancel(ctx), sh.id)
+	_ = sh.conn.Close()
+}
