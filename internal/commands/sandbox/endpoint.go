@@ -34,14 +34,6 @@ func newCmdEndpoint(f *cmdutil.Factory) *cobra.Command {
 	})
 }
 
-// endpointView is an endpoint as printed; origin is null unless the server
-// said where the sandbox came from.
-type endpointView struct {
-	Endpoint string            `json:"endpoint"`
-	Headers  map[string]string `json:"headers"`
-	Origin   *string           `json:"origin"`
-}
-
 func runEndpoint(ctx context.Context, opts *endpointOptions) error {
 	if opts.Port < 1 || opts.Port > 65535 {
 		return cmdutil.UsageErrorf("--port must be between 1 and 65535, got %d", opts.Port)
@@ -55,9 +47,5 @@ func runEndpoint(ctx context.Context, opts *endpointOptions) error {
 	if err != nil {
 		return err
 	}
-	v := endpointView{Endpoint: ep.Endpoint, Headers: ep.Headers}
-	if ep.Origin != "" {
-		v.Origin = &ep.Origin
-	}
-	return opts.Printer().Object("Sandbox Endpoint", v)
+	return opts.Printer().Object("Sandbox Endpoint", cmdutil.NewEndpointView(ep))
 }

@@ -36,5 +36,5 @@ func runGet(ctx context.Context, opts *getOptions) error {
 	if err != nil {
 		return err
 	}
-	return opts.Printer().Object("Sandbox Info", newSandboxView(sb))
+	return opts.Printer().Object("Sandbox Info", cmdutil.NewSandboxView(sb))
 }

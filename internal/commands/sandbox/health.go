@@ -28,12 +28,6 @@ func newCmdHealth(f *cmdutil.Factory) *cobra.Command {
 	})
 }
 
-// healthView is health under json and yaml.
-type healthView struct {
-	SandboxID string `json:"sandbox_id"`
-	Healthy   bool   `json:"healthy"`
-}
-
 func runHealth(ctx context.Context, opts *healthOptions) error {
 	dp, err := opts.Sandbox.Execd(ctx)
 	if err != nil {
@@ -42,7 +36,7 @@ func runHealth(ctx context.Context, opts *healthOptions) error {
 	pingErr := dp.Ping(ctx)
 	p := opts.Printer()
 	if p.Structured() {
-		return p.Data(healthView{SandboxID: dp.SandboxID, Healthy: pingErr == nil})
+		return p.Data(cmdutil.HealthView{SandboxID: dp.SandboxID, Healthy: pingErr == nil})
 	}
 	if pingErr == nil {
 		return p.Success(fmt.Sprintf("Sandbox %s is healthy", dp.SandboxID))

@@ -113,7 +113,7 @@ func fetchList(ctx context.Context, c *client.Client, params client.ListSandboxe
 	if err != nil {
 		return listView{}, err
 	}
-	return cmdutil.NewListView(list, newSandboxView), nil
+	return cmdutil.NewListView(list, cmdutil.NewSandboxView), nil
 }
 
 // streamAll prints every page as one JSON document, the same document
@@ -123,7 +123,7 @@ func streamAll(ctx context.Context, p *output.Printer, c *client.Client, params 
 	items := output.StreamedList(func(add func(any) error) error {
 		return cmdutil.EachSandbox(ctx, c, params, func(sb client.Sandbox) error {
 			n++
-			return add(newSandboxView(&sb))
+			return add(cmdutil.NewSandboxView(&sb))
 		})
 	})
 	return p.Document(output.Obj{{Key: "items", Value: items}, {Key: "pagination", Value: mergedPagination{&n}}})
@@ -144,9 +144,9 @@ func allPagination(n int) cmdutil.PaginationView {
 // listAll gathers every page into one, with pagination describing the
 // merged result (see the --all help).
 func listAll(ctx context.Context, c *client.Client, params client.ListSandboxesParams) (listView, error) {
-	view := listView{Items: []sandboxView{}}
+	view := listView{Items: []cmdutil.SandboxView{}}
 	err := cmdutil.EachSandbox(ctx, c, params, func(sb client.Sandbox) error {
-		view.Items = append(view.Items, newSandboxView(&sb))
+		view.Items = append(view.Items, cmdutil.NewSandboxView(&sb))
 		return nil
 	})
 	view.Pagination = allPagination(len(view.Items))

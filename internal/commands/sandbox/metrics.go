@@ -55,7 +55,7 @@ func runMetrics(ctx context.Context, opts *metricsOptions) error {
 		if err != nil {
 			return err
 		}
-		return p.Object("Sandbox Metrics", newMetricsView(m))
+		return p.Object("Sandbox Metrics", cmdutil.NewMetricsView(m))
 	}
 	err = dp.WatchMetrics(ctx, func(ev client.MetricsEvent) error {
 		if ev.Sample == nil {
@@ -71,20 +71,6 @@ func runMetrics(ctx context.Context, opts *metricsOptions) error {
 	return err
 }
 
-// metricsView is a sample under the official client's names, its numbers
-// as the server wrote them.
-type metricsView struct {
-	CPUCount   json.Number `json:"cpu_count"`
-	CPUUsedPct json.Number `json:"cpu_used_percentage"`
-	MemTotal   json.Number `json:"memory_total_in_mib"`
-	MemUsed    json.Number `json:"memory_used_in_mib"`
-	Timestamp  int64       `json:"timestamp"`
-}
-
-func newMetricsView(m *client.Metrics) metricsView {
-	return metricsView{CPUCount: m.CPUCount, CPUUsedPct: m.CPUUsedPct, MemTotal: m.MemTotal, MemUsed: m.MemUsed, Timestamp: m.Timestamp}
-}
-
 // sampleTime is RFC 3339 UTC at execd's millisecond precision, fixed width
 // so that watch lines stay aligned.
 const sampleTime = "2006-01-02T15:04:05.000Z07:00"
@@ -92,7 +78,7 @@ const sampleTime = "2006-01-02T15:04:05.000Z07:00"
 // writeSample prints one watched sample as soon as it arrives.
 func writeSample(p *output.Printer, m *client.Metrics) error {
 	if p.Structured() {
-		return p.Line(newMetricsView(m))
+		return p.Line(cmdutil.NewMetricsView(m))
 	}
 	_, err := fmt.Fprintf(p.IO.Out, "[%s] cpu=%.2f%% cores=%g mem=%.2f/%.2fMiB\n",
 		time.UnixMilli(m.Timestamp).UTC().Format(sampleTime), float(m.CPUUsedPct), float(m.CPUCount), float(m.MemUsed), float(m.MemTotal))
