@@ -5,6 +5,8 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/osb-dev/osb/internal/cmdutil"
 )
 
 func endpointTools() []toolSpec {
@@ -25,13 +27,7 @@ type endpointArgs struct {
 	ConnectIfMissing bool   `json:"connect_if_missing"`
 }
 
-type endpointInfo struct {
-	Endpoint string            `json:"endpoint"`
-	Headers  map[string]string `json:"headers"`
-	Origin   *string           `json:"origin"`
-}
-
-func (s *Server) endpoint(ctx context.Context, _ *mcp.CallToolRequest, a endpointArgs) (*endpointInfo, error) {
+func (s *Server) endpoint(ctx context.Context, _ *mcp.CallToolRequest, a endpointArgs) (*cmdutil.EndpointView, error) {
 	if a.Port < 1 || a.Port > 65535 {
 		return nil, usage("port must be between 1 and 65535, got %d", a.Port)
 	}
@@ -43,9 +39,6 @@ func (s *Server) endpoint(ctx context.Context, _ *mcp.CallToolRequest, a endpoin
 	if err != nil {
 		return nil, err
 	}
-	info := &endpointInfo{Endpoint: ep.Endpoint, Headers: ep.Headers}
-	if ep.Origin != "" {
-		info.Origin = &ep.Origin
-	}
-	return info, nil
+	v := cmdutil.NewEndpointView(ep)
+	return &v, nil
 }

@@ -71,24 +71,25 @@ func (s *Server) commandLogs(ctx context.Context, _ *mcp.CallToolRequest, a logs
 	if err != nil {
 		return nil, err
 	}
-	out, next, err := dp.CommandLogs(ctx, a.ExecutionID, cursor)
+	logs, err := dp.CommandLogs(ctx, a.ExecutionID, cursor)
 	if err != nil {
 		return nil, err
 	}
-	res := &commandLogs{ExecutionID: a.ExecutionID, Running: st.Running, ExitCode: st.ExitCode, Error: st.Error}
-	if next != nil {
-		c := strconv.FormatInt(*next, 10)
+	defer logs.Body.Close()
+	text, cut, err := readTail(logs.Body, s.opts.MaxOutput)
+	if err != nil {
+		return nil, fmt.Errorf("reading the output of %s: %w", a.ExecutionID, err)
+	}
+	res := &commandLogs{ExecutionID: a.ExecutionID, Running: st.Running, ExitCode: st.ExitCode, Error: st.Error, Output: text}
+	if logs.Cursor != nil {
+		c := strconv.FormatInt(*logs.Cursor, 10)
 		res.Cursor = &c
 	}
-	text := string(out)
-	if len(text) > s.opts.MaxOutput {
-		cut := runeStart(text, len(text)-s.opts.MaxOutput)
-		res.Truncated = &truncation{OmittedBytes: int64(cut), Note: fmt.Sprintf(
+	if cut > 0 {
+		res.Truncated = &truncation{OmittedBytes: cut, Note: fmt.Sprintf(
 			"the new output was longer than the %d-byte limit of this server (--max-output): its first %d bytes were left out",
 			s.opts.MaxOutput, cut)}
-		text = text[cut:]
 	}
-	res.Output = text
 	return res, nil
 }
 

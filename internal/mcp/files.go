@@ -13,7 +13,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/osb-dev/osb/internal/client"
-	"github.com/osb-dev/osb/internal/cmdutil"
 )
 
 func fileTools() []toolSpec {
@@ -338,14 +337,14 @@ type searchArgs struct {
 
 // entryInfo is the official SDK's EntryInfo.
 type entryInfo struct {
-	Path       string  `json:"path"`
-	Mode       int     `json:"mode"`
-	Owner      string  `json:"owner"`
-	Group      string  `json:"group"`
-	Size       int64   `json:"size"`
-	ModifiedAt string  `json:"modified_at"`
-	CreatedAt  string  `json:"created_at"`
-	Type       *string `json:"type"`
+	Path       string      `json:"path"`
+	Mode       int         `json:"mode"`
+	Owner      string      `json:"owner"`
+	Group      string      `json:"group"`
+	Size       int64       `json:"size"`
+	ModifiedAt client.Time `json:"modified_at"`
+	CreatedAt  client.Time `json:"created_at"`
+	Type       *string     `json:"type"`
 }
 
 type searchResult struct {
@@ -377,7 +376,7 @@ func (s *Server) searchFiles(ctx context.Context, _ *mcp.CallToolRequest, a sear
 		}
 		typ := f.Type
 		res.Result = append(res.Result, entryInfo{Path: f.Path, Mode: f.Mode, Owner: f.Owner, Group: f.Group, Size: f.Size,
-			ModifiedAt: cmdutil.FormatTime(f.ModifiedAt), CreatedAt: cmdutil.FormatTime(f.CreatedAt), Type: &typ})
+			ModifiedAt: f.ModifiedAt, CreatedAt: f.CreatedAt, Type: &typ})
 	}
 	return res, nil
 }

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"fmt"
+	"io"
 	"unicode/utf8"
 )
 
@@ -95,4 +96,36 @@ func cutText(s string, max int) string {
 		i--
 	}
 	return s[:i]
+}
+
+// readTail reads r to its end and returns its last max bytes (fewer, so as
+// not to start inside a UTF-8 character) and how many bytes came before
+// them. It never holds more than about twice max bytes.
+func readTail(r io.Reader, max int) (string, int64, error) {
+	var buf []byte
+	var dropped int64
+	chunk := make([]byte, 32<<10)
+	for {
+		n, err := r.Read(chunk)
+		buf = append(buf, chunk[:n]...)
+		if over := len(buf) - max; over > max {
+			buf = append(buf[:0], buf[over:]...)
+			dropped += int64(over)
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return "", 0, err
+		}
+	}
+	if over := len(buf) - max; over > 0 {
+		buf, dropped = buf[over:], dropped+int64(over)
+	}
+	text := string(buf)
+	if dropped == 0 {
+		return text, 0, nil
+	}
+	cut := runeStart(text, 0)
+	return text[cut:], dropped + int64(cut), nil
 }

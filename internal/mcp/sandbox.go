@@ -15,64 +15,10 @@ import (
 	"github.com/osb-dev/osb/internal/cmdutil"
 )
 
-// sandboxInfo is a sandbox as the official SDK's SandboxInfo shows it
-// (snake_case keys). Registry passwords are never returned.
-type sandboxInfo struct {
-	ID         string             `json:"id"`
-	Status     cmdutil.StatusView `json:"status"`
-	Entrypoint []string           `json:"entrypoint"`
-	CreatedAt  *string            `json:"created_at"`
-	ExpiresAt  *string            `json:"expires_at"`
-	Image      *imageInfo         `json:"image"`
-	SnapshotID *string            `json:"snapshot_id"`
-	Platform   *client.Platform   `json:"platform"`
-	Allocation *allocationInfo    `json:"allocation"`
-	Metadata   map[string]string  `json:"metadata,omitempty"`
-	Extensions map[string]string  `json:"extensions,omitempty"`
-}
-
-type imageInfo struct {
-	Image        string `json:"image"`
-	AuthUsername string `json:"auth_username,omitempty"`
-}
-
-type allocationInfo struct {
-	Mode    *string `json:"mode"`
-	PoolRef *string `json:"pool_ref"`
-	State   *string `json:"state"`
-}
-
-func newSandboxInfo(sb *client.Sandbox) sandboxInfo {
-	v := sandboxInfo{
-		ID:         sb.ID,
-		Status:     cmdutil.NewStatusView(sb.Status),
-		Entrypoint: sb.Entrypoint,
-		CreatedAt:  cmdutil.Timestamp(sb.CreatedAt),
-		ExpiresAt:  cmdutil.Timestamp(sb.ExpiresAt),
-		SnapshotID: sb.SnapshotID,
-		Platform:   sb.Platform,
-		Metadata:   sb.Metadata,
-		Extensions: sb.Extensions,
-	}
-	if v.Entrypoint == nil {
-		v.Entrypoint = []string{}
-	}
-	if sb.Image != nil {
-		v.Image = &imageInfo{Image: sb.Image.URI}
-		if sb.Image.Auth != nil {
-			v.Image.AuthUsername = sb.Image.Auth.Username
-		}
-	}
-	if a := sb.Allocation; a != nil {
-		v.Allocation = &allocationInfo{Mode: a.Mode, PoolRef: a.PoolRef, State: a.State}
-	}
-	return v
-}
-
 // registered is what sandbox_create and sandbox_connect return.
 type registered struct {
-	SandboxID string      `json:"sandbox_id"`
-	Info      sandboxInfo `json:"info"`
+	SandboxID string              `json:"sandbox_id"`
+	Info      cmdutil.SandboxView `json:"info"`
 }
 
 // status is the answer of tools that only act.
@@ -131,42 +77,20 @@ func createSchema() *jsonschema.Schema {
 	)
 }
 
-type networkRule struct {
-	Action string `json:"action"`
-	Target string `json:"target"`
-}
-
-type networkPolicy struct {
-	DefaultAction *string       `json:"defaultAction,omitempty"`
-	Egress        []networkRule `json:"egress,omitempty"`
-}
-
 type createArgs struct {
-	Image               string            `json:"image"`
-	AuthUsername        *string           `json:"auth_username"`
-	AuthPassword        *string           `json:"auth_password"`
-	TimeoutSeconds      float64           `json:"timeout_seconds"`
-	ReadyTimeoutSeconds float64           `json:"ready_timeout_seconds"`
-	PollMillis          int               `json:"health_check_polling_interval_ms"`
-	SkipHealthCheck     bool              `json:"skip_health_check"`
-	Env                 map[string]string `json:"env"`
-	Metadata            map[string]string `json:"metadata"`
-	Resource            map[string]string `json:"resource"`
-	NetworkPolicy       *networkPolicy    `json:"network_policy"`
-	Extensions          map[string]string `json:"extensions"`
-	Entrypoint          []string          `json:"entrypoint"`
-}
-
-// createBody is the CreateSandboxRequest sent for sandbox_create.
-type createBody struct {
-	Image          client.ImageSpec  `json:"image"`
-	Timeout        int64             `json:"timeout"`
-	ResourceLimits map[string]string `json:"resourceLimits"`
-	Env            map[string]string `json:"env,omitempty"`
-	Metadata       map[string]string `json:"metadata,omitempty"`
-	Extensions     map[string]string `json:"extensions,omitempty"`
-	Entrypoint     []string          `json:"entrypoint"`
-	NetworkPolicy  *networkPolicy    `json:"networkPolicy,omitempty"`
+	Image               string                `json:"image"`
+	AuthUsername        *string               `json:"auth_username"`
+	AuthPassword        *string               `json:"auth_password"`
+	TimeoutSeconds      float64               `json:"timeout_seconds"`
+	ReadyTimeoutSeconds float64               `json:"ready_timeout_seconds"`
+	PollMillis          int                   `json:"health_check_polling_interval_ms"`
+	SkipHealthCheck     bool                  `json:"skip_health_check"`
+	Env                 map[string]string     `json:"env"`
+	Metadata            map[string]string     `json:"metadata"`
+	Resource            map[string]string     `json:"resource"`
+	NetworkPolicy       *client.NetworkPolicy `json:"network_policy"`
+	Extensions          map[string]string     `json:"extensions"`
+	Entrypoint          []string              `json:"entrypoint"`
 }
 
 // readiness is how to wait for a sandbox to be ready.
@@ -186,7 +110,8 @@ func newReadiness(timeoutSeconds float64, pollMillis int, skip bool) (readiness,
 
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
-func (a createArgs) body() (*createBody, error) {
+// body is the CreateSandboxRequest sent for sandbox_create.
+func (a createArgs) body() (*client.CreateSandboxRequest, error) {
 	hasUser, hasPass := a.AuthUsername != nil && *a.AuthUsername != "", a.AuthPassword != nil && *a.AuthPassword != ""
 	if hasUser != hasPass {
 		return nil, usage("auth_username and auth_password go together: give both or neither")
@@ -194,9 +119,10 @@ func (a createArgs) body() (*createBody, error) {
 	if a.Image == "" {
 		return nil, usage("image must not be empty")
 	}
-	b := &createBody{
-		Image:          client.ImageSpec{URI: a.Image},
-		Timeout:        int64(a.TimeoutSeconds),
+	timeout := int64(a.TimeoutSeconds)
+	b := &client.CreateSandboxRequest{
+		Image:          &client.ImageSpec{URI: a.Image},
+		Timeout:        &timeout,
 		ResourceLimits: a.Resource,
 		Env:            a.Env,
 		Metadata:       a.Metadata,
@@ -213,6 +139,9 @@ func (a createArgs) body() (*createBody, error) {
 	}
 	if len(b.Entrypoint) == 0 {
 		b.Entrypoint = []string{"tail", "-f", "/dev/null"}
+	}
+	if p := b.NetworkPolicy; p != nil && p.Egress == nil {
+		p.Egress = []client.NetworkRule{}
 	}
 	return b, nil
 }
@@ -269,7 +198,7 @@ func (s *Server) describe(ctx context.Context, id string) (*registered, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &registered{SandboxID: sb.ID, Info: newSandboxInfo(sb)}, nil
+	return &registered{SandboxID: sb.ID, Info: cmdutil.NewSandboxView(sb)}, nil
 }
 
 func connectSchema() *jsonschema.Schema {
@@ -372,11 +301,11 @@ func (s *Server) onSandbox(ctx context.Context, id string, op func(id string) er
 	return cmdutil.WithSandboxID(ctx, s.c, id, op)
 }
 
-func (s *Server) sandboxInfo(ctx context.Context, _ *mcp.CallToolRequest, a sandboxArgs) (*sandboxInfo, error) {
-	var info sandboxInfo
+func (s *Server) sandboxInfo(ctx context.Context, _ *mcp.CallToolRequest, a sandboxArgs) (*cmdutil.SandboxView, error) {
+	var info cmdutil.SandboxView
 	err := s.onSandbox(ctx, a.SandboxID, func(id string) error {
 		sb, err := s.c.GetSandbox(ctx, id)
-		info = newSandboxInfo(sb)
+		info = cmdutil.NewSandboxView(sb)
 		return err
 	})
 	if err != nil {
@@ -405,7 +334,7 @@ type listArgs struct {
 }
 
 type sandboxPage struct {
-	SandboxInfos []sandboxInfo          `json:"sandbox_infos"`
+	SandboxInfos []cmdutil.SandboxView  `json:"sandbox_infos"`
 	Pagination   cmdutil.PaginationView `json:"pagination"`
 }
 
@@ -427,7 +356,7 @@ func (s *Server) listSandboxes(ctx context.Context, _ *mcp.CallToolRequest, a li
 	if err != nil {
 		return nil, err
 	}
-	list := cmdutil.NewListView(page, newSandboxInfo)
+	list := cmdutil.NewListView(page, cmdutil.NewSandboxView)
 	return &sandboxPage{SandboxInfos: list.Items, Pagination: list.Pagination}, nil
 }
 
@@ -441,24 +370,30 @@ type renewArgs struct {
 	TimeoutSeconds float64 `json:"timeout_seconds"`
 }
 
+// renewed is the official SDK's SandboxRenewResponse.
 type renewed struct {
-	ExpiresAt string `json:"expires_at"`
+	ExpiresAt client.Time `json:"expires_at"`
 }
 
 func (s *Server) renewSandbox(ctx context.Context, _ *mcp.CallToolRequest, a renewArgs) (*renewed, error) {
 	if a.TimeoutSeconds <= 0 {
 		return nil, usage("timeout_seconds must be positive")
 	}
-	var at time.Time
+	var out renewed
 	err := s.onSandbox(ctx, a.SandboxID, func(id string) error {
-		var err error
-		at, err = s.c.RenewSandbox(ctx, id, time.Now().Add(seconds(a.TimeoutSeconds)))
+		at := time.Now().Add(seconds(a.TimeoutSeconds))
+		got, err := s.c.RenewSandbox(ctx, id, at)
+		out.ExpiresAt = got
+		if got.IsZero() {
+			// A server that answers without the time: the one asked for.
+			out.ExpiresAt = client.NewTime(at)
+		}
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &renewed{ExpiresAt: cmdutil.FormatTime(at)}, nil
+	return &out, nil
 }
 
 // gatedSchema is the input of tools that take only a registered sandbox.
@@ -469,16 +404,7 @@ type gatedArgs struct {
 	ConnectIfMissing bool   `json:"connect_if_missing"`
 }
 
-// metrics is the official SDK's SandboxMetrics.
-type metrics struct {
-	CPUCount   float64 `json:"cpu_count"`
-	CPUUsedPct float64 `json:"cpu_used_percentage"`
-	MemTotal   float64 `json:"memory_total_in_mib"`
-	MemUsed    float64 `json:"memory_used_in_mib"`
-	Timestamp  int64   `json:"timestamp"`
-}
-
-func (s *Server) sandboxMetrics(ctx context.Context, _ *mcp.CallToolRequest, a gatedArgs) (*metrics, error) {
+func (s *Server) sandboxMetrics(ctx context.Context, _ *mcp.CallToolRequest, a gatedArgs) (*cmdutil.MetricsView, error) {
 	dp, err := s.execd(ctx, a.SandboxID, a.ConnectIfMissing)
 	if err != nil {
 		return nil, err
@@ -487,17 +413,13 @@ func (s *Server) sandboxMetrics(ctx context.Context, _ *mcp.CallToolRequest, a g
 	if err != nil {
 		return nil, err
 	}
-	return &metrics{CPUCount: m.CPUCount, CPUUsedPct: m.CPUUsedPct, MemTotal: m.MemTotal, MemUsed: m.MemUsed, Timestamp: m.Timestamp}, nil
-}
-
-type health struct {
-	SandboxID string `json:"sandbox_id"`
-	Healthy   bool   `json:"healthy"`
+	v := cmdutil.NewMetricsView(m)
+	return &v, nil
 }
 
 // healthcheck answers false, not an error, when the sandbox does not
 // answer: that is the question asked.
-func (s *Server) healthcheck(ctx context.Context, _ *mcp.CallToolRequest, a gatedArgs) (*health, error) {
+func (s *Server) healthcheck(ctx context.Context, _ *mcp.CallToolRequest, a gatedArgs) (*cmdutil.HealthView, error) {
 	full, err := s.admit(ctx, a.SandboxID, a.ConnectIfMissing)
 	if err != nil {
 		return nil, err
@@ -506,5 +428,5 @@ func (s *Server) healthcheck(ctx context.Context, _ *mcp.CallToolRequest, a gate
 	if err == nil {
 		err = dp.Ping(ctx)
 	}
-	return &health{SandboxID: a.SandboxID, Healthy: err == nil}, nil
+	return &cmdutil.HealthView{SandboxID: full, Healthy: err == nil}, nil
 }

@@ -2,8 +2,11 @@ package mcp
 
 import (
 	"encoding/json"
+	"reflect"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/osb-dev/osb/internal/client"
 )
 
 // The input schemas are written out rather than inferred from the argument
@@ -90,4 +93,27 @@ func sandboxIDParam() param {
 func connectIfMissingParam() param {
 	return optional("connect_if_missing", boolean(), false,
 		"When the sandbox is not registered with this server yet, connect to it (and register it) instead of failing.")
+}
+
+// outputSchema is the schema of a tool's result, inferred from its type as
+// the SDK would, but for the types that encoding/json writes otherwise than
+// inference assumes: a nil map is written as null (so a map may be null, as
+// in the official server's schemas: the views keep every key, null when
+// unset), a client.Time as the server's text, a json.Number as a number.
+func outputSchema[Out any]() *jsonschema.Schema {
+	t := reflect.TypeFor[Out]()
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	s, err := jsonschema.ForType(t, &jsonschema.ForOptions{TypeSchemas: outputTypes})
+	if err != nil {
+		panic(err) // a result type of ours that has no schema: a bug
+	}
+	return s
+}
+
+var outputTypes = map[reflect.Type]*jsonschema.Schema{
+	reflect.TypeFor[map[string]string](): {Types: []string{"null", "object"}, AdditionalProperties: str()},
+	reflect.TypeFor[client.Time]():       str(),
+	reflect.TypeFor[json.Number]():       number(),
 }

@@ -85,6 +85,7 @@ func (s *Server) ServeIO(ctx context.Context, in io.ReadCloser, out io.WriteClos
 // and its JSON text; an error becomes a tool error (see describeErrors).
 func handler[In, Out any](m func(*Server, context.Context, *mcp.CallToolRequest, In) (Out, error)) func(*Server, *mcp.Tool) {
 	return func(s *Server, t *mcp.Tool) {
+		t.OutputSchema = outputSchema[Out]()
 		mcp.AddTool(s.srv, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
 			out, err := m(s, ctx, req, in)
 			if err != nil {

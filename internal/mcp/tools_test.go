@@ -199,11 +199,7 @@ func equalJSON(a, b any) bool {
 // registered, unless asked to connect.
 func TestRegistry(t *testing.T) {
 	h := start(t, osbmcp.Options{})
-	sb, err := h.api.CreateSandbox(context.Background(), map[string]any{"image": map[string]any{"uri": "python:3.11"}, "timeout": 600,
-		"resourceLimits": map[string]any{"cpu": "1"}, "entrypoint": []string{"tail", "-f", "/dev/null"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sb := createDirectly(t, h.api)
 	waitRunning(t, h.api, sb.ID)
 	for _, tool := range []string{"command_run", "file_read", "sandbox_get_metrics", "sandbox_healthcheck", "sandbox_get_endpoint"} {
 		f := h.fails(tool, map[string]any{"sandbox_id": sb.ID, "command": "true", "path": "/etc/hostname", "port": 80})
@@ -223,11 +219,7 @@ func TestRegistry(t *testing.T) {
 	}
 
 	// sandbox_connect takes a unique prefix and registers the full id.
-	other, err := h.api.CreateSandbox(context.Background(), map[string]any{"image": map[string]any{"uri": "python:3.11"}, "timeout": 600,
-		"resourceLimits": map[string]any{"cpu": "1"}, "entrypoint": []string{"tail", "-f", "/dev/null"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	other := createDirectly(t, h.api)
 	conn := h.ok("sandbox_connect", map[string]any{"sandbox_id": other.ID[:12]})
 	if conn["sandbox_id"] != other.ID || conn["info"].(map[string]any)["status"].(map[string]any)["state"] != "Running" {
 		t.Errorf("sandbox_connect: %v", conn)
@@ -236,13 +228,21 @@ func TestRegistry(t *testing.T) {
 	expectFailure(t, h.fails("sandbox_connect", map[string]any{"sandbox_id": "no-such-sandbox"}), 4, "not_found", "no-such-sandbox")
 }
 
-func TestAllowAnySandbox(t *testing.T) {
-	h := start(t, osbmcp.Options{AllowAnySandbox: true})
-	sb, err := h.api.CreateSandbox(context.Background(), map[string]any{"image": map[string]any{"uri": "python:3.11"}, "timeout": 600,
-		"resourceLimits": map[string]any{"cpu": "1"}, "entrypoint": []string{"tail", "-f", "/dev/null"}})
+// createDirectly creates a sandbox through the API, not through a tool.
+func createDirectly(t *testing.T, api *client.Client) *client.Sandbox {
+	t.Helper()
+	timeout := int64(600)
+	sb, err := api.CreateSandbox(context.Background(), &client.CreateSandboxRequest{Image: &client.ImageSpec{URI: "python:3.11"},
+		Timeout: &timeout, ResourceLimits: map[string]string{"cpu": "1"}, Entrypoint: []string{"tail", "-f", "/dev/null"}})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return sb
+}
+
+func TestAllowAnySandbox(t *testing.T) {
+	h := start(t, osbmcp.Options{AllowAnySandbox: true})
+	sb := createDirectly(t, h.api)
 	if ex := h.ok("command_run", map[string]any{"sandbox_id": sb.ID, "command": "echo any"}); stdout(ex) != "any\n" {
 		t.Errorf("command_run: %v", ex)
 	}
