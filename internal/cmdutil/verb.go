@@ -33,6 +33,12 @@ type Verb[O any] struct {
 	// Run does the work once the line is parsed and checked. It checks its
 	// own input before any request: such a failure is a UsageErrorf.
 	Run func(ctx context.Context, opts *O) error
+
+	// Subcommands are commands below this verb (`osb mcp install` below
+	// `osb mcp`). Such a verb takes no arguments of its own: a word after
+	// it names a subcommand, and an unknown one is refused as a group
+	// refuses it, with the nearest names.
+	Subcommands []*cobra.Command
 }
 
 // Options is what a verb's options struct is: one that embeds Base.
@@ -66,6 +72,13 @@ func NewVerb[O any, P Options[O]](f *Factory, opts P, v Verb[O]) *cobra.Command 
 	}
 	if hasCommandArg(v.Args) {
 		cmd.SetFlagErrorFunc(separatorHint)
+	}
+	if len(v.Subcommands) > 0 {
+		if len(v.Args) > 0 {
+			panic("cmdutil: verb " + v.Name + " has both arguments and subcommands")
+		}
+		cmd.Args = KnownSubcommand
+		cmd.AddCommand(v.Subcommands...)
 	}
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		bindArgs(f, v.Args, args)

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"runtime"
@@ -14,7 +15,9 @@ import (
 )
 
 type installOptions struct {
-	f               *cmdutil.Factory
+	cmdutil.Base
+	// Getwd finds the project scope's directory and GOOS the global one's;
+	// tests set them.
 	Getwd           func() (string, error)
 	GOOS            string
 	Target          string
@@ -23,7 +26,6 @@ type installOptions struct {
 	Command         string
 	Tools           []string
 	AllowAnySandbox bool
-	Format          string
 }
 
 const (
@@ -45,10 +47,11 @@ type result struct {
 // statusSkipped is an agent that reads MCP servers from no file of that scope.
 const statusSkipped = "skipped"
 
-func newCmdInstall(f *cmdutil.Factory, runF func(*installOptions) error) *cobra.Command {
-	opts := &installOptions{f: f, Getwd: os.Getwd, GOOS: runtime.GOOS}
-	cmd := &cobra.Command{
-		Use:   "install",
+// newCmdInstall builds install; runF, when not nil, replaces runInstall.
+func newCmdInstall(f *cmdutil.Factory, runF func(context.Context, *installOptions) error) *cobra.Command {
+	opts := &installOptions{Getwd: os.Getwd, GOOS: runtime.GOOS}
+	v := cmdutil.Verb[installOptions]{
+		Name:  "install",
 		Short: "Point a coding agent at `osb mcp` (writes its MCP client configuration).",
 		Long: "Add `osb mcp` as a stdio MCP server to a coding agent's configuration, for the\n" +
 			"same agents as `osb skills install`. --scope project writes the agent's file in\n" +
@@ -67,25 +70,26 @@ func newCmdInstall(f *cmdutil.Factory, runF func(*installOptions) error) *cobra.
 		Example: "  osb mcp install --target claude --scope project\n" +
 			"  osb mcp install --target all --scope global --command \"$(command -v osb)\"\n" +
 			"  osb mcp install --target codex --scope global --tools default,command_logs -o json",
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return runInstall(opts)
+		Formats: cmdutil.TableFormats,
+		Flags: func(fs *cmdutil.FlagSet) {
+			// --target and --scope have no default: install explains them
+			// when they are missing.
+			fs.Enum(&opts.Target, "target", "t", "", append(agentconfig.AgentNames(), allTargets),
+				"Coding tool: "+strings.Join(agentconfig.AgentNames(), ", ")+", or all.")
+			fs.Enum(&opts.Scope, "scope", "", "", []string{scopeProject, scopeGlobal},
+				"Where: project (the current directory) or global (your home directory).")
+			fs.StringVar(&opts.Name, "name", "osb", "Name of the server entry.")
+			fs.StringVar(&opts.Command, "command", "osb", "Command the agent runs to start the server.")
+			fs.StringSliceVar(&opts.Tools, "tools", nil, "Passed to `osb mcp --tools`.")
+			fs.BoolVar(&opts.AllowAnySandbox, "allow-any-sandbox", false, "Passed to `osb mcp`.")
 		},
+		Run: runInstall,
 	}
+	if runF != nil {
+		v.Run = runF
+	}
+	cmd := cmdutil.NewVerb(f, opts, v)
 	cmd.Annotations = map[string]string{cmdutil.NoConfig: ""}
-	fl := cmd.Flags()
-	cmdutil.EnumFlag(cmd, &opts.Target, "target", "t", "", append(agentconfig.AgentNames(), allTargets),
-		"Coding tool: "+strings.Join(agentconfig.AgentNames(), ", ")+", or all.")
-	cmdutil.EnumFlag(cmd, &opts.Scope, "scope", "", "", []string{scopeProject, scopeGlobal},
-		"Where: project (the current directory) or global (your home directory).")
-	fl.StringVar(&opts.Name, "name", "osb", "Name of the server entry.")
-	fl.StringVar(&opts.Command, "command", "osb", "Command the agent runs to start the server.")
-	fl.StringSliceVar(&opts.Tools, "tools", nil, "Passed to `osb mcp --tools`.")
-	fl.BoolVar(&opts.AllowAnySandbox, "allow-any-sandbox", false, "Passed to `osb mcp`.")
-	cmdutil.OutputFlag(cmd, &opts.Format, "table", "table", "json", "yaml")
 	return cmd
 }
 
@@ -121,7 +125,7 @@ func (o *installOptions) root() (string, error) {
 		}
 		return dir, nil
 	}
-	if home := o.f.Getenv("HOME"); home != "" {
+	if home := o.Getenv("HOME"); home != "" {
 		return home, nil
 	}
 	home, err := os.UserHomeDir()
@@ -131,7 +135,7 @@ func (o *installOptions) root() (string, error) {
 	return home, nil
 }
 
-func runInstall(opts *installOptions) error {
+func runInstall(_ context.Context, opts *installOptions) error {
 	e, err := opts.entry()
 	if err != nil {
 		return err
@@ -179,7 +183,7 @@ func runInstall(opts *installOptions) error {
 // path is the agent's file in this scope, or statusSkipped.
 func (o *installOptions) path(a agentconfig.Agent, root string) (string, string) {
 	if o.Scope == scopeGlobal {
-		return a.Global(root, o.f.Getenv, o.GOOS), ""
+		return a.Global(root, o.Getenv, o.GOOS), ""
 	}
 	if a.Project == "" {
 		return "", statusSkipped
@@ -188,14 +192,14 @@ func (o *installOptions) path(a agentconfig.Agent, root string) (string, string)
 }
 
 func (o *installOptions) print(results []result) error {
-	p := o.f.Printer(o.Format)
+	p := o.Printer()
 	if p.Structured() {
 		return p.Data(struct {
 			Operations      []result `json:"operations"`
 			RequiresRestart bool     `json:"requires_restart"`
 		}{results, true})
 	}
-	w := o.f.IOStreams.Out
+	w := o.IOStreams.Out
 	changed := false
 	for _, r := range results {
 		where := r.Path

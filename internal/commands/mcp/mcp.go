@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -20,7 +21,7 @@ import (
 )
 
 type serveOptions struct {
-	f               *cmdutil.Factory
+	cmdutil.Base
 	HTTP            string
 	TokenFile       string
 	Tools           []string
@@ -31,10 +32,10 @@ type serveOptions struct {
 
 // NewCmdMCP returns `osb mcp` and its subcommands.
 func NewCmdMCP(f *cmdutil.Factory) *cobra.Command {
-	opts := &serveOptions{f: f}
+	opts := &serveOptions{}
 	official, extras := osbmcp.ToolNames()
-	cmd := &cobra.Command{
-		Use:   "mcp",
+	return cmdutil.NewVerb(f, opts, cmdutil.Verb[serveOptions]{
+		Name:  "mcp",
 		Short: "Serve OpenSandbox tools to coding agents over MCP (stdio or HTTP).",
 		Long: "Serve the OpenSandbox tools of the official MCP server (opensandbox-mcp) to a coding\n" +
 			"agent over the Model Context Protocol: on stdin and stdout by default, or over\n" +
@@ -56,20 +57,18 @@ func NewCmdMCP(f *cmdutil.Factory) *cobra.Command {
 			"  osb mcp --tools default,command_logs,file_upload,file_download\n" +
 			"  osb mcp --http 127.0.0.1:8765\n" +
 			"  osb mcp install --target claude --scope project",
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return runServe(cmd.Context(), opts)
+		Flags: func(fs *cmdutil.FlagSet) {
+			fs.StringVar(&opts.HTTP, "http", "", "Serve streamable HTTP on this address (e.g. 127.0.0.1:8765) instead of stdio.")
+			fs.StringVar(&opts.TokenFile, "token-file", "", "File holding the HTTP bearer token (mode 0600).")
+			fs.StringSliceVar(&opts.Tools, "tools", nil, "Tools to serve: names, default, all, -NAME to leave one out (default: the official set).")
+			fs.Complete("tools", append(slices.Concat(official, extras), "default", "all")...)
+			fs.BoolVar(&opts.AllowAnySandbox, "allow-any-sandbox", false, "Let tools act on any sandbox, connecting to it on first use.")
+			fs.IntVar(&opts.MaxOutput, "max-output", osbmcp.DefaultMaxOutput, "Most bytes of output or file content one tool call returns.")
+			fs.IntVar(&opts.MaxUpload, "max-upload", osbmcp.DefaultMaxUpload, "Most bytes file_upload accepts.")
 		},
-	}
-	fl := cmd.Flags()
-	fl.StringVar(&opts.HTTP, "http", "", "Serve streamable HTTP on this address (e.g. 127.0.0.1:8765) instead of stdio.")
-	fl.StringVar(&opts.TokenFile, "token-file", "", "File holding the HTTP bearer token (mode 0600).")
-	fl.StringSliceVar(&opts.Tools, "tools", nil, "Tools to serve: names, default, all, -NAME to leave one out (default: the official set).")
-	fl.BoolVar(&opts.AllowAnySandbox, "allow-any-sandbox", false, "Let tools act on any sandbox, connecting to it on first use.")
-	fl.IntVar(&opts.MaxOutput, "max-output", osbmcp.DefaultMaxOutput, "Most bytes of output or file content one tool call returns.")
-	fl.IntVar(&opts.MaxUpload, "max-upload", osbmcp.DefaultMaxUpload, "Most bytes file_upload accepts.")
-	cmd.AddCommand(newCmdInstall(f, nil))
-	return cmd
+		Run:         runServe,
+		Subcommands: []*cobra.Command{newCmdInstall(f, nil)},
+	})
 }
 
 func runServe(ctx context.Context, opts *serveOptions) error {
@@ -83,7 +82,7 @@ func runServe(ctx context.Context, opts *serveOptions) error {
 	if opts.TokenFile != "" && opts.HTTP == "" {
 		return cmdutil.UsageErrorf("--token-file is for --http")
 	}
-	c, err := opts.f.Client()
+	c, err := opts.Client()
 	if err != nil {
 		return err
 	}
@@ -95,7 +94,7 @@ func runServe(ctx context.Context, opts *serveOptions) error {
 	if opts.HTTP != "" {
 		return serveHTTP(ctx, opts, srv)
 	}
-	ios := opts.f.IOStreams
+	ios := opts.IOStreams
 	if ios.IsStdinTTY() {
 		fmt.Fprintln(ios.ErrOut, "osb mcp speaks MCP on stdin and stdout: start it from an MCP client "+
 			"(osb mcp install sets one up). Ctrl-C stops it.")
@@ -112,14 +111,14 @@ type nopWriteCloser struct{ io.Writer }
 func (nopWriteCloser) Close() error { return nil }
 
 func serveHTTP(ctx context.Context, opts *serveOptions, srv *osbmcp.Server) error {
-	cfg, err := opts.f.Config()
+	cfg, err := opts.Config()
 	if err != nil {
 		return err
 	}
 	token, from, err := osbmcp.TokenSource{
 		File:   opts.TokenFile,
-		Env:    opts.f.Getenv(osbmcp.TokenEnv),
-		Stored: filepath.Join(filepath.Dir(opts.f.ConfigPath()), osbmcp.TokenFile),
+		Env:    opts.Getenv(osbmcp.TokenEnv),
+		Stored: filepath.Join(filepath.Dir(opts.ConfigPath()), osbmcp.TokenFile),
 		APIKey: cfg.APIKey,
 	}.Resolve()
 	if err != nil {
@@ -129,7 +128,7 @@ func serveHTTP(ctx context.Context, opts *serveOptions, srv *osbmcp.Server) erro
 	if err != nil {
 		return cmdutil.UsageErrorf("cannot listen on %s: %v", opts.HTTP, err)
 	}
-	stderr := opts.f.IOStreams.ErrOut
+	stderr := opts.IOStreams.ErrOut
 	addr := ln.Addr().(*net.TCPAddr)
 	if !addr.IP.IsLoopback() {
 		fmt.Fprintf(stderr, "Warning: %s is reachable from other machines, over plain HTTP.\n", addr)
