@@ -135,8 +135,10 @@ func TestMCPInteropOfficialPythonClient(t *testing.T) {
 			}
 		}
 		run, _ := steps["run"]["structured"].(map[string]any)
-		if run["exit_code"] != float64(4) || !strings.Contains(mustJSON(run["logs"]), "from-python") {
-			t.Errorf("%s command_run: %v", transport, run)
+		const logs = `{"stderr":[],"stdout":[{"is_error":false,"text":"from-python\nsecond"}]}`
+		if run["exit_code"] != float64(4) || logsOf(run) != logs || steps["run"]["sdk_text"] != "from-python\nsecond" {
+			t.Errorf("%s command_run: exit %v, logs %s, read by the SDK as %q; want exit 4, logs %s", transport,
+				run["exit_code"], logsOf(run), steps["run"]["sdk_text"], logs)
 		}
 		read, _ := steps["read"]["structured"].(map[string]any)
 		if read["content"] != "written by python\n" {
@@ -156,4 +158,30 @@ func TestMCPInteropOfficialPythonClient(t *testing.T) {
 	steps = nil
 	driver(t, py, env, &steps, "workflow-http", m.url, token)
 	check("http", steps)
+}
+
+// The official opensandbox-mcp, driven by the official Python client,
+// works against osb server: the same sandbox life through the official
+// server's own SDK.
+func TestMCPInteropOfficialServerAgainstOsbServer(t *testing.T) {
+	py := mcpPython(t)
+	_, env := startServer(t)
+	var steps map[string]map[string]any
+	driver(t, py, env, &steps, "workflow-stdio", filepath.Join(filepath.Dir(py), "opensandbox-mcp"))
+	for _, step := range []string{"create", "run", "write", "read", "kill"} {
+		if steps[step]["is_error"] != false {
+			t.Errorf("%s failed: %v", step, steps[step])
+		}
+	}
+	if read, _ := steps["read"]["structured"].(map[string]any); read["content"] != "written by python\n" {
+		t.Errorf("file_read: %v", steps["read"])
+	}
+	if run, _ := steps["run"]["structured"].(map[string]any); run["exit_code"] != float64(4) {
+		t.Errorf("command_run: %v", steps["run"])
+	}
+	// The official server keeps a message per line where osb mcp joins
+	// them; read through the SDK both are the same text.
+	if text := steps["run"]["sdk_text"]; text != "from-python\nsecond" {
+		t.Errorf("command_run read by the SDK: %q", text)
+	}
 }

@@ -53,9 +53,10 @@ func callTool(t *testing.T, s *mcp.ClientSession, name string, args map[string]a
 func workflow(t *testing.T, s *mcp.ClientSession, bin string, env []string) {
 	t.Helper()
 	id := callTool(t, s, "sandbox_create", map[string]any{"image": "python:3.11"})["sandbox_id"].(string)
-	ex := callTool(t, s, "command_run", map[string]any{"sandbox_id": id, "command": "echo hello from mcp; exit 7"})
-	if ex["exit_code"] != float64(7) || !strings.Contains(mustJSON(ex["logs"]), "hello from mcp") {
-		t.Errorf("command_run: %v", ex)
+	ex := callTool(t, s, "command_run", map[string]any{"sandbox_id": id, "command": "echo hello from mcp; echo; echo bye; exit 7"})
+	const want = `{"stderr":[],"stdout":[{"is_error":false,"text":"hello from mcp\n\nbye"}]}`
+	if got := logsOf(ex); ex["exit_code"] != float64(7) || got != want {
+		t.Errorf("command_run: exit %v, logs %s; want exit 7, logs %s", ex["exit_code"], got, want)
 	}
 	callTool(t, s, "file_write", map[string]any{"sandbox_id": id, "path": "/workspace/m.txt", "content": "über\n"})
 	if got := callTool(t, s, "file_read", map[string]any{"sandbox_id": id, "path": "/workspace/m.txt"}); got["content"] != "über\n" {
@@ -67,6 +68,23 @@ func workflow(t *testing.T, s *mcp.ClientSession, bin string, env []string) {
 	}
 	callTool(t, s, "sandbox_kill", map[string]any{"sandbox_id": id})
 	osb(t, bin, env, "sandbox", "get", id, "-o", "json").expect(t, 4)
+}
+
+// logsOf is the logs of a command_run result as JSON, each message's
+// timestamp left out once checked to be set.
+func logsOf(ex map[string]any) string {
+	logs, _ := ex["logs"].(map[string]any)
+	for _, stream := range logs {
+		msgs, _ := stream.([]any)
+		for _, m := range msgs {
+			m := m.(map[string]any)
+			if ts, _ := m["timestamp"].(float64); ts <= 0 {
+				return "no timestamp in " + mustJSON(logs)
+			}
+			delete(m, "timestamp")
+		}
+	}
+	return mustJSON(logs)
 }
 
 func mustJSON(v any) string {

@@ -18,9 +18,10 @@ func commandTools() []toolSpec {
 	return []toolSpec{
 		{name: "command_run", destructive: true, add: handler((*Server).runCommand), input: runSchema,
 			desc: "Run shell text (pipes and redirections work) in a sandbox and wait for it to end; returns " +
-				"its execution id, exit_code, and output as stdout and stderr messages. With background " +
-				"true it returns as soon as the command started. Clients that send a progress token get " +
-				"the newest output line as progress while it runs."},
+				"its execution id, exit_code, and its output in logs: stdout and stderr each one message whose " +
+				"text is the lines the command printed, joined by newlines. With background true it returns " +
+				"as soon as the command started. Clients that send a progress token get the newest output " +
+				"line as progress while it runs."},
 		{name: "command_interrupt", destructive: true, add: handler((*Server).interruptCommand), input: interruptSchema,
 			desc: "Stop a running command by its execution id."},
 	}
@@ -217,11 +218,11 @@ func (r *commandRun) handle(ctx context.Context, it streamItem) (done bool, err 
 
 func (r *commandRun) output(ctx context.Context, ev *client.Event) {
 	if len(ev.Data) == 0 {
-		return
+		return // an event without text: no line at all ("\n" is an empty one)
 	}
-	text := string(ev.Data)
-	r.out.add(outputMessage{Text: text, Timestamp: ev.Timestamp, IsError: ev.Type == client.EventStderr})
-	if line := lastLine(text); line != "" {
+	line := lineOf(ev.Data)
+	r.out.add(outputLine{text: line, timestamp: ev.Timestamp, stderr: ev.Type == client.EventStderr})
+	if line = progressLine(line); line != "" {
 		r.pending = line
 	}
 	if time.Since(r.lastReport) >= progressEvery {
@@ -243,10 +244,13 @@ func (r *commandRun) report(ctx context.Context) {
 	r.pending, r.lastReport = "", time.Now()
 }
 
-// lastLine is the last non-blank line of text, shortened for a progress message.
-func lastLine(text string) string {
-	lines := strings.Split(strings.TrimRight(text, "\r\n"), "\n")
-	return cutText(strings.TrimSpace(lines[len(lines)-1]), 200)
+// progressLine is an output line as a progress message: trimmed and
+// shortened; "" for a blank line.
+func progressLine(line string) string {
+	if i := strings.LastIndexAny(line, "\r\n"); i >= 0 {
+		line = line[i+1:] // a server that sends several lines at once: the last
+	}
+	return cutText(strings.TrimSpace(line), 200)
 }
 
 // interrupt stops the remote command of a cancelled call, when its id is known.
@@ -260,7 +264,7 @@ func (r *commandRun) interrupt(ctx context.Context) {
 }
 
 func (r *commandRun) result() *execution {
-	r.ex.Logs.Stdout, r.ex.Logs.Stderr = r.out.split()
+	r.ex.Logs = r.out.logs()
 	r.ex.Truncated = r.out.truncation()
 	return &r.ex
 }

@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -151,23 +152,35 @@ func (h *harness) create(extra map[string]any) string {
 	return id
 }
 
-// stdout joins an execution's stdout messages as the SDKs show them: each
-// one a line (execd sends lines without their terminator).
-func stdout(ex map[string]any) string { return joinLogs(ex, "stdout") }
-func stderr(ex map[string]any) string { return joinLogs(ex, "stderr") }
+// stdout is an execution's stdout as command_run returns it: one message
+// holding the lines joined by newlines, with is_error false and a
+// timestamp. Anything else comes back as a description that no expected
+// text equals: noOutput when no message, or what is wrong.
+func stdout(ex map[string]any) string { return logText(ex, "stdout", false) }
 
-func joinLogs(ex map[string]any, stream string) string {
+// stderr is stdout for the stderr stream (is_error true).
+func stderr(ex map[string]any) string { return logText(ex, "stderr", true) }
+
+// noOutput is what stdout and stderr return for a stream that printed nothing.
+const noOutput = "<no message>"
+
+func logText(ex map[string]any, stream string, isError bool) string {
 	logs, _ := ex["logs"].(map[string]any)
-	msgs, _ := logs[stream].([]any)
-	var b strings.Builder
-	for _, m := range msgs {
-		text := m.(map[string]any)["text"].(string)
-		b.WriteString(text)
-		if !strings.HasSuffix(text, "\n") {
-			b.WriteString("\n")
-		}
+	msgs, ok := logs[stream].([]any)
+	switch {
+	case !ok:
+		return fmt.Sprintf("<logs.%s is %v>", stream, logs[stream])
+	case len(msgs) == 0:
+		return noOutput
+	case len(msgs) > 1:
+		return fmt.Sprintf("<%d messages: %v>", len(msgs), msgs)
 	}
-	return b.String()
+	m, _ := msgs[0].(map[string]any)
+	text, _ := m["text"].(string)
+	if ts, _ := m["timestamp"].(float64); m["is_error"] != isError || ts <= 0 || len(m) != 3 {
+		return fmt.Sprintf("<message %v>", m)
+	}
+	return text
 }
 
 // expectFailure checks a failure's exit code and kind and that its

@@ -3,6 +3,7 @@ package mcp
 import (
 	"fmt"
 	"io"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -13,45 +14,61 @@ type truncation struct {
 	Note         string `json:"note"`
 }
 
-// maxMessages bounds how many output messages a run keeps, whatever their
-// size: a command writing one byte at a time must not hold a million.
-const maxMessages = 10000
+// maxLines bounds how many output lines a run keeps, whatever their size:
+// a command printing a million empty lines must not hold a million.
+const maxLines = 10000
 
-// outputTail keeps the newest output messages of a command within a byte
-// budget shared by stdout and stderr: the end of a long output (the
-// summary, the error) is what an agent needs.
+// outputLine is one line of a command's output: one output event.
+type outputLine struct {
+	text      string
+	stderr    bool
+	timestamp int64
+}
+
+// lineOf is the line an output event carries. execd sends each line
+// without its terminator, an empty line as "\n"; a server that keeps
+// terminators sends them, and the one ending the line is dropped.
+func lineOf(data []byte) string {
+	s := strings.TrimSuffix(string(data), "\n")
+	return strings.TrimSuffix(s, "\r")
+}
+
+// outputTail keeps the newest lines of a command's output within a byte
+// budget shared by stdout and stderr, each line counted with the newline
+// that joins it to the next: the end of a long output (the summary, the
+// error) is what an agent needs.
 type outputTail struct {
 	max     int
-	msgs    []outputMessage
+	lines   []outputLine
 	size    int
 	dropped int64
 }
 
 func newOutputTail(max int) *outputTail { return &outputTail{max: max} }
 
-func (t *outputTail) add(m outputMessage) {
-	t.msgs = append(t.msgs, m)
-	t.size += len(m.Text)
-	for len(t.msgs) > maxMessages {
+func (t *outputTail) add(l outputLine) {
+	t.lines = append(t.lines, l)
+	t.size += len(l.text) + 1
+	for len(t.lines) > maxLines {
 		t.dropFirst()
 	}
 	for t.size > t.max {
-		first := &t.msgs[0]
+		first := &t.lines[0]
 		over := t.size - t.max
-		if over >= len(first.Text) {
+		if over >= len(first.text) {
 			t.dropFirst()
 			continue
 		}
-		cut := runeStart(first.Text, over)
-		first.Text = first.Text[cut:]
+		cut := runeStart(first.text, over)
+		first.text = first.text[cut:]
 		t.size -= cut
 		t.dropped += int64(cut)
 	}
 }
 
 func (t *outputTail) dropFirst() {
-	n := len(t.msgs[0].Text)
-	t.msgs = t.msgs[1:]
+	n := len(t.lines[0].text) + 1
+	t.lines = t.lines[1:]
 	t.size -= n
 	t.dropped += int64(n)
 }
@@ -64,17 +81,33 @@ func runeStart(s string, i int) int {
 	return i
 }
 
-// split returns the kept messages by stream, never nil.
-func (t *outputTail) split() (stdout, stderr []outputMessage) {
-	stdout, stderr = []outputMessage{}, []outputMessage{}
-	for _, m := range t.msgs {
-		if m.IsError {
-			stderr = append(stderr, m)
-		} else {
-			stdout = append(stdout, m)
+// logs is the kept output as the SDKs join output events: each event a
+// line, lines joined by newlines, no newline after the last. Each stream
+// is one message, stamped with the time of its first line; a stream that
+// printed nothing has none. Never nil.
+func (t *outputTail) logs() executionLogs {
+	return executionLogs{Stdout: t.join(false), Stderr: t.join(true)}
+}
+
+func (t *outputTail) join(stderr bool) []outputMessage {
+	var b strings.Builder
+	var first *outputLine
+	for i := range t.lines {
+		l := &t.lines[i]
+		if l.stderr != stderr {
+			continue
 		}
+		if first == nil {
+			first = l
+		} else {
+			b.WriteByte('\n')
+		}
+		b.WriteString(l.text)
 	}
-	return stdout, stderr
+	if first == nil {
+		return []outputMessage{}
+	}
+	return []outputMessage{{Text: b.String(), Timestamp: first.timestamp, IsError: stderr}}
 }
 
 func (t *outputTail) truncation() *truncation {

@@ -44,7 +44,7 @@ func TestSandboxLifecycle(t *testing.T) {
 		t.Errorf("sandbox_renew: %v (%v)", renewed, err)
 	}
 
-	if ex := h.ok("command_run", map[string]any{"sandbox_id": id, "command": "echo $GREETING"}); stdout(ex) != "hi\n" {
+	if ex := h.ok("command_run", map[string]any{"sandbox_id": id, "command": "echo $GREETING"}); stdout(ex) != "hi" || stderr(ex) != noOutput {
 		t.Errorf("the sandbox's env: %v", ex)
 	}
 	if got := h.ok("sandbox_healthcheck", map[string]any{"sandbox_id": id}); got["healthy"] != true || got["sandbox_id"] != id {
@@ -75,7 +75,7 @@ func TestCommandRun(t *testing.T) {
 	id := h.create(nil)
 
 	ex := h.ok("command_run", map[string]any{"sandbox_id": id, "command": "echo one; echo two >&2; printf 'a b\\n' | tr a-z A-Z; exit 3"})
-	if ex["exit_code"] != float64(3) || stdout(ex) != "one\nA B\n" || stderr(ex) != "two\n" {
+	if ex["exit_code"] != float64(3) || stdout(ex) != "one\nA B" || stderr(ex) != "two" {
 		t.Errorf("command_run: exit %v, stdout %q, stderr %q", ex["exit_code"], stdout(ex), stderr(ex))
 	}
 	if e := ex["error"].(map[string]any); e["value"] != "3" || ex["complete"] != nil {
@@ -86,7 +86,7 @@ func TestCommandRun(t *testing.T) {
 	}
 
 	ex = h.ok("command_run", map[string]any{"sandbox_id": id, "command": "echo made > wd-marker", "working_directory": "/tmp"})
-	if ex["exit_code"] != float64(0) || stdout(ex) != "" || ex["error"] != nil {
+	if ex["exit_code"] != float64(0) || stdout(ex) != noOutput || stderr(ex) != noOutput || ex["error"] != nil {
 		t.Errorf("command_run in /tmp: %v", ex)
 	}
 	if got := h.ok("file_read", map[string]any{"sandbox_id": id, "path": "/tmp/wd-marker"}); got["content"] != "made\n" {
@@ -195,6 +195,28 @@ func equalJSON(a, b any) bool {
 	return strings.EqualFold(mustMarshal(a), mustMarshal(b))
 }
 
+// command_run joins output as the SDKs do: each event a line, lines joined
+// by newlines, none after the last. Empty lines are kept, a CRLF ends one
+// line, a last line without a newline is as whole as the others, and a
+// command that prints nothing on a stream has no message for it.
+func TestCommandOutputLines(t *testing.T) {
+	h := start(t, osbmcp.Options{})
+	id := h.create(nil)
+	cases := []struct{ command, stdout, stderr string }{
+		{`printf 'a\n\nb\r\nc'; printf 'e1\n\ne2\n' >&2`, "a\n\nb\nc", "e1\n\ne2"},
+		{"echo", "", noOutput},
+		{"echo; echo", "\n", noOutput},
+		{"true", noOutput, noOutput},
+		{"seq 3 >&2", noOutput, "1\n2\n3"},
+	}
+	for _, c := range cases {
+		ex := h.ok("command_run", map[string]any{"sandbox_id": id, "command": c.command})
+		if stdout(ex) != c.stdout || stderr(ex) != c.stderr {
+			t.Errorf("%s: stdout %q, stderr %q; want %q, %q", c.command, stdout(ex), stderr(ex), c.stdout, c.stderr)
+		}
+	}
+}
+
 // Tools that reach into a sandbox act only on sandboxes this server
 // registered, unless asked to connect.
 func TestRegistry(t *testing.T) {
@@ -211,7 +233,7 @@ func TestRegistry(t *testing.T) {
 	}
 	// connect_if_missing connects and registers on the way.
 	ex := h.ok("command_run", map[string]any{"sandbox_id": sb.ID, "command": "echo in", "connect_if_missing": true})
-	if stdout(ex) != "in\n" {
+	if stdout(ex) != "in" {
 		t.Errorf("command_run with connect_if_missing: %v", ex)
 	}
 	if got := h.ok("sandbox_healthcheck", map[string]any{"sandbox_id": sb.ID}); got["healthy"] != true {
@@ -243,7 +265,7 @@ func createDirectly(t *testing.T, api *client.Client) *client.Sandbox {
 func TestAllowAnySandbox(t *testing.T) {
 	h := start(t, osbmcp.Options{AllowAnySandbox: true})
 	sb := createDirectly(t, h.api)
-	if ex := h.ok("command_run", map[string]any{"sandbox_id": sb.ID, "command": "echo any"}); stdout(ex) != "any\n" {
+	if ex := h.ok("command_run", map[string]any{"sandbox_id": sb.ID, "command": "echo any"}); stdout(ex) != "any" {
 		t.Errorf("command_run: %v", ex)
 	}
 }

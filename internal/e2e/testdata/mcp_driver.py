@@ -15,6 +15,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
+from opensandbox.models.execd import Execution
 
 
 def stdio(argv):
@@ -31,7 +32,11 @@ async def list_tools(session):
 async def call(session, name, args):
     res = await session.call_tool(name, args)
     text = "".join(c.text for c in res.content if getattr(c, "type", "") == "text")
-    return {"is_error": bool(res.is_error), "structured": res.structured_content, "text": text}
+    out = {"is_error": bool(res.is_error), "structured": res.structured_content, "text": text}
+    if name == "command_run" and not res.is_error:
+        # What a program reading the result with the official SDK's model sees.
+        out["sdk_text"] = Execution.model_validate(res.structured_content).text
+    return out
 
 
 async def workflow(session):
@@ -39,7 +44,7 @@ async def workflow(session):
     created = await call(session, "sandbox_create", {"image": "python:3.11"})
     steps["create"] = created
     sid = (created["structured"] or {}).get("sandbox_id")
-    steps["run"] = await call(session, "command_run", {"sandbox_id": sid, "command": "echo from-python; exit 4"})
+    steps["run"] = await call(session, "command_run", {"sandbox_id": sid, "command": "echo from-python; echo second; exit 4"})
     steps["write"] = await call(session, "file_write", {"sandbox_id": sid, "path": "/workspace/py.txt", "content": "written by python\n"})
     steps["read"] = await call(session, "file_read", {"sandbox_id": sid, "path": "/workspace/py.txt"})
     steps["unregistered"] = await call(session, "command_run", {"sandbox_id": "not-registered", "command": "true"})
