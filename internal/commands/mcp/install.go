@@ -80,8 +80,8 @@ func newCmdInstall(f *cmdutil.Factory, runF func(context.Context, *installOption
 				"Where: project (the current directory) or global (your home directory).")
 			fs.StringVar(&opts.Name, "name", "osb", "Name of the server entry.")
 			fs.StringVar(&opts.Command, "command", "osb", "Command the agent runs to start the server.")
-			fs.StringSliceVar(&opts.Tools, "tools", nil, "Passed to `osb mcp --tools`.")
-			fs.BoolVar(&opts.AllowAnySandbox, "allow-any-sandbox", false, "Passed to `osb mcp`.")
+			fs.StringSliceVar(&opts.Tools, "tools", nil, "Comma-separated `LIST` of tools for the server, as osb mcp --tools takes it.")
+			fs.BoolVar(&opts.AllowAnySandbox, "allow-any-sandbox", false, "Let the server act on any sandbox (osb mcp --allow-any-sandbox).")
 		},
 		Run: runInstall,
 	}

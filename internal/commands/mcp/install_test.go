@@ -58,6 +58,10 @@ func TestInstallGlobal(t *testing.T) {
 			t.Errorf("second install of %s: %s", op.Target, op.Status)
 		}
 	}
+	r = env.Run("mcp", "install", "--target", "codex", "--scope", "global", "--tools", "default,command_logs", "-q", "operations.0.status").ExpectCode(t, 0)
+	if r.Stdout != "already_present\n" {
+		t.Errorf("--jq: %q", r.Stdout)
+	}
 }
 
 func TestInstallProject(t *testing.T) {

@@ -60,7 +60,7 @@ func NewCmdMCP(f *cmdutil.Factory) *cobra.Command {
 		Flags: func(fs *cmdutil.FlagSet) {
 			fs.StringVar(&opts.HTTP, "http", "", "Serve streamable HTTP on this address (e.g. 127.0.0.1:8765) instead of stdio.")
 			fs.StringVar(&opts.TokenFile, "token-file", "", "File holding the HTTP bearer token (mode 0600).")
-			fs.StringSliceVar(&opts.Tools, "tools", nil, "Tools to serve: names, default, all, -NAME to leave one out (default: the official set).")
+			fs.StringSliceVar(&opts.Tools, "tools", nil, "Comma-separated `LIST` of tools to serve: names, default, all, -NAME to leave one out (default: the official set).")
 			fs.Complete("tools", append(slices.Concat(official, extras), "default", "all")...)
 			fs.BoolVar(&opts.AllowAnySandbox, "allow-any-sandbox", false, "Let tools act on any sandbox, connecting to it on first use.")
 			fs.IntVar(&opts.MaxOutput, "max-output", osbmcp.DefaultMaxOutput, "Most bytes of output or file content one tool call returns.")
