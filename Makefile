@@ -52,10 +52,13 @@ bench:
 
 # The official clients (Python CLI and SDK, JavaScript SDK) against osb
 # server: scripts/interop-setup installs them under .interop/, then the
-# suite in internal/interop drives them; the official MCP client drives the
-# built `osb mcp`, and the official opensandbox-mcp lists its tools beside
-# ours (TestMCPInterop* in internal/e2e). Needs python3 (3.10+) and node (20+).
+# suite in internal/interop drives them. The official MCP client drives the
+# built `osb mcp`, and the official opensandbox-mcp, which lists its tools
+# beside ours and runs against osb server (TestMCPInterop* in internal/e2e).
+# Both suites run, whichever fails. Needs python3 (3.10+) and node (20+).
 interop:
 	scripts/interop-setup
-	OSB_INTEROP_DIR=$(CURDIR)/.interop $(GO) test -count=1 -timeout 15m ./internal/interop
-	OSB_INTEROP_DIR=$(CURDIR)/.interop $(GO) test -count=1 -timeout 10m -run 'TestMCPInterop' ./internal/e2e
+	status=0; \
+	OSB_INTEROP_DIR=$(CURDIR)/.interop $(GO) test -count=1 -timeout 15m ./internal/interop || status=1; \
+	OSB_INTEROP_DIR=$(CURDIR)/.interop $(GO) test -count=1 -timeout 10m -run 'TestMCPInterop' ./internal/e2e || status=1; \
+	exit $$status
