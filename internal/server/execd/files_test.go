@@ -615,3 +615,40 @@ func TestPathsCannotEscape(t *testing.T) {
 		t.Errorf("removing the link removed its target: %v", err)
 	}
 }
+
+// TestSystemFilesAreReadable checks that an isolated sandbox's files outside
+// its own areas read as its processes see them (the official SDKs read
+// /etc/os-release), while writes there are still refused and an unisolated
+// sandbox shows nothing of the host.
+func TestSystemFilesAreReadable(t *testing.T) {
+	if !sandbox.Probe().Available {
+		t.Skip("no namespaces here: " + sandbox.Probe().Reason)
+	}
+	want, err := os.ReadFile("/etc/os-release")
+	if err != nil {
+		t.Skip("this host has no /etc/os-release")
+	}
+	sb := startSandbox(t, true)
+	srv := httptest.NewServer(New(sb, Options{}))
+	t.Cleanup(srv.Close)
+
+	got := call(t, "GET", srv.URL+"/files/download"+q("path", "/etc/os-release"), nil)
+	if got.status != 200 || got.body != string(want) {
+		t.Fatalf("download /etc/os-release: %d %q", got.status, got.body)
+	}
+	info := call(t, "GET", srv.URL+"/files/info"+q("path", "/etc/os-release"), nil)
+	if info.status != 200 || !strings.Contains(info.body, `"path":"/etc/os-release"`) {
+		t.Errorf("info /etc/os-release: %d %s", info.status, info.body)
+	}
+	call(t, "GET", srv.URL+"/files/download"+q("path", "/etc"), nil).
+		expect(t, 400, "INVALID_FILE", "error reading file /etc: is a directory")
+	upload(t, srv.URL, meta("/etc/osb-written", 644), content("x")).expect(t, 400)
+	if _, err := os.Stat("/etc/osb-written"); err == nil {
+		os.Remove("/etc/osb-written")
+		t.Fatal("an upload to /etc wrote the host's /etc")
+	}
+
+	_, plain := fileServer(t)
+	call(t, "GET", plain+"/files/download"+q("path", "/etc/os-release"), nil).
+		expect(t, 400, "INVALID_FILE", "path is outside the sandbox filesystem (only /workspace, /tmp and /root are sandbox files): /etc/os-release")
+}

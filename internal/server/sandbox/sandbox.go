@@ -236,3 +236,16 @@ func (s *Sandbox) Remove() error {
 	}
 	return errors.Join(kerr, os.RemoveAll(s.dir))
 }
+
+// OpenView opens the whole filesystem as the sandbox's processes see it:
+// the root of its init when isolated (host system directories read-only, its
+// own areas). The files API reads paths outside Areas through it, as a real
+// execd reads any path of its container. An unisolated sandbox has no view
+// of its own: ErrOutsideFS. The caller closes it.
+func (s *Sandbox) OpenView() (*os.Root, error) {
+	a := s.anchor.Load()
+	if a == nil || !a.isolated {
+		return nil, ErrOutsideFS
+	}
+	return os.OpenRoot(fmt.Sprintf("/proc/%d/root", a.initPID))
+}
