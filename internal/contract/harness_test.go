@@ -28,7 +28,8 @@ type harness struct {
 	upstream map[string]*spec // nil without ../shared/upstream-specs
 
 	mu        sync.Mutex
-	endpoints map[string]int // data-plane base URL → sandbox port, learned from endpoint lookups
+	endpoints map[string]int               // data-plane base URL → sandbox port, learned from endpoint lookups
+	headers   map[string]map[string]string // data-plane base URL → its endpoint headers
 }
 
 // covered records, across all tests, which operations of specs/ some
@@ -46,6 +47,7 @@ func newHarness(t *testing.T, opts ...func(*server.Options)) *harness {
 		ours:      ourSpecs(t),
 		upstream:  upstreamSpecs(t),
 		endpoints: map[string]int{},
+		headers:   map[string]map[string]string{},
 	}
 	h.env.ClientOptions = func(o *client.Options) {
 		o.HTTPClient = h.rec.Client()
@@ -149,7 +151,8 @@ func (h *harness) learnEndpoint(kind contractKind, rest string, x *exchange) {
 		return
 	}
 	var ep struct {
-		Endpoint string `json:"endpoint"`
+		Endpoint string            `json:"endpoint"`
+		Headers  map[string]string `json:"headers"`
 	}
 	if json.Unmarshal(x.respBody, &ep) != nil || ep.Endpoint == "" {
 		return
@@ -157,20 +160,33 @@ func (h *harness) learnEndpoint(kind contractKind, rest string, x *exchange) {
 	port, _ := strconv.Atoi(m[1])
 	h.mu.Lock()
 	h.endpoints["http://"+strings.TrimRight(ep.Endpoint, "/")] = port
+	h.headers["http://"+strings.TrimRight(ep.Endpoint, "/")] = ep.Headers
 	h.mu.Unlock()
 }
 
-// endpointOf is a direct data-plane base learned for port.
+// endpointOf is a data-plane base learned for port.
 func (h *harness) endpointOf(port int) string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for base, p := range h.endpoints {
-		if p == port && !strings.Contains(base, "/sandboxes/") {
+		if p == port {
 			return base
 		}
 	}
 	h.t.Fatalf("no endpoint for port %d was looked up", port)
 	return ""
+}
+
+// headersFor are the endpoint headers learned for the data-plane base of url.
+func (h *harness) headersFor(url string) map[string]string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for base, hdr := range h.headers {
+		if strings.HasPrefix(url, base+"/") {
+			return hdr
+		}
+	}
+	return nil
 }
 
 // cover records which operation of our spec an exchange used.

@@ -15,7 +15,6 @@ import (
 	"github.com/osb-dev/osb/internal/cmdtest"
 	"github.com/osb-dev/osb/internal/commands"
 	"github.com/osb-dev/osb/internal/iostreams"
-	"github.com/osb-dev/osb/internal/server"
 	"github.com/osb-dev/osb/internal/server/servertest"
 )
 
@@ -110,6 +109,9 @@ func (h *harness) probe(method, url, body string, status int) {
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	for k, v := range h.headersFor(url) {
+		req.Header.Set(k, v)
+	}
 	resp, err := h.rec.Client().Do(req)
 	if err != nil {
 		h.t.Fatal(err)
@@ -180,7 +182,7 @@ func (u *untilLine) Write(p []byte) (int, error) {
 // it on every data-plane request; a request without it gets execd's 401,
 // whose {"error"} body the contracts describe.
 func TestEndpointHeadersTraffic(t *testing.T) {
-	h := newHarness(t, func(o *server.Options) { o.EndpointHeaders = true })
+	h := newHarness(t)
 	id := h.createSandbox()
 	h.run(0, "command", "run", id, "--", "true")
 	h.run(0, "file", "ls", id, "/workspace")

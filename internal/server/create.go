@@ -20,17 +20,16 @@ var defaultEntrypoint = []string{"tail", "-f", "/dev/null"}
 
 // createRequest is a validated CreateSandboxRequest.
 type createRequest struct {
-	imageURI     string
-	snapshotID   string
-	templateID   string
-	entrypoint   []string
-	timeout      *time.Duration
-	env          map[string]string
-	metadata     map[string]string
-	extensions   map[string]string
-	platform     json.RawMessage
-	secureAccess bool
-	egress       egressSeed // networkPolicy, credentialProxy (networkpolicy.go)
+	imageURI   string
+	snapshotID string
+	templateID string
+	entrypoint []string
+	timeout    *time.Duration
+	env        map[string]string
+	metadata   map[string]string
+	extensions map[string]string
+	platform   json.RawMessage
+	egress     egressSeed // networkPolicy, credentialProxy (networkpolicy.go)
 }
 
 func (s *Server) createSandbox(w http.ResponseWriter, r *http.Request) {
@@ -107,9 +106,8 @@ func (s *Server) provision(req createRequest) (rec *record, status int, code str
 	if req.templateID != "" {
 		rec.origin = originTemplate
 	}
-	if rec.data, err = s.startDataPlane(rec, req.secureAccess); err != nil {
-		return fail(http.StatusInternalServerError, codeCreateFailed, err)
-	}
+	rec.renewExtend, _ = renewExtension(req.extensions)
+	rec.data = s.startDataPlane(rec)
 	s.seedEgress(rec, req.egress)
 	return rec, 0, "", nil
 }
@@ -237,7 +235,7 @@ func (s *Server) parseCreate(w http.ResponseWriter, body map[string]any) (create
 	}
 	req.imageURI = v.image(body)
 	req.timeout = v.timeout(body, s.opts.MinTimeout)
-	req.secureAccess = v.boolean(body, "secureAccess")
+	v.boolean(body, "secureAccess") // every sandbox has secured access (dataplane.go)
 	req.platform = v.platform(body)
 	req.egress = v.egressSeed(body)
 	v.strMap(body, "resourceRequests")
@@ -287,6 +285,9 @@ func refuseCreate(req *createRequest, body map[string]any, pool bool) (code, msg
 		return codeInvalidLabel, err.Error()
 	}
 	if msg := checkPlatform(req.platform); msg != "" {
+		return codeInvalidParameter, msg
+	}
+	if _, msg := renewExtension(req.extensions); msg != "" {
 		return codeInvalidParameter, msg
 	}
 	return codeInvalidParameter, req.egress.problem

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/hex"
@@ -18,81 +19,46 @@ import (
 )
 
 // dataPlane serves one sandbox's ports: execd (44772), in-process port
-// handlers (egress on 18080), and a reverse proxy to 127.0.0.1:port for the
-// rest (sandboxes share the host network). It is reachable directly on its
-// own listener (execd at /, other ports under /proxy/{port}, like execd's
-// own proxy) and through the server's /sandboxes/{id}/proxy/{port} route.
+// handlers (egress on 18080), and a reverse proxy to the sandbox's own
+// listeners for the rest. It has no listener of its own: every request
+// arrives through the main listener's /sandboxes/{id}/proxy/{port} route,
+// which is also the endpoint the lifecycle API hands out, so nothing of a
+// sandbox is reachable without the API key or the sandbox's secret.
 type dataPlane struct {
-	sb    *sandbox.Sandbox
-	execd http.Handler
-	ports map[int]http.Handler
-	token string // required in TokenHeader when non-empty
+	sb     *sandbox.Sandbox
+	execd  http.Handler
+	ports  map[int]http.Handler
+	secret string // the SecureAccessHeader value this sandbox's endpoints carry
 
-	ln  net.Listener
-	srv *http.Server
+	// done is cancelled by close: it ends the requests still running
+	// (streams, WebSockets) when the sandbox goes away.
+	done   context.Context
+	cancel context.CancelFunc
 }
 
-func (s *Server) startDataPlane(rec *record, secureAccess bool) (*dataPlane, error) {
-	d := &dataPlane{sb: rec.sb, execd: execd.New(rec.sb, execd.Options{}), ports: map[int]http.Handler{}}
+func (s *Server) startDataPlane(rec *record) *dataPlane {
+	d := &dataPlane{sb: rec.sb, execd: execd.New(rec.sb, execd.Options{}), ports: map[int]http.Handler{}, secret: randomHex(32)}
 	for port, mk := range s.opts.PortHandlers {
 		// A template sandbox has no egress sidecar (networkpolicy.go).
 		if port != ExecdPort && !(port == EgressPort && rec.origin == originTemplate) {
 			d.ports[port] = mk(rec.sb)
 		}
 	}
-	if s.opts.EndpointHeaders || secureAccess {
-		d.token = randomHex(16)
-	}
-	ln, err := net.Listen("tcp", net.JoinHostPort(s.bindHost(), "0"))
-	if err != nil {
-		return nil, err
-	}
-	d.ln = ln
-	d.srv = &http.Server{Handler: d, ReadHeaderTimeout: 30 * time.Second}
-	go d.srv.Serve(ln)
-	return d, nil
+	d.done, d.cancel = context.WithCancel(context.Background())
+	return d
 }
 
-// close stops the listener and cuts open connections (streams included).
-func (d *dataPlane) close() { d.srv.Close() }
-
-func (d *dataPlane) port() int { return d.ln.Addr().(*net.TCPAddr).Port }
+// close ends the requests in flight (streams included).
+func (d *dataPlane) close() { d.cancel() }
 
 // headers are the endpoint headers a client must send on every request.
 func (d *dataPlane) headers() map[string]string {
-	if d.token == "" {
-		return map[string]string{}
-	}
-	return map[string]string{TokenHeader: d.token}
+	return map[string]string{SecureAccessHeader: d.secret}
 }
 
-// ServeHTTP is the direct listener: execd at the root, /proxy/{port}/... for other ports.
-func (d *dataPlane) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !d.admit(w, r) {
-		return
-	}
-	rest, ok := strings.CutPrefix(r.URL.Path, "/proxy/")
-	if !ok {
-		d.execd.ServeHTTP(w, r)
-		return
-	}
-	portStr, sub, _ := strings.Cut(rest, "/")
-	port, err := strconv.Atoi(portStr)
-	if err != nil || port < 1 || port > 65535 {
-		http.Error(w, "port is required", http.StatusBadRequest) // as execd's proxy says
-		return
-	}
-	d.servePort(w, r, port, "/"+sub)
-}
-
-// admit checks the endpoint token (before routing, as execd checks its
-// token) and refuses paused sandboxes: their processes are stopped and
-// could not answer. 409 rather than 503 so that clients do not retry.
-func (d *dataPlane) admit(w http.ResponseWriter, r *http.Request) bool {
-	if d.token != "" && subtle.ConstantTimeCompare([]byte(r.Header.Get(TokenHeader)), []byte(d.token)) != 1 {
-		execd.WriteUnauthorized(w, TokenHeader)
-		return false
-	}
+// admit refuses paused sandboxes: their processes are stopped and could not
+// answer. 409 rather than 503 so that clients do not retry.
+func (d *dataPlane) admit(w http.ResponseWriter) bool {
 	if d.sb.Paused() {
 		writeError(w, http.StatusConflict, codeNotRunning, "Sandbox "+d.sb.ID()+" is paused; resume it first.")
 		return false
@@ -103,7 +69,9 @@ func (d *dataPlane) admit(w http.ResponseWriter, r *http.Request) bool {
 // servePort hands the request, its path replaced by path, to the port's handler.
 func (d *dataPlane) servePort(w http.ResponseWriter, r *http.Request, port int, path string) {
 	r = withPath(r, path)
-	r.Header.Del("OPEN-SANDBOX-API-KEY") // the key must never reach the sandbox
+	// Neither credential may reach the sandbox.
+	r.Header.Del(apiKeyHeader)
+	r.Header.Del(SecureAccessHeader)
 	switch h := d.ports[port]; {
 	case port == ExecdPort:
 		d.execd.ServeHTTP(w, r)
@@ -111,10 +79,19 @@ func (d *dataPlane) servePort(w http.ResponseWriter, r *http.Request, port int, 
 		h.ServeHTTP(w, r)
 	case port == EgressPort:
 		writeError(w, http.StatusNotFound, codePortUnavailable, "No egress sidecar runs for this sandbox.")
+	case !d.ownsPort(port):
+		// What a sandbox with its own network would answer: nothing of
+		// its own listens there (execd's proxy says so with a 502).
+		http.Error(w, "Bad Gateway", http.StatusBadGateway)
 	default:
 		proxyTo(port).ServeHTTP(w, r)
 	}
 }
+
+// ownsPort reports whether one of the sandbox's processes listens on port.
+// Sandboxes share the host's network, so 127.0.0.1:port may as well be
+// another sandbox or a host service; those are never proxied to.
+func (d *dataPlane) ownsPort(port int) bool { return listensOn(d.sb.PIDs(), port) }
 
 func withPath(r *http.Request, path string) *http.Request {
 	r2 := r.Clone(r.Context())
@@ -127,17 +104,16 @@ func withPath(r *http.Request, path string) *http.Request {
 func proxyTo(port int) http.Handler {
 	target := &url.URL{Scheme: "http", Host: fmt.Sprintf("127.0.0.1:%d", port)}
 	return &httputil.ReverseProxy{
-		Rewrite: func(pr *httputil.ProxyRequest) {
-			pr.SetURL(target)
-			pr.Out.Header.Del(TokenHeader)
-		},
+		Rewrite: func(pr *httputil.ProxyRequest) { pr.SetURL(target) },
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			http.Error(w, "Bad Gateway", http.StatusBadGateway) // execd's proxy answers so
 		},
 	}
 }
 
-// serverProxy is /sandboxes/{id}/proxy/{port}[/{rest...}] on the main listener.
+// serverProxy is /sandboxes/{id}/proxy/{port}[/{rest...}] on the main
+// listener: the whole data plane. The lifecycle auth middleware lets it
+// through; it checks its own credentials (authorize).
 func (s *Server) serverProxy(w http.ResponseWriter, r *http.Request) {
 	rec := s.lookup(w, r.PathValue("id"))
 	if rec == nil {
@@ -148,13 +124,44 @@ func (s *Server) serverProxy(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, codeInvalidParameter, "Invalid port "+r.PathValue("port")+".")
 		return
 	}
-	if !rec.data.admit(w, r) {
+	if !s.authorize(w, r, rec) || !rec.data.admit(w) {
 		return
 	}
-	rec.data.servePort(w, r, port, "/"+r.PathValue("rest"))
+	s.renewOnAccess(rec)
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	defer context.AfterFunc(rec.data.done, cancel)()
+	rec.data.servePort(w, r.WithContext(ctx), port, "/"+r.PathValue("rest"))
 }
 
-// bindHost is where data-plane listeners bind: the main listener's host.
+// authorize admits a data-plane request that carries the server's API key
+// or this sandbox's secret. A wrong key is refused even with a good
+// secret: the client meant the key. Errors have execd's {"error"} shape,
+// as execd's own token check answers.
+func (s *Server) authorize(w http.ResponseWriter, r *http.Request, rec *record) bool {
+	if key := r.Header.Get(apiKeyHeader); key != "" && s.opts.APIKey != "" {
+		if equalSecret(key, s.opts.APIKey) {
+			return true
+		}
+		writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "Unauthorized: invalid " + apiKeyHeader})
+		return false
+	}
+	switch secret := r.Header.Get(SecureAccessHeader); {
+	case secret == "":
+		execd.WriteUnauthorized(w, SecureAccessHeader)
+		return false
+	case !equalSecret(secret, rec.data.secret):
+		writeJSON(w, http.StatusForbidden, map[string]string{"error": "Forbidden: the " + SecureAccessHeader + " header is not this sandbox's"})
+		return false
+	}
+	return true
+}
+
+func equalSecret(got, want string) bool {
+	return subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
+}
+
+// bindHost is the main listener's host.
 func (s *Server) bindHost() string {
 	host, _, err := net.SplitHostPort(s.Addr())
 	if err != nil || host == "" {
@@ -205,22 +212,18 @@ func (s *Server) getEndpoint(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set(originHeader, rec.origin)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
-		"endpoint": s.endpointFor(r, rec, port, useProxy),
+		"endpoint": s.endpointFor(r, rec, port),
 		"headers":  rec.data.headers(),
 	})
 }
 
-// endpointFor builds the scheme-less endpoint (host:port[/path]).
-func (s *Server) endpointFor(r *http.Request, rec *record, port int, useProxy bool) string {
-	if useProxy {
-		_, mainPort, _ := net.SplitHostPort(s.Addr())
-		return fmt.Sprintf("%s/sandboxes/%s/proxy/%d", net.JoinHostPort(s.endpointHost(r), mainPort), rec.id, port)
-	}
-	base := net.JoinHostPort(s.endpointHost(r), strconv.Itoa(rec.data.port()))
-	if port == ExecdPort {
-		return base
-	}
-	return fmt.Sprintf("%s/proxy/%d", base, port)
+// endpointFor builds the scheme-less endpoint host:port/sandboxes/{id}/proxy/{port}:
+// the data plane lives on the main listener, with or without
+// use_server_proxy. Like a bridge-mode server's, it ends in /proxy/{port},
+// so clients must join paths onto it, never replace them.
+func (s *Server) endpointFor(r *http.Request, rec *record, port int) string {
+	_, mainPort, _ := net.SplitHostPort(s.Addr())
+	return fmt.Sprintf("%s/sandboxes/%s/proxy/%d", net.JoinHostPort(s.endpointHost(r), mainPort), rec.id, port)
 }
 
 func (v *fields) pathPort(raw string) int {
@@ -269,4 +272,39 @@ func randomHex(n int) string {
 	b := make([]byte, n)
 	rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// renewExtendKey is the create extension that opts a sandbox into
+// renew-on-access: each data-plane request pushes expiresAt to at least
+// now + that many seconds (300 to 86400).
+const renewExtendKey = "access.renew.extend.seconds"
+
+// renewExtension reads renewExtendKey from the create extensions: 0 when
+// absent, an error message when invalid.
+func renewExtension(ext map[string]string) (time.Duration, string) {
+	raw, ok := ext[renewExtendKey]
+	if !ok {
+		return 0, ""
+	}
+	n, err := strconv.Atoi(raw)
+	if err != nil || n < 300 || n > 86400 || raw != strconv.Itoa(n) {
+		return 0, fmt.Sprintf("Invalid extensions.%s %q: a whole number of seconds from 300 to 86400.", renewExtendKey, raw)
+	}
+	return time.Duration(n) * time.Second, ""
+}
+
+// renewOnAccess moves expiresAt forward for a sandbox that asked for it.
+// The expiry timer re-arms itself when it finds expiresAt moved (expire).
+func (s *Server) renewOnAccess(rec *record) {
+	if rec.renewExtend == 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if rec.expiresAt == nil || rec.state == stateStopping {
+		return
+	}
+	if at := time.Now().Add(rec.renewExtend).UTC(); at.After(*rec.expiresAt) {
+		rec.expiresAt = &at
+	}
 }

@@ -8,8 +8,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -24,16 +24,24 @@ func dialTimeout(addr string) (net.Conn, error) {
 func TestEndpointShapes(t *testing.T) {
 	t.Parallel()
 	c := newClient(t)
-	id := c.create(nil)
-	direct := c.endpoint(id, 44772, false)
-	if strings.Contains(direct.Endpoint, "/") || !strings.HasPrefix(direct.Endpoint, "127.0.0.1:") || len(direct.Headers) != 0 {
-		t.Errorf("direct execd endpoint %+v", direct)
+	id, other := c.create(nil), c.create(nil)
+	secret := ""
+	for _, port := range []int{44772, 18080, 8080} {
+		for _, proxy := range []bool{false, true} {
+			e := c.endpoint(id, port, proxy)
+			if want := c.srv.Addr() + "/sandboxes/" + id + "/proxy/" + itoa(port); e.Endpoint != want {
+				t.Errorf("port %d proxy=%v: endpoint %q, want %q", port, proxy, e.Endpoint, want)
+			}
+			if secret == "" {
+				secret = e.Headers[server.SecureAccessHeader]
+			}
+			if len(e.Headers) != 1 || len(secret) != 64 || e.Headers[server.SecureAccessHeader] != secret {
+				t.Errorf("port %d proxy=%v: headers %v", port, proxy, e.Headers)
+			}
+		}
 	}
-	if e := c.endpoint(id, 8080, false); e.Endpoint != direct.Endpoint+"/proxy/8080" {
-		t.Errorf("direct 8080 endpoint %+v", e)
-	}
-	if e := c.endpoint(id, 44772, true); e.Endpoint != c.srv.Addr()+"/sandboxes/"+id+"/proxy/44772" {
-		t.Errorf("proxy endpoint %+v", e)
+	if o := c.endpoint(other, 44772, false).Headers[server.SecureAccessHeader]; o == secret || len(o) != 64 {
+		t.Errorf("second sandbox's secret %q (first %q)", o, secret)
 	}
 	for _, port := range []string{"0", "65536", "x"} {
 		c.expect(422, c.do("GET", "/sandboxes/"+id+"/endpoints/"+port, nil))
@@ -43,15 +51,76 @@ func TestEndpointShapes(t *testing.T) {
 	c.expect(404, c.do("GET", "/sandboxes/nope/endpoints/80", nil))
 }
 
-func TestDataPlaneThroughBothEndpoints(t *testing.T) {
+// TestDataPlaneAuth: the data plane answers only to the API key or the
+// sandbox's own secret, under / and /v1 alike.
+func TestDataPlaneAuth(t *testing.T) {
 	t.Parallel()
 	c := newClient(t)
-	id := c.create(nil)
-	app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Write([]byte("app:" + r.URL.Path + ":" + r.Header.Get("OPEN-SANDBOX-API-KEY")))
-	}))
-	defer app.Close()
-	appPort, _ := strconv.Atoi(app.URL[strings.LastIndexByte(app.URL, ':')+1:])
+	a, b := c.create(nil), c.create(nil)
+	ea, eb := c.endpoint(a, 44772, false), c.endpoint(b, 44772, false)
+	anon := *c
+	anon.key = ""
+	secretA, secretB := ea.Headers[server.SecureAccessHeader], eb.Headers[server.SecureAccessHeader]
+	for _, base := range []string{c.srv.URL(), c.srv.URL() + "/v1"} {
+		url := base + "/sandboxes/" + a + "/proxy/44772/ping"
+		r := anon.expect(401, anon.do("GET", url, nil))
+		if string(r.body) != `{"error":"Unauthorized: invalid or missing header OpenSandbox-Secure-Access"}`+"\n" {
+			t.Errorf("no credential: %s", r.body)
+		}
+		anon.expect(403, anon.do("GET", url, nil, server.SecureAccessHeader, secretB))
+		anon.expect(403, anon.do("GET", url, nil, server.SecureAccessHeader, "guess"))
+		anon.expect(401, anon.do("GET", url, nil, "OPEN-SANDBOX-API-KEY", "wrong"))
+		anon.expect(401, anon.do("GET", url, nil, "OPEN-SANDBOX-API-KEY", "wrong", server.SecureAccessHeader, secretA))
+		anon.expect(200, anon.do("GET", url, nil, server.SecureAccessHeader, secretA))
+		c.expect(200, c.do("GET", url, nil))
+		// Every execd route sits under the endpoint, not only /ping.
+		anon.expect(403, anon.do("POST", base+"/sandboxes/"+a+"/proxy/44772/command", `{"command":"true"}`, server.SecureAccessHeader, secretB))
+		anon.expect(401, anon.do("GET", base+"/sandboxes/"+a+"/proxy/18080/policy", nil))
+	}
+	anon.expect(200, anon.dataDo(eb, "GET", "/ping"))
+	r := anon.expect(200, anon.dataDo(ea, "GET", "/files/info?path=/workspace"))
+	if !strings.Contains(string(r.body), "/workspace") {
+		t.Errorf("files/info: %s", r.body)
+	}
+}
+
+// appScript serves "app:<path>:<api key header>:<secret header>" on the
+// port given as its argument, from inside a sandbox.
+const appScript = `import http.server, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(s):
+        b = ("app:%s:%s:%s" % (s.path, s.headers.get("OPEN-SANDBOX-API-KEY", ""), s.headers.get("OpenSandbox-Secure-Access", ""))).encode()
+        s.send_response(200); s.send_header("Content-Length", str(len(b))); s.end_headers(); s.wfile.write(b)
+    def log_message(s, *a): pass
+http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+`
+
+// createApp makes a sandbox whose entrypoint serves appScript on a free
+// port, and waits until the port answers through the data plane.
+func (c *client) createApp() (id string, port int) {
+	c.t.Helper()
+	port = closedPort(c.t)
+	id = c.create(map[string]any{"entrypoint": []string{"python3", "-c", appScript, itoa(port)}})
+	e := c.endpoint(id, port, false)
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		if r := c.dataDo(e, "GET", "/up"); r.status == 200 {
+			return id, port
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("the app in sandbox %s never answered on port %d", id, port)
+		}
+	}
+}
+
+func TestDataPlaneProxiesOnlyTheSandboxsOwnPorts(t *testing.T) {
+	t.Parallel()
+	c := newClient(t)
+	id, appPort := c.createApp()
+	other := c.create(nil)
+	var hostHits atomic.Int32
+	host := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hostHits.Add(1) }))
+	defer host.Close()
+	hostPort := host.Listener.Addr().(*net.TCPAddr).Port
 	for _, proxy := range []bool{false, true} {
 		e := c.endpoint(id, 44772, proxy)
 		if r := c.dataDo(e, "GET", "/ping"); r.status != 200 || len(r.body) != 0 {
@@ -65,17 +134,59 @@ func TestDataPlaneThroughBothEndpoints(t *testing.T) {
 		if r := c.dataDo(e, "GET", "/nope"); r.status != 404 {
 			t.Errorf("unknown execd route: %d", r.status)
 		}
-		// Other ports are proxied to the host loopback; the API key never reaches them.
+		// The sandbox's own service; neither credential reaches it.
 		r = c.expect(200, c.dataDo(c.endpoint(id, appPort, proxy), "GET", "/hello"))
-		if string(r.body) != "app:/hello:" {
+		if string(r.body) != "app:/hello::" {
 			t.Errorf("proxy=%v app answered %q", proxy, r.body)
 		}
 		if r := c.dataDo(c.endpoint(id, 18080, proxy), "GET", "/policy"); r.status != 200 {
 			t.Errorf("proxy=%v egress sidecar: %d %s", proxy, r.status, r.body)
 		}
-		if r := c.dataDo(c.endpoint(id, closedPort(t), proxy), "GET", "/"); r.status != 502 {
-			t.Errorf("proxy=%v nothing listening: %d", proxy, r.status)
+		// Another sandbox's port, a host service, a closed port: refused.
+		for what, e := range map[string]endpoint{
+			"other sandbox's port": c.endpoint(other, appPort, proxy),
+			"host port":            c.endpoint(id, hostPort, proxy),
+			"closed port":          c.endpoint(id, closedPort(t), proxy),
+		} {
+			if r := c.dataDo(e, "GET", "/"); r.status != 502 || string(r.body) != "Bad Gateway\n" {
+				t.Errorf("proxy=%v %s: %d %q", proxy, what, r.status, r.body)
+			}
 		}
+	}
+	if n := hostHits.Load(); n != 0 {
+		t.Errorf("the host service got %d requests through the data plane", n)
+	}
+}
+
+func TestRenewOnAccess(t *testing.T) {
+	t.Parallel()
+	c := newClient(t)
+	for _, bad := range []any{"299", "86401", "abc", "0300", " 600", "", "1e3"} {
+		r := c.expect(400, c.do("POST", "/sandboxes", createBody(map[string]any{"extensions": map[string]any{"access.renew.extend.seconds": bad}})))
+		if r.code() != "SANDBOX::INVALID_PARAMETER" || !strings.Contains(string(r.body), "access.renew.extend.seconds") {
+			t.Errorf("%q: %s", bad, r.body)
+		}
+	}
+	if n := c.expect(200, c.do("GET", "/sandboxes", nil)).json(t)["pagination"].(map[string]any)["totalItems"]; n != 0.0 {
+		t.Errorf("refused creates left %v sandboxes", n)
+	}
+	expires := func(id string) time.Time {
+		at, err := time.Parse(time.RFC3339Nano, c.expect(200, c.do("GET", "/sandboxes/"+id, nil)).json(t)["expiresAt"].(string))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return at
+	}
+	renewing := c.create(map[string]any{"timeout": 600, "extensions": map[string]any{"access.renew.extend.seconds": "86400"}})
+	plain := c.create(map[string]any{"timeout": 600})
+	before, plainBefore := expires(renewing), expires(plain)
+	c.expect(200, c.dataDo(c.endpoint(renewing, 44772, false), "GET", "/ping"))
+	c.expect(200, c.dataDo(c.endpoint(plain, 44772, false), "GET", "/ping"))
+	if after := expires(renewing); after.Sub(before) < 80000*time.Second {
+		t.Errorf("renew on access: expiresAt %v -> %v", before, after)
+	}
+	if after := expires(plain); !after.Equal(plainBefore) {
+		t.Errorf("a sandbox without renew-on-access moved: %v -> %v", plainBefore, after)
 	}
 }
 
@@ -83,7 +194,9 @@ func TestMetricsWatch(t *testing.T) {
 	t.Parallel()
 	c := newClient(t)
 	e := c.endpoint(c.create(nil), 44772, false)
-	resp, err := http.Get("http://" + e.Endpoint + "/metrics/watch")
+	req, _ := http.NewRequest("GET", "http://"+e.Endpoint+"/metrics/watch", nil)
+	req.Header.Set(server.SecureAccessHeader, e.Headers[server.SecureAccessHeader])
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,34 +214,6 @@ func TestMetricsWatch(t *testing.T) {
 			t.Errorf("line %q: %v", sc.Text(), err)
 		}
 	}
-}
-
-func TestEndpointHeaders(t *testing.T) {
-	t.Parallel()
-	c := newClient(t, func(o *server.Options) { o.EndpointHeaders = true })
-	id := c.create(nil)
-	for _, proxy := range []bool{false, true} {
-		e := c.endpoint(id, 44772, proxy)
-		token := e.Headers[server.TokenHeader]
-		if len(token) < 16 {
-			t.Fatalf("headers %v", e.Headers)
-		}
-		r := c.do("GET", "http://"+e.Endpoint+"/ping", nil)
-		var body map[string]string
-		json.Unmarshal(r.body, &body)
-		if r.status != 401 || !strings.Contains(body["error"], server.TokenHeader) {
-			t.Errorf("proxy=%v without header: %d %s", proxy, r.status, r.body)
-		}
-		c.expect(401, c.do("GET", "http://"+e.Endpoint+"/ping", nil, server.TokenHeader, "wrong"))
-		c.expect(200, c.dataDo(e, "GET", "/ping"))
-	}
-	// secureAccess asks for the same protection on one sandbox.
-	plain := newClient(t)
-	e := plain.endpoint(plain.create(map[string]any{"secureAccess": true}), 44772, false)
-	if len(e.Headers) != 1 {
-		t.Errorf("secureAccess headers %v", e.Headers)
-	}
-	plain.expect(401, plain.do("GET", "http://"+e.Endpoint+"/ping", nil))
 }
 
 func TestPortHandlerHook(t *testing.T) {

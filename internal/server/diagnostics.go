@@ -359,7 +359,7 @@ func (s *Server) inspectText(rec *record) string {
 		[2]string{"Isolated", fmt.Sprint(rec.sb.Isolated())},
 		[2]string{"Files", rec.sb.FSDir()},
 		[2]string{"Log file", rec.sb.LogPath()},
-		[2]string{"Data plane", rec.data.ln.Addr().String()},
+		[2]string{"Data plane", s.Addr() + "/sandboxes/" + rec.id + "/proxy/{port}"},
 	)
 	var b strings.Builder
 	for _, row := range rows {

@@ -43,14 +43,18 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // withRequestID echoes the client's X-Request-ID (or makes one) on every
-// response, and logs the request.
+// lifecycle response, and logs every request.
 func (s *Server) withRequestID(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rid := r.Header.Get("X-Request-ID")
 		if !validRequestID(rid) {
 			rid = newUUID()
 		}
-		w.Header().Set("X-Request-ID", rid)
+		// Data-plane answers are execd's and the sidecar's, which carry no
+		// request id; lifecycle answers do.
+		if !proxyPath.MatchString(r.URL.Path) {
+			w.Header().Set("X-Request-ID", rid)
+		}
 		sw := &statusWriter{ResponseWriter: w}
 		start := time.Now()
 		defer func() { s.log.request(r.Method, r.URL.Path, sw.status, time.Since(start), rid) }()
@@ -78,7 +82,9 @@ func newUUID() string {
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
 }
 
-// proxyPath is the auth-exempt server proxy route, as on the real server.
+// proxyPath is the server proxy route: the data plane. The lifecycle key
+// check does not apply to it; the route checks the key or the sandbox's
+// secret itself (dataplane.go).
 var proxyPath = regexp.MustCompile(`^(/v1)?/sandboxes/[^/]+/proxy/[0-9]+(/.*)?$`)
 
 func authExempt(path string) bool {
@@ -97,7 +103,7 @@ func (s *Server) withAuth(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		key := r.Header.Get("OPEN-SANDBOX-API-KEY")
+		key := r.Header.Get(apiKeyHeader)
 		switch {
 		case key == "":
 			writeError(w, http.StatusUnauthorized, codeMissingAPIKey,

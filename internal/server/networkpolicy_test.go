@@ -112,7 +112,7 @@ func (c *client) listIDs() []string {
 
 func TestNetworkPolicyRouteReachesTheSidecar(t *testing.T) {
 	t.Parallel()
-	c := newClient(t, func(o *server.Options) { o.NoIsolation = true; o.EndpointHeaders = true })
+	c := newClient(t, servertest.NoIsolation)
 	id := c.create(map[string]any{"networkPolicy": startPolicy})
 	path := "/sandboxes/" + id + "/networkpolicy"
 	// The control plane needs only the API key, never the endpoint token.

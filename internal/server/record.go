@@ -34,6 +34,8 @@ type record struct {
 	data       *dataPlane
 	statusMsg  string // states the isolation and that no image was pulled
 	origin     string // originTemplate for sandboxes created from a template (networkpolicy.go)
+	// renewExtend is the renew-on-access extension (0: off; dataplane.go).
+	renewExtend time.Duration
 
 	metadata  map[string]string
 	expiresAt *time.Time // nil: manual cleanup

@@ -1,7 +1,7 @@
 // Package server is the local OpenSandbox-compatible server behind `osb
 // server`: the lifecycle API on one listener, and for each sandbox a process
 // tree (package sandbox) with an execd-compatible data plane (package execd)
-// on its own loopback listener, also reachable through the server proxy route.
+// served under the same listener's /sandboxes/{id}/proxy/{port} route.
 package server
 
 import (
@@ -25,11 +25,10 @@ var Version = build.Version
 
 // Options configures a Server.
 type Options struct {
-	Listen          string    // "127.0.0.1:8080"; port 0 picks a free port
-	APIKey          string    // required in OPEN-SANDBOX-API-KEY on lifecycle routes; "" disables auth, as the real server does
-	DataDir         string    // "" → a fresh temp dir, removed by Close
-	EndpointHeaders bool      // endpoints carry {TokenHeader: per-sandbox token} and the data plane requires it
-	Log             io.Writer // one line per request and per lifecycle event; nil discards. The API key is never logged.
+	Listen  string    // "127.0.0.1:8080"; port 0 picks a free port
+	APIKey  string    // required in OPEN-SANDBOX-API-KEY on lifecycle routes; "" disables auth, as the real server does
+	DataDir string    // "" → a fresh temp dir, removed by Close
+	Log     io.Writer // one line per request and per lifecycle event; nil discards. The API key is never logged.
 
 	// MinTimeout is the smallest accepted create timeout. Zero means 60 s, the
 	// real server's minimum; tests lower it to exercise expiry quickly.
@@ -61,8 +60,13 @@ type SnapshotStore interface {
 // ErrSnapshotNotFound is what a SnapshotStore returns for an unknown id.
 var ErrSnapshotNotFound = errors.New("snapshot not found")
 
-// TokenHeader carries the per-sandbox token in EndpointHeaders mode.
-const TokenHeader = "X-Osb-Sandbox-Token"
+// SecureAccessHeader carries a sandbox's secret: every endpoint hands it out
+// in its headers, and the data plane requires it (or the API key). The
+// name is upstream's secure-access header.
+const SecureAccessHeader = "OpenSandbox-Secure-Access"
+
+// apiKeyHeader carries the API key on lifecycle requests.
+const apiKeyHeader = "OPEN-SANDBOX-API-KEY"
 
 // Well-known sandbox ports.
 const (

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/osb-dev/osb/internal/cmdtest"
-	"github.com/osb-dev/osb/internal/server"
 )
 
 func TestRunExitCodes(t *testing.T) {
@@ -177,7 +176,7 @@ func TestRunBackground(t *testing.T) {
 func TestRunThroughProxyWithEndpointHeaders(t *testing.T) {
 	// Every data-plane request needs the endpoint's token header; through
 	// the server proxy the endpoint also carries a path prefix.
-	env, sb := newSandbox(t, func(o *server.Options) { o.EndpointHeaders = true })
+	env, sb := newSandbox(t)
 	for _, proxy := range []string{"--no-use-server-proxy", "--use-server-proxy"} {
 		expect(t, env.Run(proxy, "command", "run", sb, "--", "sh", "-c", "echo hi; echo err >&2"), 0, "hi\n", "err\n")
 		id := backgroundID(t, env, proxy, sb, "echo bg")

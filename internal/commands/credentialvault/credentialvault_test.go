@@ -129,12 +129,24 @@ func requests(stderr string) []string {
 }
 
 // vault asks the sidecar directly (not through osb) for the vault state.
-func (fx *fixture) vault(id string) (int, string) {
+func (fx *fixture) vault(id string) (int, string) { return fx.vaultWith(id, true) }
+
+// vaultWith is vault, sending the endpoint headers only when withHeaders.
+func (fx *fixture) vaultWith(id string, withHeaders bool) (int, string) {
 	fx.t.Helper()
 	out := fx.env.Must("sandbox", "endpoint", id, "-p", "18080", "-o", "json")
-	var ep struct{ Endpoint string }
+	var ep struct {
+		Endpoint string
+		Headers  map[string]string
+	}
 	json.Unmarshal([]byte(out), &ep)
-	resp, err := http.Get("http://" + ep.Endpoint + "/credential-vault")
+	req, _ := http.NewRequest("GET", "http://"+ep.Endpoint+"/credential-vault", nil)
+	for k, v := range ep.Headers {
+		if withHeaders {
+			req.Header.Set(k, v)
+		}
+	}
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		fx.t.Fatal(err)
 	}
@@ -313,7 +325,7 @@ func TestVaultOfTemplateSandboxIsUnsupported(t *testing.T) {
 
 func TestVaultThroughEndpointHeadersAndProxy(t *testing.T) {
 	t.Parallel()
-	fx := newFixture(t, func(o *server.Options) { o.EndpointHeaders = true })
+	fx := newFixture(t)
 	id := fx.sandbox("-i", "python:3.11", "--credential-proxy")
 	vault := fx.file("vault.yaml", vaultYAML)
 	fx.run("credential-vault", "create", id, "--file", vault).ExpectCode(t, 0)
@@ -330,7 +342,7 @@ func TestVaultThroughEndpointHeadersAndProxy(t *testing.T) {
 		t.Errorf("list through the proxy: %s", out)
 	}
 	// The sidecar itself refuses callers without the endpoint's token.
-	if status, _ := fx.vault(id); status != 401 {
+	if status, _ := fx.vaultWith(id, false); status != 401 {
 		t.Errorf("vault without the endpoint token: %d", status)
 	}
 }

@@ -36,17 +36,21 @@ func expectSandboxes(t *testing.T, env *cmdtest.Env, n int) {
 	}
 }
 
-var addrRE = regexp.MustCompile(`127\.0\.0\.1:\d+`)
+var (
+	addrRE   = regexp.MustCompile(`127\.0\.0\.1:\d+`)
+	secretRE = regexp.MustCompile(`\b[0-9a-f]{64}\b`) // an endpoint's OpenSandbox-Secure-Access value
+)
 
-// norm replaces ids by <ID1>, <ID2>…, addresses by <ADDR> and times by
-// <TIME>, then squeezes table columns (their widths follow the values
+// norm replaces ids by <ID1>, <ID2>…, addresses by <ADDR>, sandbox
+// secrets by <SECRET> and times by <TIME>, then squeezes table columns (their widths follow the values
 // replaced).
 func norm(s string, ids ...string) string {
 	m := map[string]string{}
 	for i, id := range ids {
 		m[id] = fmt.Sprintf("<ID%d>", i+1)
 	}
-	return cmdtest.Squeeze(addrRE.ReplaceAllString(cmdtest.Normalize(s, m), "<ADDR>"))
+	s = secretRE.ReplaceAllString(addrRE.ReplaceAllString(cmdtest.Normalize(s, m), "<ADDR>"), "<SECRET>")
+	return cmdtest.Squeeze(s)
 }
 
 // golden compares stdout (and stderr, when any) with a golden file.

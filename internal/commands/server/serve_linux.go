@@ -9,10 +9,9 @@ import (
 
 func serve(ctx context.Context, s settings, stderr io.Writer) error {
 	return server.Run(ctx, server.Options{
-		Listen:          s.listen,
-		APIKey:          s.apiKey,
-		DataDir:         s.dataDir,
-		EndpointHeaders: s.endpointHeaders,
-		Log:             stderr,
+		Listen:  s.listen,
+		APIKey:  s.apiKey,
+		DataDir: s.dataDir,
+		Log:     stderr,
 	}, stderr)
 }

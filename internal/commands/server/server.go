@@ -14,10 +14,9 @@ import (
 
 type serverOptions struct {
 	cmdutil.Base
-	Listen          string
-	APIKey          string
-	DataDir         string
-	EndpointHeaders bool
+	Listen  string
+	APIKey  string
+	DataDir string
 }
 
 // NewCmdServer returns `osb server`.
@@ -38,8 +37,6 @@ func NewCmdServer(f *cmdutil.Factory) *cobra.Command {
 			fs.StringVar(&opts.Listen, "listen", "127.0.0.1:8080", "Address to listen on.")
 			fs.StringVar(&opts.APIKey, "api-key", "", "API key clients must send (default: OPEN_SANDBOX_API_KEY, else generated).")
 			fs.StringVar(&opts.DataDir, "data-dir", "", "Directory for sandbox files (default: a temporary directory).")
-			fs.BoolVar(&opts.EndpointHeaders, "endpoint-headers", false, "Hand out endpoints that require a header, as gateways do.")
-			fs.Hidden("endpoint-headers")
 		},
 		Run: runServer,
 	})
@@ -63,15 +60,13 @@ func runServer(ctx context.Context, opts *serverOptions) error {
 		fmt.Fprintf(stderr, "Generated API key: %s\n", key)
 	}
 	return serve(ctx, settings{
-		listen:          opts.Listen,
-		apiKey:          key,
-		dataDir:         opts.DataDir,
-		endpointHeaders: opts.EndpointHeaders,
+		listen:  opts.Listen,
+		apiKey:  key,
+		dataDir: opts.DataDir,
 	}, stderr)
 }
 
 // settings is what the server needs, independent of the platform.
 type settings struct {
 	listen, apiKey, dataDir string
-	endpointHeaders         bool
 }
