@@ -49,7 +49,7 @@ fi
 
 export OPEN_SANDBOX_API_KEY="bench-key" HOME="$work/home"
 mkdir -p "$HOME"
-"$osb" server --listen 127.0.0.1:0 --api-key "$OPEN_SANDBOX_API_KEY" --data-dir "$work/data" 2>"$work/server.log" &
+"$osb" server --listen 127.0.0.1:0 --data-dir "$work/data" 2>"$work/server.log" &
 server_pid=$!
 for _ in $(seq 100); do
 	addr=$(sed -n 's|^osb server listening on http://||p' "$work/server.log")
@@ -75,12 +75,13 @@ osb_once() {
 
 # curl_once prints two durations: to the terminal frame, and to EOF.
 curl_once() {
-	local t0 t1 t2 ep
+	local t0 t1 t2 ep body secret
 	t0=$(now_us)
-	ep=$(curl -fsS -H "OPEN-SANDBOX-API-KEY: $OPEN_SANDBOX_API_KEY" \
-		"http://$OPEN_SANDBOX_DOMAIN/v1/sandboxes/$id/endpoints/44772?use_server_proxy=false" |
-		sed -n 's/.*"endpoint":"\([^"]*\)".*/\1/p')
-	curl -sSN -H 'Content-Type: application/json' -d '{"command":"echo hi"}' "http://$ep/command" |
+	body=$(curl -fsS -H "OPEN-SANDBOX-API-KEY: $OPEN_SANDBOX_API_KEY" \
+		"http://$OPEN_SANDBOX_DOMAIN/v1/sandboxes/$id/endpoints/44772?use_server_proxy=false")
+	ep=$(printf '%s' "$body" | sed -n 's/.*"endpoint":"\([^"]*\)".*/\1/p')
+	secret=$(printf '%s' "$body" | sed -n 's/.*"OpenSandbox-Secure-Access":"\([^"]*\)".*/\1/p')
+	curl -sSN -H "OpenSandbox-Secure-Access: $secret" -H 'Content-Type: application/json' -d '{"command":"echo hi"}' "http://$ep/command" |
 		{
 			grep -q -m1 -E '"type":"(execution_complete|error)"'
 			now_us >"$work/terminal"

@@ -50,7 +50,7 @@ fi
 
 export OPEN_SANDBOX_API_KEY="bench-key" HOME="$work/home"
 mkdir -p "$HOME"
-"$osb" server --listen 127.0.0.1:0 --api-key "$OPEN_SANDBOX_API_KEY" --data-dir "$work/data" 2>"$work/server.log" &
+"$osb" server --listen 127.0.0.1:0 --data-dir "$work/data" 2>"$work/server.log" &
 server_pid=$!
 for _ in $(seq 100); do
 	addr=$(sed -n 's|^osb server listening on http://||p' "$work/server.log")
@@ -80,12 +80,13 @@ osb_once() {
 # curl_once prints the time to the terminal frame: the server may hold the
 # stream open after it (execd does for about a second), osb does not wait.
 curl_once() {
-	local t0 ep
+	local t0 ep body secret
 	t0=$(now_us)
-	ep=$(curl -fsS -H "OPEN-SANDBOX-API-KEY: $OPEN_SANDBOX_API_KEY" \
-		"http://$OPEN_SANDBOX_DOMAIN/v1/sandboxes/$id/endpoints/44772?use_server_proxy=false" |
-		sed -n 's/.*"endpoint":"\([^"]*\)".*/\1/p')
-	curl -sSN -H 'Content-Type: application/json' -d "{\"command\":\"$cmd\"}" "http://$ep/command" |
+	body=$(curl -fsS -H "OPEN-SANDBOX-API-KEY: $OPEN_SANDBOX_API_KEY" \
+		"http://$OPEN_SANDBOX_DOMAIN/v1/sandboxes/$id/endpoints/44772?use_server_proxy=false")
+	ep=$(printf '%s' "$body" | sed -n 's/.*"endpoint":"\([^"]*\)".*/\1/p')
+	secret=$(printf '%s' "$body" | sed -n 's/.*"OpenSandbox-Secure-Access":"\([^"]*\)".*/\1/p')
+	curl -sSN -H "OpenSandbox-Secure-Access: $secret" -H 'Content-Type: application/json' -d "{\"command\":\"$cmd\"}" "http://$ep/command" |
 		{
 			grep -q -m1 -F '"type":"execution_complete"'
 			now_us >"$work/terminal"

@@ -53,7 +53,7 @@ fi
 
 export OPEN_SANDBOX_API_KEY="bench-key" HOME="$work/home"
 mkdir -p "$HOME"
-"$osb" server --listen 127.0.0.1:0 --api-key "$OPEN_SANDBOX_API_KEY" --data-dir "$work/data" 2>"$work/server.log" &
+"$osb" server --listen 127.0.0.1:0 --data-dir "$work/data" 2>"$work/server.log" &
 server_pid=$!
 addr=""
 for _ in $(seq 100); do

@@ -47,11 +47,11 @@ type serverProcess struct {
 func launchServer(t *testing.T, bin, home, key string, args ...string) *serverProcess {
 	t.Helper()
 	flags := []string{"server", "--listen", "127.0.0.1:0"}
-	if key != "" {
-		flags = append(flags, "--api-key", key)
-	}
 	cmd := exec.Command(bin, append(flags, args...)...)
 	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
+	if key != "" {
+		cmd.Env = append(cmd.Env, "OPEN_SANDBOX_API_KEY="+key)
+	}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

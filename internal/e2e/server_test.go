@@ -65,7 +65,7 @@ func countProcesses(marker string) int {
 	return n
 }
 
-// Without --api-key or OPEN_SANDBOX_API_KEY the server makes up a key,
+// Without --api-key-file or OPEN_SANDBOX_API_KEY the server makes up a key,
 // prints it once, and requires it.
 func TestServerGeneratesAKey(t *testing.T) {
 	if testing.Short() {
@@ -102,7 +102,9 @@ func TestDataDirAfterAKilledServer(t *testing.T) {
 	first := launchServer(t, bin, home, key, "--data-dir", data)
 	id := createSandbox(t, bin, clientEnv(home, first.addr, key))
 
-	busy, err := exec.Command(bin, "server", "--listen", "127.0.0.1:0", "--api-key", key, "--data-dir", data).CombinedOutput()
+	busyCmd := exec.Command(bin, "server", "--listen", "127.0.0.1:0", "--data-dir", data)
+	busyCmd.Env = append(os.Environ(), "OPEN_SANDBOX_API_KEY="+key)
+	busy, err := busyCmd.CombinedOutput()
 	if !strings.Contains(string(busy), "Error: data dir "+data+" is in use by another osb server") || err == nil {
 		t.Errorf("second server on a busy data dir: %v %s", err, busy)
 	}

@@ -46,8 +46,8 @@ func startOsbServer(t *testing.T) *osbServer {
 	if err != nil {
 		t.Skip("cannot find the test binary to run as osb server")
 	}
-	s := &osbServer{cmd: exec.Command(self, "server", "--listen", "127.0.0.1:0", "--api-key", apiKey, "--data-dir", t.TempDir())}
-	s.cmd.Env = []string{asOsb + "=1", "HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
+	s := &osbServer{cmd: exec.Command(self, "server", "--listen", "127.0.0.1:0", "--data-dir", t.TempDir())}
+	s.cmd.Env = []string{asOsb + "=1", "HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "OPEN_SANDBOX_API_KEY=" + apiKey}
 	stderr, _ := s.cmd.StderrPipe()
 	if err := s.cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -29,6 +29,9 @@ type Options struct {
 	APIKey  string    // required in OPEN-SANDBOX-API-KEY on lifecycle routes; "" disables auth, as the real server does
 	DataDir string    // "" → a fresh temp dir, removed by Close
 	Log     io.Writer // one line per request and per lifecycle event; nil discards. The API key is never logged.
+	// Ready, for Run, gets the URL and a newline once the server listens,
+	// and is then closed if it is an io.Closer (osb server --ready-fd).
+	Ready io.Writer
 
 	// MinTimeout is the smallest accepted create timeout. Zero means 60 s, the
 	// real server's minimum; tests lower it to exercise expiry quickly.
@@ -228,7 +231,8 @@ func (s *Server) close() error {
 }
 
 // Run serves until ctx is done, for `osb server`: it prints the URL (and a
-// warning when sandboxes are not isolated) to stderr once ready, then on
+// warning when sandboxes are not isolated) to stderr once ready, and to
+// opts.Ready, then on
 // cancellation kills every sandbox and returns.
 func Run(ctx context.Context, opts Options, stderr io.Writer) error {
 	s, err := New(opts)
@@ -243,6 +247,12 @@ func Run(ctx context.Context, opts Options, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "WARNING: sandboxes are NOT isolated (%s): their commands run directly on this host as this user, with full access to its files and network.\n", s.isolation.Reason)
 	}
 	fmt.Fprintf(stderr, "osb server listening on %s\n", s.URL())
+	if opts.Ready != nil {
+		fmt.Fprintln(opts.Ready, s.URL())
+		if c, ok := opts.Ready.(io.Closer); ok {
+			c.Close()
+		}
+	}
 	<-ctx.Done()
 	if err := s.Close(); err != nil {
 		fmt.Fprintf(stderr, "osb server: cleanup: %v\n", err)

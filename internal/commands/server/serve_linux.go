@@ -8,10 +8,14 @@ import (
 )
 
 func serve(ctx context.Context, s settings, stderr io.Writer) error {
-	return server.Run(ctx, server.Options{
+	opts := server.Options{
 		Listen:  s.listen,
 		APIKey:  s.apiKey,
 		DataDir: s.dataDir,
 		Log:     stderr,
-	}, stderr)
+	}
+	if s.ready != nil {
+		opts.Ready = s.ready
+	}
+	return server.Run(ctx, opts, stderr)
 }

@@ -6,6 +6,10 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"io"
+	"net"
+	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -14,9 +18,12 @@ import (
 
 type serverOptions struct {
 	cmdutil.Base
-	Listen  string
-	APIKey  string
-	DataDir string
+	Listen     string
+	APIKey     string // refused: argv is visible to every local user
+	APIKeyFile string
+	NoAuth     bool
+	ReadyFD    int
+	DataDir    string
 }
 
 // NewCmdServer returns `osb server`.
@@ -28,15 +35,28 @@ func NewCmdServer(f *cmdutil.Factory) *cobra.Command {
 		Long: "Run an OpenSandbox-compatible lifecycle and execd API on this machine.\n\n" +
 			"Sandboxes are process trees with their own directories; images are not pulled,\n" +
 			"the host's programs are used. The server runs in the foreground, logs to stderr,\n" +
-			"prints its URL when ready, and on Ctrl-C or SIGTERM removes every sandbox.\n\n" +
-			"The API key comes from --api-key, else OPEN_SANDBOX_API_KEY, else a generated one\n" +
-			"that is printed once.",
-		Example: "  osb server --listen 127.0.0.1:8080 --api-key dev-key\n" +
-			"  OPEN_SANDBOX_API_KEY=dev-key osb --domain 127.0.0.1:8080 sandbox create -i python:3.11",
+			"and on Ctrl-C or SIGTERM removes every sandbox.\n\n" +
+			"The API key comes from OPEN_SANDBOX_API_KEY, else from --api-key-file (a file\n" +
+			"of mode 0600 or stricter), else a generated one that is printed once. It is never\n" +
+			"taken from the command line, which every local user can read.\n\n" +
+			"--no-auth serves without any key, for clients that send none; it listens on\n" +
+			"loopback addresses only. Each sandbox's endpoints still require the secret\n" +
+			"header the lifecycle API hands out with them.\n\n" +
+			"Ready: once listening, the server writes \"osb server listening on <url>\" to\n" +
+			"stderr and, with --ready-fd N, the URL and a newline to file descriptor N,\n" +
+			"which it then closes. Scripts wait for that line before sending requests.",
+		Example: "  OPEN_SANDBOX_API_KEY=dev-key osb server --listen 127.0.0.1:8080\n" +
+			"  osb server --api-key-file ~/.config/osb/server-key --ready-fd 3 3>ready.txt &\n" +
+			"  osb server --no-auth --listen 127.0.0.1:8080",
 		Flags: func(fs *cmdutil.FlagSet) {
 			fs.StringVar(&opts.Listen, "listen", "127.0.0.1:8080", "Address to listen on.")
-			fs.StringVar(&opts.APIKey, "api-key", "", "API key clients must send (default: OPEN_SANDBOX_API_KEY, else generated).")
+			fs.StringVar(&opts.APIKeyFile, "api-key-file", "", "Read the API key from this file (mode 0600 or stricter).")
+			fs.BoolVar(&opts.NoAuth, "no-auth", false, "Serve without an API key; loopback addresses only.")
+			fs.IntVar(&opts.ReadyFD, "ready-fd", 0, "Once listening, write the URL and a newline to this file descriptor, then close it.")
 			fs.StringVar(&opts.DataDir, "data-dir", "", "Directory for sandbox files (default: a temporary directory).")
+			// Kept only to refuse it with a pointer to the safe ways.
+			fs.StringVar(&opts.APIKey, "api-key", "", "Refused: use OPEN_SANDBOX_API_KEY or --api-key-file.")
+			fs.Hidden("api-key")
 		},
 		Run: runServer,
 	})
@@ -45,13 +65,19 @@ func NewCmdServer(f *cmdutil.Factory) *cobra.Command {
 }
 
 func runServer(ctx context.Context, opts *serverOptions) error {
-	key := opts.APIKey
-	if key == "" {
-		// The root --api-key flag is shadowed by ours; the environment still counts.
-		key = opts.Getenv("OPEN_SANDBOX_API_KEY")
+	if opts.APIKey != "" {
+		return cmdutil.UsageErrorf("--api-key would show the key to every local user (ps, /proc); set OPEN_SANDBOX_API_KEY or use --api-key-file")
+	}
+	key, err := serverKey(opts)
+	if err != nil {
+		return err
+	}
+	ready, err := readyFile(opts.ReadyFD)
+	if err != nil {
+		return err
 	}
 	stderr := opts.IOStreams.ErrOut
-	if key == "" {
+	if key == "" && !opts.NoAuth {
 		b := make([]byte, 16)
 		if _, err := rand.Read(b); err != nil {
 			return err
@@ -59,14 +85,92 @@ func runServer(ctx context.Context, opts *serverOptions) error {
 		key = hex.EncodeToString(b)
 		fmt.Fprintf(stderr, "Generated API key: %s\n", key)
 	}
-	return serve(ctx, settings{
-		listen:  opts.Listen,
-		apiKey:  key,
-		dataDir: opts.DataDir,
-	}, stderr)
+	if opts.NoAuth {
+		fmt.Fprintf(stderr, "WARNING: --no-auth: any local user can use this server and its sandboxes.\n")
+	}
+	return serve(ctx, settings{listen: opts.Listen, apiKey: key, dataDir: opts.DataDir, ready: ready}, stderr)
+}
+
+// serverKey is the key from --api-key-file or OPEN_SANDBOX_API_KEY, or ""
+// (generate one, or none with --no-auth, which refuses non-loopback
+// addresses).
+func serverKey(opts *serverOptions) (string, error) {
+	if opts.NoAuth {
+		if opts.APIKeyFile != "" {
+			return "", cmdutil.UsageErrorf("--no-auth and --api-key-file cannot be combined")
+		}
+		if !loopbackAddr(opts.Listen) {
+			return "", cmdutil.UsageErrorf("--no-auth listens on loopback addresses only (127.0.0.1, ::1, localhost), not %q", opts.Listen)
+		}
+		return "", nil
+	}
+	if opts.APIKeyFile != "" {
+		return readKeyFile(opts.APIKeyFile)
+	}
+	// The root --api-key flag is shadowed by ours; the environment counts.
+	return strings.TrimSpace(opts.Getenv("OPEN_SANDBOX_API_KEY")), nil
+}
+
+// readKeyFile reads a key file that only its owner can read or write.
+func readKeyFile(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", cmdutil.UsageErrorf("--api-key-file: %v", err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	switch {
+	case err != nil:
+		return "", cmdutil.UsageErrorf("--api-key-file: %v", err)
+	case !info.Mode().IsRegular():
+		return "", cmdutil.UsageErrorf("--api-key-file %s is not a regular file", path)
+	case info.Mode().Perm()&0o077 != 0:
+		return "", cmdutil.UsageErrorf("--api-key-file %s has mode %04o; other users may read it: chmod 600 %s", path, info.Mode().Perm(), path)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, 4096))
+	if err != nil {
+		return "", cmdutil.UsageErrorf("--api-key-file: %v", err)
+	}
+	key := strings.TrimSpace(string(b))
+	if key == "" || strings.ContainsAny(key, "\r\n") {
+		return "", cmdutil.UsageErrorf("--api-key-file %s must hold the key on one line", path)
+	}
+	return key, nil
+}
+
+// loopbackAddr reports whether host:port names a loopback host only.
+func loopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// readyFile opens --ready-fd (0: none).
+func readyFile(fd int) (*os.File, error) {
+	if fd == 0 {
+		return nil, nil
+	}
+	if fd < 0 {
+		return nil, cmdutil.UsageErrorf("--ready-fd must be a file descriptor number, got %d", fd)
+	}
+	f := os.NewFile(uintptr(fd), "ready-fd")
+	if f == nil {
+		return nil, cmdutil.UsageErrorf("--ready-fd %d is not an open file descriptor", fd)
+	}
+	if _, err := f.Stat(); err != nil {
+		return nil, cmdutil.UsageErrorf("--ready-fd %d is not an open file descriptor", fd)
+	}
+	return f, nil
 }
 
 // settings is what the server needs, independent of the platform.
 type settings struct {
 	listen, apiKey, dataDir string
+	ready                   *os.File // gets the URL once listening; nil: none
 }
