@@ -1,12 +1,13 @@
 // Package egress is the local server's egress sidecar (sandbox port 18080):
 // the /policy API and the sandbox-local Credential Vault of the OpenSandbox
-// egress contract, with its status codes and text/plain errors.
+// egress contract, with its status codes and text/plain errors, and the
+// sandbox's HTTP egress proxy (proxy.go), which enforces that policy and
+// injects the vault's credentials into plain HTTP requests.
 //
-// The local runtime filters no traffic: sandboxes share the host network.
-// Policy is validated, stored and reported, never enforced, and every policy
-// response says so (enforcementMode "none" and a reason), as does the
-// server log. Likewise the Credential Vault is kept and validated, but no
-// credential is injected into any request.
+// The policy is enforced only where the runtime makes the proxy the
+// sandbox's only way out and says so (SetEnforcement); until then every
+// policy response says it is not (enforcementMode "none" and a reason), as
+// does the server log.
 package egress
 
 import (
@@ -21,10 +22,11 @@ import (
 	"github.com/osb-dev/osb/internal/server/sandbox"
 )
 
-// EnforcementMode is what the local sidecar reports: nothing is enforced.
+// EnforcementMode is what a sidecar reports until SetEnforcement: nothing
+// is enforced.
 const EnforcementMode = "none"
 
-// NotEnforced is the reason every policy response carries.
+// NotEnforced is the reason policy responses carry while nothing is enforced.
 const NotEnforced = "egress rules are stored and reported but not enforced: the local osb server runs sandboxes on the host network"
 
 // maxBody caps request bodies, as the real sidecar does (1 MiB).
@@ -53,11 +55,12 @@ type Sidecar struct {
 	policy          Policy
 	credentialProxy bool
 	vault           *vault // nil until created
+	enforcement     string // EnforcementMode, or ProxyEnforcement once SetEnforcement says so
 }
 
 // New returns the sidecar of sb (nil is allowed: the id then reads "-").
 func New(sb *sandbox.Sandbox, opts Options) *Sidecar {
-	s := &Sidecar{id: "-", log: opts.Log, policy: AllowAll(), mux: http.NewServeMux()}
+	s := &Sidecar{id: "-", log: opts.Log, policy: AllowAll(), mux: http.NewServeMux(), enforcement: EnforcementMode}
 	if sb != nil {
 		s.id = sb.ID()
 	}
@@ -79,6 +82,22 @@ func (s *Sidecar) Configure(p *Policy, credentialProxy bool) {
 		s.policy = *p
 	}
 	s.credentialProxy = credentialProxy
+}
+
+// SetEnforcement records how the runtime enforces the policy (e.g.
+// ProxyEnforcement: the egress proxy is the sandbox's only way out); policy
+// responses report it from then on.
+func (s *Sidecar) SetEnforcement(mode string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.enforcement = mode
+}
+
+// Enforced reports whether the policy is enforced.
+func (s *Sidecar) Enforced() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.enforcement != EnforcementMode
 }
 
 // Policy returns the current policy.
@@ -118,9 +137,17 @@ type Status struct {
 	Policy          *Policy `json:"policy,omitempty"`
 }
 
-// StatusOf reports a policy; withPolicy includes it (GET does, changes do not).
+// StatusOf reports a policy that nothing enforces; withPolicy includes it
+// (GET does, changes do not).
 func StatusOf(p Policy, withPolicy bool) Status {
-	st := Status{Status: "ok", Mode: p.Mode(), EnforcementMode: EnforcementMode, Reason: NotEnforced}
+	return statusOf(p, withPolicy, EnforcementMode)
+}
+
+func statusOf(p Policy, withPolicy bool, enforcement string) Status {
+	st := Status{Status: "ok", Mode: p.Mode(), EnforcementMode: enforcement}
+	if enforcement == EnforcementMode {
+		st.Reason = NotEnforced
+	}
 	if withPolicy {
 		st.Policy = &p
 	}
@@ -145,7 +172,10 @@ func readBody(w http.ResponseWriter, r *http.Request) (body []byte, ok bool) {
 }
 
 func (s *Sidecar) getPolicy(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, StatusOf(s.Policy(), true))
+	s.mu.Lock()
+	st := statusOf(s.policy, true, s.enforcement)
+	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, st)
 }
 
 // replacePolicy is POST/PUT /policy: a whole new policy; an empty body
@@ -234,12 +264,17 @@ func (s *Sidecar) commit(w http.ResponseWriter, what string, change func(Policy)
 		}
 	}
 	s.policy = next
+	enforcement := s.enforcement
 	s.mu.Unlock()
-	st := StatusOf(next, false)
-	st.Reason = note + st.Reason
+	st := statusOf(next, false, enforcement)
+	st.Reason = strings.TrimSuffix(note+st.Reason, "; ")
 	if note == "" {
-		s.log("sandbox %s: egress policy %s: default %s, %d rule(s), mode %s (not enforced by the local runtime)",
-			s.id, what, next.DefaultAction, len(next.Egress), next.Mode())
+		how := "not enforced by the local runtime"
+		if enforcement != EnforcementMode {
+			how = "enforced by the egress proxy"
+		}
+		s.log("sandbox %s: egress policy %s: default %s, %d rule(s), mode %s (%s)",
+			s.id, what, next.DefaultAction, len(next.Egress), next.Mode(), how)
 	}
 	writeJSON(w, http.StatusOK, st)
 }

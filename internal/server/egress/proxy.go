@@ -1,0 +1,425 @@
+package egress
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// ProxyPort is where a sandbox finds its egress proxy, on 127.0.0.1 of its
+// own network namespace (HTTP_PROXY=http://127.0.0.1:3128).
+const ProxyPort = 3128
+
+// ProxyEnforcement is the enforcementMode a sidecar reports once its
+// sandbox's only way out is the egress proxy.
+const ProxyEnforcement = "proxy"
+
+// DialFunc opens a connection to the outside world for the proxy.
+type DialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
+
+// Proxy is a sandbox's HTTP egress proxy: it forwards plain HTTP requests
+// (absolute-form) and opens CONNECT tunnels, each to a host the sidecar's
+// live policy allows, so that a policy change applies to the next request.
+// Plain HTTP requests matching a Credential Vault binding get its
+// credentials; HTTPS inside a tunnel is passed through unread, so nothing
+// is injected there (that would take a certificate the sandbox trusts).
+type Proxy struct {
+	sc   *Sidecar
+	dial DialFunc
+	http *http.Transport
+
+	once sync.Once
+	ln   *connListener
+	srv  *http.Server
+}
+
+// NewProxy returns the egress proxy of the sidecar's sandbox. dial reaches
+// the outside world; nil means PublicDial.
+func (s *Sidecar) NewProxy(dial DialFunc) *Proxy {
+	if dial == nil {
+		dial = PublicDial
+	}
+	p := &Proxy{sc: s, dial: dial}
+	p.http = &http.Transport{
+		DialContext:           dial,
+		Proxy:                 nil, // never chain to the server's own proxy settings
+		ResponseHeaderTimeout: 5 * time.Minute,
+		IdleConnTimeout:       30 * time.Second,
+	}
+	return p
+}
+
+// ServeConn serves one connection from inside the sandbox; it returns at
+// once. This is what a listener on ProxyPort in the sandbox's network hands
+// its connections to.
+func (p *Proxy) ServeConn(c net.Conn) {
+	p.once.Do(func() {
+		p.ln = newConnListener()
+		p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 30 * time.Second}
+		go p.srv.Serve(p.ln)
+	})
+	p.ln.push(c)
+}
+
+// Close stops serving and cuts the open connections and tunnels.
+func (p *Proxy) Close() error {
+	p.http.CloseIdleConnections()
+	if p.srv != nil {
+		return p.srv.Close()
+	}
+	return nil
+}
+
+// ServeHTTP is the proxy itself.
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodConnect {
+		p.tunnel(w, r)
+		return
+	}
+	if !r.URL.IsAbs() || r.URL.Scheme != "http" || r.URL.Host == "" {
+		http.Error(w, "osb egress proxy: send absolute http:// URLs, or CONNECT for https", http.StatusBadRequest)
+		return
+	}
+	if !p.allowed(w, r.URL.Hostname()) {
+		return
+	}
+	out := r.Clone(r.Context())
+	out.RequestURI = ""
+	removeHopHeaders(out.Header)
+	if err := p.sc.inject(out); err != nil {
+		http.Error(w, "osb egress proxy: "+err.Error(), http.StatusBadGateway)
+		return
+	}
+	resp, err := p.http.RoundTrip(out)
+	if err != nil {
+		http.Error(w, "osb egress proxy: "+dialProblem(err), http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+	removeHopHeaders(resp.Header)
+	for k, v := range resp.Header {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(resp.StatusCode)
+	copyFlushing(w, resp.Body)
+}
+
+// allowed applies the live policy to host, answering 403 when it denies.
+func (p *Proxy) allowed(w http.ResponseWriter, host string) bool {
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	if p.sc.Policy().Decide(host) == Allow {
+		return true
+	}
+	p.sc.log("sandbox %s: egress to %s denied by policy", p.sc.id, host)
+	http.Error(w, "osb egress proxy: egress to "+host+" is denied by the sandbox's network policy", http.StatusForbidden)
+	return false
+}
+
+// tunnel is CONNECT host:port: a byte pipe to an allowed host.
+func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request) {
+	host, port, err := net.SplitHostPort(r.Host)
+	if err != nil || port == "" {
+		http.Error(w, "osb egress proxy: CONNECT needs host:port", http.StatusBadRequest)
+		return
+	}
+	if !p.allowed(w, host) {
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), 30*time.Second)
+	upstream, err := p.dial(ctx, "tcp", r.Host)
+	cancel()
+	if err != nil {
+		http.Error(w, "osb egress proxy: "+dialProblem(err), http.StatusBadGateway)
+		return
+	}
+	rc := http.NewResponseController(w)
+	w.WriteHeader(http.StatusOK)
+	if err := rc.Flush(); err != nil {
+		upstream.Close()
+		return
+	}
+	client, buf, err := rc.Hijack()
+	if err != nil {
+		upstream.Close()
+		return
+	}
+	// Bytes the client sent after its CONNECT request are already buffered.
+	if n := buf.Reader.Buffered(); n > 0 {
+		early, _ := buf.Reader.Peek(n)
+		upstream.Write(early)
+	}
+	splice(client, upstream)
+}
+
+// splice copies both ways until either side ends, then closes both.
+func splice(a, b net.Conn) {
+	done := make(chan struct{}, 2)
+	cp := func(dst, src net.Conn) {
+		io.Copy(dst, src)
+		if cw, ok := dst.(interface{ CloseWrite() error }); ok {
+			cw.CloseWrite()
+		}
+		done <- struct{}{}
+	}
+	go cp(a, b)
+	go cp(b, a)
+	<-done
+	<-done
+	a.Close()
+	b.Close()
+}
+
+func copyFlushing(w http.ResponseWriter, body io.Reader) {
+	rc := http.NewResponseController(w)
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := body.Read(buf)
+		if n > 0 {
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				return
+			}
+			rc.Flush()
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// hopHeaders are meant for one connection and not forwarded.
+var hopHeaders = []string{"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate",
+	"Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
+
+func removeHopHeaders(h http.Header) {
+	for _, f := range h.Values("Connection") {
+		for _, name := range strings.Split(f, ",") {
+			h.Del(strings.TrimSpace(name))
+		}
+	}
+	for _, name := range hopHeaders {
+		h.Del(name)
+	}
+}
+
+// errForbiddenAddress is what PublicDial says about addresses of the host.
+var errForbiddenAddress = errors.New("address not reachable through the egress proxy")
+
+// PublicDial dials like net.Dialer but refuses loopback, link-local,
+// unspecified and multicast addresses, checked after name resolution: a
+// sandbox must not reach the host's own services (or a cloud metadata
+// endpoint) through the proxy, whatever name it uses.
+func PublicDial(ctx context.Context, network, addr string) (net.Conn, error) {
+	d := net.Dialer{Timeout: 30 * time.Second, Control: func(_, address string, _ syscall.RawConn) error {
+		host, _, err := net.SplitHostPort(address)
+		if err != nil {
+			return err
+		}
+		ip := net.ParseIP(host)
+		if ip == nil || ip.IsLoopback() || ip.IsUnspecified() || ip.IsLinkLocalUnicast() ||
+			ip.IsLinkLocalMulticast() || ip.IsInterfaceLocalMulticast() || ip.IsMulticast() {
+			return fmt.Errorf("%s: %w", host, errForbiddenAddress)
+		}
+		return nil
+	}}
+	return d.DialContext(ctx, network, addr)
+}
+
+func dialProblem(err error) string {
+	if errors.Is(err, errForbiddenAddress) {
+		return "the destination is an address of this host or link, which the egress proxy does not reach"
+	}
+	return "cannot reach the destination"
+}
+
+// inject adds the credentials of the Credential Vault binding that matches
+// a plain HTTP request, if any. Exact host matches take precedence over
+// wildcard ones; the vault refuses overlapping bindings of one kind.
+func (s *Sidecar) inject(r *http.Request) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.vault == nil {
+		return nil
+	}
+	b, ok := s.vault.bindingFor(r)
+	if !ok {
+		return nil
+	}
+	value := func(name string) string { return s.vault.credentials[name].value }
+	switch a := b.Auth; a.Type {
+	case "bearer":
+		r.Header.Set("Authorization", "Bearer "+value(a.Credential))
+	case "basic":
+		r.Header.Set("Authorization", "Basic "+value(a.Credential))
+	case "apiKey":
+		r.Header.Set(a.Name, value(a.Credential))
+	case "customHeaders":
+		for _, h := range a.Headers {
+			r.Header.Set(h.Name, value(h.Credential))
+		}
+	}
+	for _, sub := range b.Auth.Substitutions {
+		if err := substitute(r, sub.Placeholder, value(sub.Credential), sub.In); err != nil {
+			return err
+		}
+	}
+	s.log("sandbox %s: credential binding %s applied to %s %s", s.id, b.Name, r.Method, r.URL.Host)
+	return nil
+}
+
+// bindingFor is the binding matching r: exact hosts first, then wildcards.
+func (v *vault) bindingFor(r *http.Request) (bindingIn, bool) {
+	host := strings.ToLower(strings.TrimSuffix(r.URL.Hostname(), "."))
+	var wild *bindingIn
+	for _, sb := range v.bindings {
+		b := sb.b
+		exact, wildcard := hostKinds(b.Match.Hosts, host)
+		if !(exact || wildcard) || !requestMatches(b.Match, r) {
+			continue
+		}
+		if exact {
+			return b, true
+		}
+		wild = &b
+	}
+	if wild != nil {
+		return *wild, true
+	}
+	return bindingIn{}, false
+}
+
+// hostKinds says whether host is named exactly, or under a wildcard.
+func hostKinds(hosts []string, host string) (exact, wildcard bool) {
+	for _, h := range hosts {
+		if h == host {
+			exact = true
+		} else if strings.HasPrefix(h, "*.") && hostMatches(host, h) {
+			wildcard = true
+		}
+	}
+	return exact, wildcard
+}
+
+// requestMatches checks scheme, method, port and path of a plain HTTP request.
+func requestMatches(m Match, r *http.Request) bool {
+	port := r.URL.Port()
+	if port == "" {
+		port = "80"
+	}
+	if !contains(m.Schemes, "http") || !contains(m.Methods, r.Method) || port != "80" {
+		return false
+	}
+	for _, pattern := range m.Paths {
+		if prefix, ok := strings.CutSuffix(pattern, "*"); ok && strings.HasPrefix(r.URL.Path, prefix) || pattern == r.URL.Path {
+			return true
+		}
+	}
+	return false
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// substitute replaces placeholder with value in the parts of r named by in.
+func substitute(r *http.Request, placeholder, value string, in []string) error {
+	for _, where := range in {
+		switch where {
+		case "path":
+			r.URL.Path = strings.ReplaceAll(r.URL.Path, placeholder, value)
+			r.URL.RawPath = ""
+		case "query":
+			q := r.URL.Query()
+			for k, vs := range q {
+				for i := range vs {
+					vs[i] = strings.ReplaceAll(vs[i], placeholder, value)
+				}
+				q[k] = vs
+			}
+			r.URL.RawQuery = q.Encode()
+		case "header":
+			for _, vs := range r.Header {
+				for i := range vs {
+					vs[i] = strings.ReplaceAll(vs[i], placeholder, value)
+				}
+			}
+		case "body":
+			if err := substituteBody(r, placeholder, value); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func substituteBody(r *http.Request, placeholder, value string) error {
+	if r.Body == nil || r.Body == http.NoBody {
+		return nil
+	}
+	raw, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+	r.Body.Close()
+	if err != nil {
+		return errors.New("cannot read the request body")
+	}
+	if len(raw) > maxBody {
+		return errors.New("request body too large for credential substitution (1 MiB at most)")
+	}
+	raw = bytes.ReplaceAll(raw, []byte(placeholder), []byte(value))
+	r.Body = io.NopCloser(bytes.NewReader(raw))
+	r.ContentLength = int64(len(raw))
+	r.Header.Set("Content-Length", strconv.Itoa(len(raw)))
+	return nil
+}
+
+// connListener is a net.Listener fed connections one by one (ServeConn).
+type connListener struct {
+	conns chan net.Conn
+	done  chan struct{}
+	once  sync.Once
+}
+
+func newConnListener() *connListener {
+	return &connListener{conns: make(chan net.Conn), done: make(chan struct{})}
+}
+
+func (l *connListener) push(c net.Conn) {
+	select {
+	case l.conns <- c:
+	case <-l.done:
+		c.Close()
+	}
+}
+
+func (l *connListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-l.conns:
+		return c, nil
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+}
+
+func (l *connListener) Close() error {
+	l.once.Do(func() { close(l.done) })
+	return nil
+}
+
+func (l *connListener) Addr() net.Addr { return proxyAddr{} }
+
+type proxyAddr struct{}
+
+func (proxyAddr) Network() string { return "tcp" }
+func (proxyAddr) String() string  { return "127.0.0.1:" + strconv.Itoa(ProxyPort) }

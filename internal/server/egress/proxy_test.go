@@ -1,0 +1,316 @@
+//go:build linux
+
+package egress_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/osb-dev/osb/internal/server/egress"
+)
+
+// upstream is a loopback HTTP server standing in for an outside host; it
+// records what reached it.
+type upstream struct {
+	srv  *httptest.Server
+	mu   sync.Mutex
+	seen []string // "METHOD path?query auth=<Authorization> key=<X-Api-Key> body=<body>"
+}
+
+func newUpstream(t *testing.T, name string) *upstream {
+	u := &upstream{}
+	u.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		u.mu.Lock()
+		u.seen = append(u.seen, fmt.Sprintf("%s %s auth=%s key=%s body=%s", r.Method, r.URL.RequestURI(), r.Header.Get("Authorization"), r.Header.Get("X-Api-Key"), body))
+		u.mu.Unlock()
+		fmt.Fprintf(w, "%s says hi", name)
+	}))
+	t.Cleanup(u.srv.Close)
+	return u
+}
+
+func (u *upstream) requests() []string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return append([]string(nil), u.seen...)
+}
+
+// fakeNet maps outside host names to loopback listeners the test started;
+// any other name fails, so no test reaches a real address.
+type fakeNet map[string]string
+
+func (n fakeNet) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	to, ok := n[addr]
+	if !ok {
+		return nil, fmt.Errorf("no such host in this test: %s", addr)
+	}
+	var d net.Dialer
+	return d.DialContext(ctx, network, to)
+}
+
+// proxyFor serves p on a loopback listener the way the runtime does inside
+// a sandbox (each connection handed to ServeConn) and returns a client
+// that uses it.
+func proxyFor(t *testing.T, p *egress.Proxy) (*http.Client, string) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			p.ServeConn(c)
+		}
+	}()
+	t.Cleanup(func() { ln.Close(); p.Close() })
+	proxyURL := &url.URL{Scheme: "http", Host: ln.Addr().String()}
+	return &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(proxyURL)}, Timeout: time.Minute}, ln.Addr().String()
+}
+
+func get(t *testing.T, c *http.Client, method, rawURL, body string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(method, rawURL, strings.NewReader(body))
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+func TestProxyEnforcesTheLivePolicy(t *testing.T) {
+	api, other, deep := newUpstream(t, "api"), newUpstream(t, "other"), newUpstream(t, "deep")
+	network := fakeNet{
+		"api.example.test:80":      api.srv.Listener.Addr().String(),
+		"other.example.test:80":    other.srv.Listener.Addr().String(),
+		"a.b.svc.test:80":          deep.srv.Listener.Addr().String(),
+		"svc.test:80":              deep.srv.Listener.Addr().String(),
+		"blocked.svc.test:80":      deep.srv.Listener.Addr().String(),
+		"api.example.test:443":     api.srv.Listener.Addr().String(),
+		"other.example.test:443":   other.srv.Listener.Addr().String(),
+		"API.Example.Test.:80":     api.srv.Listener.Addr().String(),
+		"api.example.test.:80":     api.srv.Listener.Addr().String(),
+		"unlisted.example.test:80": api.srv.Listener.Addr().String(),
+	}
+	policy := egress.Policy{DefaultAction: egress.Deny, Egress: []egress.Rule{
+		{Action: egress.Allow, Target: "api.example.test"},
+		{Action: egress.Deny, Target: "blocked.svc.test"},
+		{Action: egress.Allow, Target: "*.svc.test"},
+	}}
+	sc := egress.New(nil, egress.Options{Policy: &policy})
+	client, _ := proxyFor(t, sc.NewProxy(network.dial))
+
+	for _, tc := range []struct {
+		url    string
+		status int
+		body   string
+	}{
+		{"http://api.example.test/x?q=1", 200, "api says hi"},
+		{"http://API.Example.Test./y", 200, "api says hi"},
+		{"http://a.b.svc.test/", 200, "deep says hi"},
+		{"http://other.example.test/", 403, "osb egress proxy: egress to other.example.test is denied by the sandbox's network policy\n"},
+		{"http://svc.test/", 403, "osb egress proxy: egress to svc.test is denied by the sandbox's network policy\n"},
+		{"http://blocked.svc.test/", 403, "osb egress proxy: egress to blocked.svc.test is denied by the sandbox's network policy\n"},
+	} {
+		if status, body := get(t, client, "GET", tc.url, ""); status != tc.status || body != tc.body {
+			t.Errorf("GET %s: %d %q, want %d %q", tc.url, status, body, tc.status, tc.body)
+		}
+	}
+	if got := other.requests(); len(got) != 0 {
+		t.Errorf("a denied host was reached: %v", got)
+	}
+	if got := deep.requests(); len(got) != 1 {
+		t.Errorf("svc.test hosts got %v, want the one allowed request", got)
+	}
+
+	// A change through the sidecar API applies to the next request.
+	sidecarAPI := httptest.NewServer(sc)
+	defer sidecarAPI.Close()
+	s := &sidecar{t: t, url: sidecarAPI.URL}
+	s.expect(200, "PATCH", "/policy", `[{"action":"deny","target":"api.example.test"},{"action":"allow","target":"other.example.test"}]`)
+	if status, _ := get(t, client, "GET", "http://api.example.test/z", ""); status != 403 {
+		t.Errorf("after the patch api.example.test answered %d, want 403", status)
+	}
+	if status, body := get(t, client, "GET", "http://other.example.test/", ""); status != 200 || body != "other says hi" {
+		t.Errorf("after the patch other.example.test answered %d %q", status, body)
+	}
+	s.expect(200, "PUT", "/policy", `{"defaultAction":"allow"}`)
+	if status, _ := get(t, client, "GET", "http://unlisted.example.test/", ""); status != 200 {
+		t.Errorf("allow-all: %d", status)
+	}
+
+	// Requests that are not proxy requests are refused.
+	_, addr := proxyFor(t, sc.NewProxy(network.dial))
+	resp, err := http.Get("http://" + addr + "/policy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 400 {
+		t.Errorf("origin-form request: %d", resp.StatusCode)
+	}
+}
+
+// connect opens a CONNECT tunnel through the proxy at addr and returns the
+// status line and, when 200, the tunnel.
+func connect(t *testing.T, addr, target string) (string, net.Conn) {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(c, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n", target, target)
+	br := bufio.NewReader(c)
+	resp, err := http.ReadResponse(br, &http.Request{Method: "CONNECT"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != 200 {
+		c.Close()
+		return resp.Status, nil
+	}
+	return resp.Status, &bufConn{Conn: c, r: br}
+}
+
+type bufConn struct {
+	net.Conn
+	r *bufio.Reader
+}
+
+func (b *bufConn) Read(p []byte) (int, error) { return b.r.Read(p) }
+
+func TestProxyTunnelsOnlyToAllowedHosts(t *testing.T) {
+	echo, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer echo.Close()
+	var mu sync.Mutex
+	accepted := 0
+	go func() {
+		for {
+			c, err := echo.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			accepted++
+			mu.Unlock()
+			go func() { io.Copy(c, c); c.Close() }()
+		}
+	}()
+	network := fakeNet{"git.example.test:443": echo.Addr().String(), "evil.example.test:443": echo.Addr().String()}
+	// The deny comes first: the first matching rule decides.
+	policy := egress.Policy{DefaultAction: egress.Deny, Egress: []egress.Rule{{Action: egress.Deny, Target: "evil.example.test"}, {Action: egress.Allow, Target: "*.example.test"}}}
+	sc := egress.New(nil, egress.Options{Policy: &policy})
+	_, addr := proxyFor(t, sc.NewProxy(network.dial))
+
+	status, tun := connect(t, addr, "git.example.test:443")
+	if tun == nil {
+		t.Fatalf("CONNECT to an allowed host: %s", status)
+	}
+	fmt.Fprint(tun, "ping through the tunnel\n")
+	line, err := bufio.NewReader(tun).ReadString('\n')
+	if err != nil || line != "ping through the tunnel\n" {
+		t.Errorf("tunnel echoed %q (%v)", line, err)
+	}
+	tun.Close()
+	if status, tun := connect(t, addr, "evil.example.test:443"); tun != nil || status != "403 Forbidden" {
+		t.Errorf("CONNECT to a denied host: %s", status)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if accepted != 1 {
+		t.Errorf("the outside listener accepted %d connections, want 1 (the allowed tunnel)", accepted)
+	}
+}
+
+func TestProxyInjectsVaultCredentialsIntoPlainHTTP(t *testing.T) {
+	api, other := newUpstream(t, "api"), newUpstream(t, "other")
+	network := fakeNet{"api.example.test:80": api.srv.Listener.Addr().String(), "other.example.test:80": other.srv.Listener.Addr().String(),
+		"x.wild.test:80": api.srv.Listener.Addr().String()}
+	policy := egress.Policy{DefaultAction: egress.Allow, Egress: []egress.Rule{
+		{Action: egress.Allow, Target: "api.example.test"}, {Action: egress.Allow, Target: "*.wild.test"}, {Action: egress.Allow, Target: "other.example.test"}}}
+	sc := egress.New(nil, egress.Options{Policy: &policy, CredentialProxy: true})
+	sidecarAPI := httptest.NewServer(sc)
+	defer sidecarAPI.Close()
+	s := &sidecar{t: t, url: sidecarAPI.URL}
+	s.expect(201, "POST", "/credential-vault", `{"credentials":[
+		{"name":"token","source":{"type":"inline","value":"`+secret+`"}},
+		{"name":"key","source":{"type":"inline","value":"k-123"}}],
+	"bindings":[
+		{"name":"api","match":{"hosts":["api.example.test"],"schemes":["http"],"paths":["/v1/*"]},
+		 "auth":{"type":"bearer","credential":"token","substitutions":[{"credential":"key","placeholder":"KEY_HERE","in":["query","body"]}]}},
+		{"name":"wild","match":{"hosts":["*.wild.test"],"schemes":["http"]},"auth":{"type":"apiKey","name":"X-Api-Key","credential":"key"}},
+		{"name":"tls-only","match":{"hosts":["other.example.test"]},"auth":{"type":"bearer","credential":"token"}}]}`)
+	client, _ := proxyFor(t, sc.NewProxy(network.dial))
+
+	get(t, client, "POST", "http://api.example.test/v1/items?k=KEY_HERE", `{"key":"KEY_HERE"}`)
+	get(t, client, "GET", "http://api.example.test/other", "")
+	get(t, client, "GET", "http://x.wild.test/", "")
+	get(t, client, "GET", "http://other.example.test/", "")
+	want := []string{
+		"POST /v1/items?k=k-123 auth=Bearer " + secret + ` key= body={"key":"k-123"}`,
+		"GET /other auth= key= body=", // path outside the binding
+		"GET / auth= key=k-123 body=", // wildcard binding
+	}
+	if got := api.requests(); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("api got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// A binding for https only is not applied to plain HTTP.
+	if got := other.requests(); len(got) != 1 || got[0] != "GET / auth= key= body=" {
+		t.Errorf("other got %v", got)
+	}
+}
+
+func TestProxyReportsEnforcement(t *testing.T) {
+	sc := egress.New(nil, egress.Options{})
+	api := httptest.NewServer(sc)
+	defer api.Close()
+	s := &sidecar{t: t, url: api.URL}
+	if got := s.expect(200, "GET", "/policy", ""); !strings.Contains(got, `"enforcementMode":"none","reason":"`+egress.NotEnforced+`"`) {
+		t.Errorf("before: %s", got)
+	}
+	sc.SetEnforcement(egress.ProxyEnforcement)
+	if got := s.expect(200, "GET", "/policy", ""); got != `{"status":"ok","mode":"allow_all","enforcementMode":"proxy","policy":{"defaultAction":"allow","egress":[]}}`+"\n" {
+		t.Errorf("after: %s", got)
+	}
+	if got := s.expect(200, "PATCH", "/policy", `[{"action":"deny","target":"x.test"}]`); got != `{"status":"ok","mode":"enforcing","enforcementMode":"proxy"}`+"\n" {
+		t.Errorf("patch: %s", got)
+	}
+	if got := s.expect(200, "DELETE", "/policy", `["nope.test"]`); got != `{"status":"ok","mode":"enforcing","enforcementMode":"proxy","reason":"no matching targets found"}`+"\n" {
+		t.Errorf("delete of an unknown target: %s", got)
+	}
+}
+
+// The default dialer refuses the host's own addresses, whatever the policy.
+func TestProxyNeverReachesHostLoopback(t *testing.T) {
+	host := newUpstream(t, "host")
+	sc := egress.New(nil, egress.Options{}) // allow-all
+	client, addr := proxyFor(t, sc.NewProxy(nil))
+	status, body := get(t, client, "GET", host.srv.URL+"/secret", "")
+	if status != 502 || body != "osb egress proxy: the destination is an address of this host or link, which the egress proxy does not reach\n" {
+		t.Errorf("plain HTTP to host loopback: %d %q", status, body)
+	}
+	if st, tun := connect(t, addr, host.srv.Listener.Addr().String()); tun != nil || st != "502 Bad Gateway" {
+		t.Errorf("CONNECT to host loopback: %s", st)
+	}
+	if got := host.requests(); len(got) != 0 {
+		t.Errorf("the host service was reached: %v", got)
+	}
+}
