@@ -21,6 +21,10 @@ type Arg struct {
 	set      func(f *Factory, words []string)
 	complete func(f *Factory) cobra.CompletionFunc // nil: no candidates
 	local    bool                                  // a local path: the shell completes files
+	// mayBeEmpty: "" is a value (config set KEY ""). Any other argument
+	// given as "" is a mistake that would reach the server as a missing
+	// path or id.
+	mayBeEmpty bool
 }
 
 func (a Arg) placeholder() string {
@@ -55,6 +59,13 @@ func (s Sandbox) Execd(ctx context.Context) (*client.DataPlane, error) { return 
 
 // Egress connects to the sandbox's egress API.
 func (s Sandbox) Egress(ctx context.Context) (*client.Egress, error) { return s.f.Egress(ctx, s.ID) }
+
+// ValueArg is one word that may be empty, e.g. a setting's VALUE.
+func ValueArg(name string, p *string) Arg {
+	a := StringArg(name, p)
+	a.mayBeEmpty = true
+	return a
+}
 
 // SandboxArg is a SANDBOX_ID argument: a full id or a unique prefix,
 // completed from the server's sandboxes.
@@ -136,11 +147,63 @@ func hasCommandArg(args []Arg) bool {
 // error (exit 2) naming what is missing or extra.
 func checkArgs(args []Arg) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, words []string) error {
-		if err := countArgs(cmd, args, words); err != nil {
+		err := countArgs(cmd, args, words)
+		if err == nil {
+			err = checkWords(args, words)
+		}
+		if err != nil {
 			return &FlagError{Err: err}
 		}
 		return nil
 	}
+}
+
+// checkWords refuses words that would reach the server as something else
+// than the user meant: an empty path or id (a request about nothing, or a
+// listing), and "." or ".." as an id, which a URL reads as a step in its
+// path (GET /v1/sandboxes/. is the listing).
+func checkWords(args []Arg, words []string) error {
+	for i, a := range args {
+		if a.command {
+			continue
+		}
+		for _, w := range argWords(args, words, i) {
+			switch {
+			case w == "" && !a.mayBeEmpty && a.name != "SANDBOX_ID": // WithSandboxID says it its way
+				return fmt.Errorf("%s is empty", a.name)
+			case (w == "." || w == "..") && isID(a.name):
+				return fmt.Errorf("%q is not a valid %s", w, a.name)
+			}
+		}
+	}
+	return nil
+}
+
+// isID reports whether an argument names something the server keys by
+// id or name: such a word becomes one segment of a URL path.
+func isID(name string) bool {
+	return strings.HasSuffix(name, "_ID") || name == "NAME"
+}
+
+// argWords returns the words the i-th argument takes, as bindArgs binds them.
+func argWords(args []Arg, words []string, i int) []string {
+	fixed := 0
+	for _, a := range args {
+		fixed += a.min
+	}
+	rest := len(words) - fixed
+	for j, a := range args {
+		take := a.min
+		if a.max != a.min {
+			take += rest
+		}
+		take = min(take, len(words))
+		if j == i {
+			return words[:take]
+		}
+		words = words[take:]
+	}
+	return nil
 }
 
 func countArgs(cmd *cobra.Command, args []Arg, words []string) error {
@@ -192,18 +255,8 @@ func missingArg(args []Arg, n int) Arg {
 // bindArgs stores the words in the arguments' fields: each takes its
 // minimum, the variadic or optional one the rest.
 func bindArgs(f *Factory, args []Arg, words []string) {
-	fixed := 0
-	for _, a := range args {
-		fixed += a.min
-	}
-	rest := len(words) - fixed
-	for _, a := range args {
-		take := a.min
-		if a.max != a.min {
-			take += rest
-		}
-		a.set(f, words[:take])
-		words = words[take:]
+	for i, a := range args {
+		a.set(f, argWords(args, words, i))
 	}
 }
 

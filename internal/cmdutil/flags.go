@@ -39,6 +39,12 @@ func (v pairsValue) Set(s string) error {
 	if err != nil {
 		return err
 	}
+	// No flag of this kind has a use for an empty name (an environment
+	// variable, a metadata label, a filter): it is a typo, refused here
+	// rather than by the server or, worse, accepted by it.
+	if k == "" {
+		return fmt.Errorf("the KEY before '=' is empty")
+	}
 	*v.p = append(*v.p, [2]string{k, val})
 	return nil
 }
@@ -54,7 +60,10 @@ type DurationValue struct {
 	Set bool
 }
 
-type durationFlag struct{ v *DurationValue }
+type durationFlag struct {
+	v        *DurationValue
+	positive bool // 0 is refused
+}
 
 func (f durationFlag) String() string {
 	if !f.v.Set {
@@ -68,13 +77,16 @@ func (f durationFlag) Set(s string) error {
 	if err != nil {
 		return err
 	}
+	if f.positive && d == 0 {
+		return fmt.Errorf("a timeout of 0 would end at once; give a positive duration such as 30s")
+	}
 	f.v.D, f.v.Set = d, true
 	return nil
 }
 
 // DurationFlag adds a flag taking 10m / 1h30m / 90s style durations.
 func DurationFlag(fs *pflag.FlagSet, v *DurationValue, name, short, usage string) {
-	fs.VarP(durationFlag{v}, name, short, usage)
+	fs.VarP(durationFlag{v: v}, name, short, usage)
 }
 
 type enumValue struct {

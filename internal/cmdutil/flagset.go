@@ -28,6 +28,12 @@ func (fs *FlagSet) Duration(v *DurationValue, name, short, usage string) {
 	DurationFlag(fs.FlagSet, v, name, short, usage)
 }
 
+// Timeout adds a duration flag that must be more than zero: a timeout of
+// 0 would end the wait (or the sandbox's life) at once.
+func (fs *FlagSet) Timeout(v *DurationValue, name, short, usage string) {
+	fs.VarP(durationFlag{v: v, positive: true}, name, short, usage)
+}
+
 // Given makes *set true when the named flag is on the command line, for a
 // verb that tells an empty or zero value from no value at all.
 func (fs *FlagSet) Given(name string, set *bool) {

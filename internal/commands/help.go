@@ -23,7 +23,10 @@ otherwise:
 
   124  the remote command hit its --timeout
   125  osb failed before the remote exit code was known
-  130  interrupted from the keyboard (Ctrl-C)
+  130  interrupted from the keyboard (Ctrl-C); the remote command is stopped
+  129, 143  osb got SIGHUP (its terminal closed) or SIGTERM: the remote
+       command is stopped as for Ctrl-C (other commands stop too, with
+       the same codes)
   128+n  the remote command was killed by signal n (137: SIGKILL) with no
        --timeout of osb's in play
   141  osb's own output was closed (e.g. piped into head); the remote

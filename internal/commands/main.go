@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -19,7 +17,7 @@ import (
 
 // Main runs osb as a program: real streams, real environment, signals.
 func Main() int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := cmdutil.NotifySignals(context.Background())
 	defer stop()
 	return Run(ctx, cmdutil.New(iostreams.System(), os.Getenv), os.Args[1:])
 }
@@ -40,7 +38,7 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) int {
 	code := cmdutil.ExitCode(err)
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 		fmt.Fprintln(f.IOStreams.ErrOut, "Aborted.")
-		return cmdutil.ExitInterrupted
+		return cmdutil.InterruptedCode(ctx)
 	}
 	var exitErr *cmdutil.ExitError
 	if errors.As(err, &exitErr) && exitErr.Err == nil {

@@ -28,8 +28,10 @@ func countingServer(t *testing.T) (*httptest.Server, *atomic.Int32) {
 }
 
 // A bad connection setting in the environment or the config file is a
-// usage error naming where it came from, and no request is sent; values
-// the official client ignores are ignored.
+// usage error naming where it came from, and no request is sent: also
+// what the official client would quietly ignore (a timeout that is not a
+// number, a --config file that is not there) or wrap around (a timeout
+// too large to wait).
 func TestConnectionSettingsAreCheckedBeforeAnyRequest(t *testing.T) {
 	srv, requests := countingServer(t)
 	for _, tc := range []struct {
@@ -46,7 +48,10 @@ func TestConnectionSettingsAreCheckedBeforeAnyRequest(t *testing.T) {
 		{"negative timeout in env", map[string]string{"OPEN_SANDBOX_REQUEST_TIMEOUT": "-3"}, "", 2,
 			"Error: invalid request timeout -3 from OPEN_SANDBOX_REQUEST_TIMEOUT: use a positive number of seconds\n"},
 		{"upper-case protocol", map[string]string{"OPEN_SANDBOX_PROTOCOL": "HTTP"}, "", 0, ""},
-		{"timeout that is not a number", map[string]string{"OPEN_SANDBOX_REQUEST_TIMEOUT": "abc"}, "", 0, ""},
+		{"timeout that is not a number", map[string]string{"OPEN_SANDBOX_REQUEST_TIMEOUT": "abc"}, "", 2,
+			"Error: invalid OPEN_SANDBOX_REQUEST_TIMEOUT=\"abc\": use a whole number of seconds\n"},
+		{"timeout too large", map[string]string{"OPEN_SANDBOX_REQUEST_TIMEOUT": "18446744074"}, "", 2,
+			"Error: invalid request timeout 18446744074 from OPEN_SANDBOX_REQUEST_TIMEOUT: at most 9223372036 seconds\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			env := cmdtest.Offline(t)

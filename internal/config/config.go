@@ -57,6 +57,8 @@ type Flags struct {
 type Config struct {
 	Path       string
 	FileExists bool
+	// Named is true when --config named the file: then it must exist.
+	Named bool
 
 	APIKey         string
 	Domain         string // empty when nothing set it; clients fall back to DefaultDomain
@@ -70,8 +72,9 @@ type Config struct {
 
 	// Sources maps a resolved key (api_key, domain, …) to where its value came from.
 	Sources map[string]string
-	// problems are values found in the file that cannot mean anything for
-	// their key (a table where a domain belongs); Validate reports them.
+	// problems are values that cannot mean anything for their key (a
+	// table where a domain belongs in the file, a timeout of "abc" in the
+	// environment), each with its message; Validate reports them.
 	problems map[string]string
 }
 
@@ -147,7 +150,7 @@ func Load(flags Flags, getenv func(string) string) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Config{Path: path, FileExists: exists, Sources: map[string]string{}, problems: map[string]string{}}
+	c := &Config{Path: path, FileExists: exists, Named: flags.ConfigPath != "", Sources: map[string]string{}, problems: map[string]string{}}
 	fc := file.Connection
 
 	c.APIKey = c.pickString("api_key", flags.APIKey, getenv(EnvAPIKey), fc["api_key"], "")
@@ -202,23 +205,30 @@ func (c *Config) pickString(key, flag, env string, file any, def string) string 
 		if s, ok := file.(string); ok {
 			return s
 		}
-		c.problems[key] = "must be text"
+		c.fileProblem(key, "must be text")
 		return fmt.Sprint(file)
 	}
 	c.Sources[key] = SourceDefault
 	return def
 }
 
-// pickTimeout reads the flag (whole seconds), the variable (whole seconds,
-// anything else ignored) and the file (any number of seconds).
+// pickTimeout reads the flag (whole seconds), the variable (whole seconds)
+// and the file (any number of seconds). A variable that is not a whole
+// number falls through to the file, as the official client lets it, but is
+// noted as a problem: osb refuses it rather than quietly using another value.
 func (c *Config) pickTimeout(key string, flag int, env string, file any, def float64) float64 {
 	if flag != 0 {
 		c.Sources[key] = SourceFlag
 		return float64(flag)
 	}
-	if n, err := strconv.Atoi(strings.TrimSpace(env)); err == nil && n != 0 {
+	n, err := strconv.Atoi(strings.TrimSpace(env))
+	if err == nil && n != 0 {
 		c.Sources[key] = SourceEnv
 		return float64(n)
+	}
+	if err != nil && env != "" {
+		name := "OPEN_SANDBOX_" + strings.ToUpper(key)
+		c.problems[key] = fmt.Sprintf("invalid %s=%q: use a whole number of seconds", name, env)
 	}
 	if truthy(file) {
 		c.Sources[key] = SourceFile
@@ -228,7 +238,7 @@ func (c *Config) pickTimeout(key string, flag int, env string, file any, def flo
 		case float64:
 			return t
 		}
-		c.problems[key] = "must be a number of seconds"
+		c.fileProblem(key, "must be a number of seconds")
 		return def
 	}
 	c.Sources[key] = SourceDefault
@@ -251,7 +261,7 @@ func (c *Config) pickProxy(flag *bool, env string, file any) bool {
 		c.Sources["use_server_proxy"] = SourceFile
 		b, ok := modelBool(file)
 		if !ok {
-			c.problems["use_server_proxy"] = "must be true or false"
+			c.fileProblem("use_server_proxy", "must be true or false")
 		}
 		return b
 	}
@@ -292,8 +302,13 @@ func (c *Config) fileText(key string, v any) *string {
 		return &s
 	}
 	c.Sources[key] = SourceFile
-	c.problems[key] = "must be text"
+	c.fileProblem(key, "must be text")
 	return nil
+}
+
+// fileProblem notes a value of the file that cannot mean anything for key.
+func (c *Config) fileProblem(key, problem string) {
+	c.problems[key] = fmt.Sprintf("invalid %s in %s: %s", fileKey(key), c.Path, problem)
 }
 
 // ParseBoolWord accepts 1/true/yes/on and 0/false/no/off in any case.

@@ -120,6 +120,38 @@ func TestValidateNamesTheSource(t *testing.T) {
 	}
 }
 
+// What the official client would quietly ignore or wrap around is refused
+// by Validate: a timeout variable that is not a number (Load still falls
+// through, for config show), a timeout too large for osb to wait, a file
+// named by --config that is not there.
+func TestValidateRefusesWhatWouldBeIgnored(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "missing.toml")
+	for _, tc := range []struct {
+		flags Flags
+		vars  map[string]string
+		want  string
+	}{
+		{Flags{}, map[string]string{EnvRequestTimeout: "abc"}, `invalid OPEN_SANDBOX_REQUEST_TIMEOUT="abc": use a whole number of seconds`},
+		{Flags{}, map[string]string{EnvIdleTimeout: "1.5"}, `invalid OPEN_SANDBOX_IDLE_TIMEOUT="1.5": use a whole number of seconds`},
+		{Flags{RequestTimeout: 18446744074}, nil, "invalid request timeout 18446744074 from --request-timeout: at most 9223372036 seconds"},
+		{Flags{}, map[string]string{EnvIdleTimeout: "9223372037"}, "invalid idle timeout 9223372037 from OPEN_SANDBOX_IDLE_TIMEOUT: at most 9223372036 seconds"},
+		{Flags{ConfigPath: missing}, nil, "config file " + missing + " (named by --config) does not exist; run 'osb config init --config " + missing + "' to create it"},
+	} {
+		c, err := Load(tc.flags, env(t, tc.vars))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Validate(); err == nil || err.Error() != tc.want {
+			t.Errorf("%+v %v: Validate() = %v, want %q", tc.flags, tc.vars, err, tc.want)
+		}
+	}
+	// The largest timeout that fits is fine, and so is a missing default file.
+	c, _ := Load(Flags{RequestTimeout: 9223372036}, env(t, nil))
+	if err := c.Validate(); err != nil {
+		t.Errorf("largest timeout: %v", err)
+	}
+}
+
 func TestBrokenFileNamesTheLine(t *testing.T) {
 	path := writeConfig(t, "[connection]\ndomain = \n")
 	_, err := Load(Flags{ConfigPath: path}, env(t, nil))

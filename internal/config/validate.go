@@ -1,9 +1,11 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
+	"time"
 )
 
 // Validate checks the connection settings a client is built from. Load keeps
@@ -12,9 +14,12 @@ import (
 // file is one clear usage error naming where the value came from, rather than
 // a failed request.
 func (c *Config) Validate() error {
+	if c.Named && !c.FileExists {
+		return fmt.Errorf("config file %s (named by --config) does not exist; run 'osb config init --config %s' to create it", c.Path, c.Path)
+	}
 	for _, key := range []string{"api_key", "domain", "protocol", "request_timeout", "idle_timeout", "use_server_proxy", "default_image", "default_timeout"} {
 		if p, ok := c.problems[key]; ok {
-			return fmt.Errorf("invalid %s in %s: %s", fileKey(key), c.Path, p)
+			return errors.New(p)
 		}
 	}
 	if p := strings.ToLower(strings.TrimSpace(c.Protocol)); p != "http" && p != "https" {
@@ -26,9 +31,16 @@ func (c *Config) Validate() error {
 	return checkSeconds(c.IdleTimeout, "idle timeout", c.origin("idle_timeout"))
 }
 
+// maxSeconds is the longest timeout a time.Duration holds (about 292
+// years); a larger one would wrap around to a short or negative wait.
+const maxSeconds = math.MaxInt64 / int64(time.Second)
+
 func checkSeconds(v float64, what, origin string) error {
 	if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 		return fmt.Errorf("invalid %s %v from %s: use a positive number of seconds", what, v, origin)
+	}
+	if v > float64(maxSeconds) {
+		return fmt.Errorf("invalid %s %.0f from %s: at most %d seconds", what, v, origin, maxSeconds)
 	}
 	return nil
 }

@@ -54,6 +54,49 @@ func TestCommandRun(t *testing.T) {
 		}
 	})
 
+	// A closed terminal (SIGHUP) or a SIGTERM stops the remote command as
+	// Ctrl-C does, and osb exits as a shell reports the signal.
+	for _, sig := range []struct {
+		sig  syscall.Signal
+		code int
+	}{{syscall.SIGHUP, 129}, {syscall.SIGTERM, 143}} {
+		t.Run(sig.sig.String(), func(t *testing.T) {
+			token := fmt.Sprintf("2000.%d", time.Now().UnixNano()%1000000)
+			p := startOsb(t, bin, env, "command", "run", sb, "--", "sh", "-c", "echo $$; exec sleep "+token)
+			pid := strings.TrimSpace(p.stdoutLine(t))
+			p.cmd.Process.Signal(sig.sig)
+			p.stderrUntil(t, "Interrupted: command ")
+			if code := p.wait(t); code != sig.code {
+				t.Errorf("exit %d, want %d", code, sig.code)
+			}
+			gone := osb(t, bin, env, "command", "run", sb, "--", "sh", "-c", "kill -0 "+pid+" 2>/dev/null || echo gone")
+			if gone.stdout != "gone\n" {
+				t.Errorf("remote process %s after %v: %q %q", pid, sig.sig, gone.stdout, gone.stderr)
+			}
+		})
+	}
+
+	t.Run("SIGHUP on a stream", func(t *testing.T) {
+		// A followed log is a stream with no end of its own.
+		bg := osb(t, bin, env, "command", "run", sb, "-d", "-o", "json", "--", "sh", "-c", "echo first; exec sleep 1000").expect(t, 0, "background run")
+		var started struct {
+			ExecutionID string `json:"execution_id"`
+		}
+		if err := json.Unmarshal([]byte(bg.stdout), &started); err != nil || started.ExecutionID == "" {
+			t.Fatalf("background run: %v %s", err, bg.stdout)
+		}
+		p := startOsb(t, bin, env, "command", "logs", sb, started.ExecutionID, "--follow")
+		if line := p.stdoutLine(t); line != "first\n" {
+			t.Fatalf("first line %q", line)
+		}
+		p.cmd.Process.Signal(syscall.SIGHUP)
+		p.stderrUntil(t, "Aborted.")
+		if code := p.wait(t); code != 129 {
+			t.Errorf("exit %d, want 129", code)
+		}
+		osb(t, bin, env, "command", "interrupt", sb, started.ExecutionID)
+	})
+
 	t.Run("closed stdout", func(t *testing.T) {
 		// osb ... | head -1: once the reader is gone, osb stops the remote
 		// command and exits 141, as a command killed by SIGPIPE would.

@@ -85,7 +85,8 @@ func stage(path string, fi fs.FileInfo) (*Destination, error) {
 		f.Close()
 		d.replaces, d.oldMode = true, fi.Mode().Perm()
 	}
-	d.stageDir, err = os.MkdirTemp(filepath.Dir(target), StagePrefix)
+	removeStale(filepath.Dir(target))
+	d.stageDir, err = os.MkdirTemp(filepath.Dir(target), stageName())
 	if err != nil {
 		return nil, err
 	}

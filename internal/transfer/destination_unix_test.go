@@ -3,11 +3,17 @@
 package transfer
 
 import (
+	"errors"
+	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // Named pipes exist on Unix systems only.
@@ -55,5 +61,60 @@ func TestSpecialFilesAreWrittenDirectly(t *testing.T) {
 	}
 	if fi, _ := os.Stat(os.DevNull); fi.Mode()&os.ModeCharDevice == 0 {
 		t.Fatalf("%s was replaced", os.DevNull)
+	}
+}
+
+// A download cleans up, in the directory it writes to, the staging
+// directories that killed downloads left: those of a process that is gone
+// or untouched for a day. What may be a live download, or may not be
+// osb's, stays.
+func TestStaleStagingIsCleanedUp(t *testing.T) {
+	dir := t.TempDir()
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	stage := func(name string, files ...string) string {
+		p := filepath.Join(dir, name)
+		if err := os.Mkdir(p, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			os.WriteFile(filepath.Join(p, f), []byte("half a file"), 0o600)
+		}
+		return p
+	}
+	old := func(p string) {
+		long := time.Now().Add(-25 * time.Hour)
+		filepath.WalkDir(p, func(q string, _ fs.DirEntry, _ error) error { return os.Chtimes(q, long, long) })
+	}
+	deadPID := stage(fmt.Sprintf("%s%d-111", StagePrefix, gone.Process.Pid), "download")
+	deadEmpty := stage(fmt.Sprintf("%s%d-112", StagePrefix, gone.Process.Pid))
+	oldFormat := stage(StagePrefix+"333", "download")
+	old(oldFormat)
+	livePID := stage(fmt.Sprintf("%s%d-444", StagePrefix, os.Getppid()), "download")
+	recentOldFormat := stage(StagePrefix+"555", "download")
+	notOurs := stage(fmt.Sprintf("%s%d-666", StagePrefix, gone.Process.Pid), "download", "notes.txt")
+	old(notOurs)
+	plainFile := filepath.Join(dir, StagePrefix+"777")
+	os.WriteFile(plainFile, nil, 0o600)
+
+	d, err := Open(filepath.Join(dir, "report.bin"), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Abort()
+	for _, p := range []string{deadPID, deadEmpty, oldFormat} {
+		if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s is still there (%v)", filepath.Base(p), err)
+		}
+	}
+	for _, p := range []string{livePID, recentOldFormat, notOurs, plainFile} {
+		if _, err := os.Lstat(p); err != nil {
+			t.Errorf("%s was removed", filepath.Base(p))
+		}
+	}
+	if !strings.HasPrefix(filepath.Base(d.stageDir), fmt.Sprintf("%s%d-", StagePrefix, os.Getpid())) {
+		t.Errorf("staging directory %s does not carry osb's pid", d.stageDir)
 	}
 }

@@ -1,6 +1,7 @@
 package command
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -93,6 +94,7 @@ type foreground struct {
 	timedOut bool             // because its timeout passed
 	stopSent bool             // and the server was asked to
 	presses  int              // Ctrl-C presses seen on the interrupts channel
+	signaled int              // the exit code of a stop a signal asked for (130, 129, 143)
 	grace    <-chan time.Time // how long the stop may take
 	stopDone chan error       // the stop request's outcome
 	stopErr  error
@@ -135,6 +137,7 @@ func (fg *foreground) run(ctx context.Context) error {
 			}
 		case <-cancelled:
 			cancelled = nil
+			fg.signaled = cmdutil.InterruptedCode(ctx)
 			fg.requestStop(streamCtx)
 		case <-presses:
 			if fg.presses++; fg.presses >= 2 {
@@ -400,14 +403,16 @@ func (fg *foreground) fail(code int, err error) error {
 }
 
 // interrupted ends the run with 130: a plain line on stderr, or under -o
-// json the usual error object.
+// json the usual error object. A stop that SIGHUP or SIGTERM asked for
+// exits 129 or 143 instead, as a shell reports those signals.
 func (fg *foreground) interrupted(msg string) error {
+	code := cmp.Or(fg.signaled, cmdutil.ExitInterrupted)
 	if fg.format == output.JSONF {
-		return fg.fail(cmdutil.ExitInterrupted, errors.New(msg))
+		return fg.fail(code, errors.New(msg))
 	}
 	fg.lines.close()
 	fg.lines.note(msg)
-	return cmdutil.Silent(cmdutil.ExitInterrupted)
+	return cmdutil.Silent(code)
 }
 
 // target names what is being run, for messages.

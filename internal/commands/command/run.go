@@ -77,7 +77,7 @@ func newCmdRun(f *cmdutil.Factory) *cobra.Command {
 		Flags: func(fs *cmdutil.FlagSet) {
 			fs.BoolVarP(&opts.Background, "background", "d", false, "Run in the background and print its execution id.")
 			fs.StringVarP(&opts.Workdir, "workdir", "w", "", "Working directory of the command.")
-			fs.Duration(&opts.Timeout, "timeout", "t", "Stop the command after this long (e.g. 30s, 5m, 1h).")
+			fs.Timeout(&opts.Timeout, "timeout", "t", "Stop the command after this long (e.g. 30s, 5m, 1h).")
 			fs.BoolVar(&opts.Argv, "argv", false, "Send the arguments as an argv list, run without a shell.")
 			fs.Pairs(&opts.Env, "env", "e", "Environment variable for the command (repeatable).")
 			fs.StringVarP(&opts.User, "user", "u", "", "Run as this numeric user (and group): UID or UID:GID.")
@@ -116,11 +116,6 @@ func (opts *runOptions) request() (*client.RunCommandRequest, error) {
 		}
 	} else {
 		req.Command = shellJoin(opts.Command)
-	}
-	for _, kv := range opts.Env {
-		if kv[0] == "" {
-			return nil, cmdutil.UsageErrorf("invalid value for '--env': the variable name is empty in '%s=%s'", kv[0], kv[1])
-		}
 	}
 	req.Envs = opts.Env.Map()
 	if opts.User != "" {

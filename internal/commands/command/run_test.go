@@ -95,7 +95,7 @@ func TestRunUsageErrorsSendNothing(t *testing.T) {
 		{[]string{"-d", "-o", "raw", "--", "true"}, "Error: This command does not support `-o raw`. Allowed values: table, json, yaml.\n"},
 		{[]string{"-u", "root", "--", "true"}, "Error: invalid value for '--user': expected UID or UID:GID (numbers), got 'root'\n"},
 		{[]string{"-u", "1:", "--", "true"}, "Error: invalid value for '--user': expected UID or UID:GID (numbers), got '1:'\n"},
-		{[]string{"-e", "=x", "--", "true"}, "Error: invalid value for '--env': the variable name is empty in '=x'\n"},
+		{[]string{"-e", "=x", "--", "true"}, "Error: invalid argument \"=x\" for \"-e, --env\" flag: the KEY before '=' is empty (see 'osb command run --help')\n"},
 		{[]string{"-e", "novalue", "--", "true"}, "Error: invalid argument \"novalue\" for \"-e, --env\" flag: expected KEY=VALUE format, got 'novalue' (see 'osb command run --help')\n"},
 		{[]string{"-t", "5x", "--", "true"}, "Error: invalid argument \"5x\" for \"-t, --timeout\" flag: invalid duration '5x'. Use format like 10m, 1h30m, 90s (see 'osb command run --help')\n"},
 		{[]string{}, "Error: missing the command to run: osb command run SANDBOX_ID -- COMMAND... (see 'osb command run --help')\n"},

@@ -36,7 +36,7 @@ func newCmdSessionRun(f *cmdutil.Factory) *cobra.Command {
 		Formats: &cmdutil.Formats{Allowed: runFormats.Allowed, Usage: "Output format: raw (default) or json."},
 		Flags: func(fs *cmdutil.FlagSet) {
 			fs.StringVarP(&opts.Workdir, "workdir", "w", "", "Working directory for this run (the session stays there).")
-			fs.Duration(&opts.Timeout, "timeout", "t", "Stop the command after this long (e.g. 30s, 5m).")
+			fs.Timeout(&opts.Timeout, "timeout", "t", "Stop the command after this long (e.g. 30s, 5m).")
 		},
 		Run: runSessionRun,
 	})

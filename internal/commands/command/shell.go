@@ -77,11 +77,6 @@ func (opts *shellOptions) validate() error {
 	case opts.Session != "" && (opts.Cwd != "" || len(opts.Env) > 0 || len(opts.Command) > 0):
 		return cmdutil.UsageErrorf("--session attaches to a running session: --cwd, --env and a command only apply to a new one")
 	}
-	for _, kv := range opts.Env {
-		if kv[0] == "" {
-			return cmdutil.UsageErrorf("invalid value for '--env': the variable name is empty in '%s=%s'", kv[0], kv[1])
-		}
-	}
 	return nil
 }
 

@@ -194,7 +194,7 @@ func TestShellAndRunUsageErrors(t *testing.T) {
 	}{
 		{"", []string{"command", "shell", "sb1", "--takeover"}, "Error: --takeover needs --session: only an existing session can be taken over\n"},
 		{"", []string{"shell", "sb1", "--session", "s1", "--", "ls"}, "Error: --session attaches to a running session: --cwd, --env and a command only apply to a new one\n"},
-		{"", []string{"shell", "sb1", "-e", "=v"}, "Error: invalid value for '--env': the variable name is empty in '=v'\n"},
+		{"", []string{"shell", "sb1", "-e", "=v"}, "Error: invalid argument \"=v\" for \"-e, --env\" flag: the KEY before '=' is empty (see 'osb shell --help')\n"},
 		{"data", []string{"command", "run", "sb1", "-u", "1000", "--", "cat"}, "Error: --user cannot be used with stdin from a pipe or file: stdin goes through execd's PTY API, which has no user; add </dev/null to run without it, or use 'osb command shell sb1 -- COMMAND'\n"},
 		{"data", []string{"command", "run", "sb1", "-d", "--", "cat"}, "Error: --background does not send stdin, and stdin is a file; add </dev/null to run without it, or use 'osb command shell sb1 -- COMMAND'\n"},
 	}

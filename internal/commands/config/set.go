@@ -26,7 +26,7 @@ func newCmdSet(f *cmdutil.Factory) *cobra.Command {
 		Long: "Set KEY (section.field) to VALUE in the config file. Only that line changes:\n" +
 			"comments and other keys are kept. Unknown keys and values of the wrong type\n" +
 			"are refused. Run 'osb config init' first.",
-		Args:    []cmdutil.Arg{cmdutil.StringArg("KEY", &opts.Key), cmdutil.StringArg("VALUE", &opts.Value)},
+		Args:    []cmdutil.Arg{cmdutil.StringArg("KEY", &opts.Key), cmdutil.ValueArg("VALUE", &opts.Value)},
 		Formats: cmdutil.TableFormats,
 		Run:     runSet,
 	})

@@ -27,7 +27,9 @@ func newCmdDownload(f *cmdutil.Factory) *cobra.Command {
 			"A regular file is replaced only once the whole file has arrived: until then\n" +
 			"it stays as it was, and a failed or interrupted download leaves it untouched\n" +
 			"(the new content is staged in a hidden .osb-download-* directory beside it,\n" +
-			"and it keeps its permission bits). Missing parent directories are created.\n" +
+			"and it keeps its permission bits; one that a killed download left behind is\n" +
+			"removed by the next download to that directory). Missing parent directories\n" +
+			"are created.\n" +
 			"Named pipes and devices receive the bytes directly, so they may get part of\n" +
 			"a file that fails. \"-\", /dev/stdout, or any path that is osb's standard\n" +
 			"output gets the bytes alone, with no message. A directory as LOCAL_PATH, or a\n" +

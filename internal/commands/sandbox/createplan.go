@@ -249,6 +249,9 @@ func (o *createOptions) lifetime(configured *string) (lifetime, error) {
 	if d == nil {
 		return lifetime{Given: true, Manual: true}, nil
 	}
+	if *d == 0 {
+		return lifetime{}, cmdutil.UsageErrorf("invalid %s: a lifetime of 0 would end the sandbox at once; give a positive duration, or none to keep it until it is killed", from)
+	}
 	return lifetime{Given: true, D: *d}, nil
 }
 

@@ -27,7 +27,7 @@ func newCmdRenew(f *cmdutil.Factory) *cobra.Command {
 		Args:    []cmdutil.Arg{cmdutil.SandboxArg(&opts.Sandbox)},
 		Formats: cmdutil.TableFormats,
 		Flags: func(fs *cmdutil.FlagSet) {
-			fs.Duration(&opts.Timeout, "timeout", "t", "New lifetime from now, e.g. 30m or 1h30m (required).")
+			fs.Timeout(&opts.Timeout, "timeout", "t", "New lifetime from now, e.g. 30m or 1h30m (required).")
 			fs.Required("timeout")
 		},
 		Run: runRenew,
