@@ -176,3 +176,27 @@ func (d *Destination) Abort() {
 		os.RemoveAll(d.stageDir)
 	}
 }
+
+// IntoDir is where a download named name lands when asked to go to local:
+// inside it when local is an existing directory (as cp does), local itself
+// otherwise. A local ending in a separator must be an existing directory.
+func IntoDir(local, name string) (string, error) {
+	if local == "-" {
+		return local, nil
+	}
+	fi, err := os.Stat(local)
+	switch {
+	case err == nil && fi.IsDir():
+		if name == "" || name == "/" || name == "." || name == ".." {
+			return "", fmt.Errorf("%s: is a directory, and the remote path names no file to save in it", local)
+		}
+		return filepath.Join(local, name), nil
+	case endsInSeparator(local):
+		return "", fmt.Errorf("%s: no such directory", local)
+	}
+	return local, nil
+}
+
+func endsInSeparator(p string) bool {
+	return p != "" && os.IsPathSeparator(p[len(p)-1])
+}

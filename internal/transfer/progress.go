@@ -34,6 +34,10 @@ func NewProgress(ios *iostreams.IOStreams, format, label string, total int64) *P
 		progressbar.OptionEnableColorCodes(ios.ColorEnabledStderr()),
 		// Only redraw on progress: no background goroutine to stop.
 		progressbar.OptionSetSpinnerChangeInterval(0),
+		// Without this, a transfer whose first drawing is its last (a small
+		// file) leaves the full bar on the line: the library then draws it
+		// without recording its width, and Clear erases nothing.
+		progressbar.OptionClearOnFinish(),
 	)
 	return &Progress{bar: bar}
 }
