@@ -108,7 +108,7 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 		template.NewCmdTemplate(f),
 	)
 	addHelpTopics(root)
-	root.AddCommand(newCmdCompletion(f))
+	root.AddCommand(newCmdCompletion(f), newCmdVersion(f))
 	strictHelp(root)
 	return root
 }
