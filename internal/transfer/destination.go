@@ -31,7 +31,13 @@ type Destination struct {
 	target   string      // the file a staged download replaces
 	oldMode  fs.FileMode // the replaced file's permission bits
 	replaces bool        // target existed
+	mode     fs.FileMode // set by SetMode: the bits the file gets
+	modeSet  bool
 }
+
+// SetMode gives the file these permission bits when Commit puts it in
+// place, instead of the replaced file's or the default for new files.
+func (d *Destination) SetMode(perm fs.FileMode) { d.mode, d.modeSet = perm.Perm(), true }
 
 // Open prepares the download destination named by path ("-" is stdout).
 // It creates the missing parent directories, then:
@@ -156,7 +162,11 @@ func (d *Destination) Commit() error {
 	}
 	defer os.RemoveAll(d.stageDir)
 	staged := filepath.Join(d.stageDir, "download")
-	if err == nil && d.replaces {
+	switch {
+	case err != nil:
+	case d.modeSet:
+		err = os.Chmod(staged, d.mode)
+	case d.replaces:
 		err = os.Chmod(staged, d.oldMode)
 	}
 	if err == nil {

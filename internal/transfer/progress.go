@@ -1,6 +1,7 @@
 package transfer
 
 import (
+	"fmt"
 	"io"
 	"time"
 
@@ -58,4 +59,18 @@ func (p *Progress) Done() {
 	}
 	p.bar.Exit()
 	p.bar.Clear()
+}
+
+// Bytes is a size for people: 512 B, 1.5 KiB, 3.2 GiB.
+func Bytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
