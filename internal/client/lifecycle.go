@@ -289,3 +289,12 @@ func (c *Client) ForgetEndpoints(id string) {
 		return true
 	})
 }
+
+// ServerVersion asks the lifecycle server for its version (GET /version).
+func (c *Client) ServerVersion(ctx context.Context) (string, error) {
+	var out struct {
+		Version string `json:"version"`
+	}
+	_, err := c.Do(ctx, &Request{Method: http.MethodGet, Path: "/version"}, &out)
+	return out.Version, err
+}

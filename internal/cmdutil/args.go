@@ -3,6 +3,7 @@ package cmdutil
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -301,4 +302,42 @@ func separatorHint(cmd *cobra.Command, err error) error {
 		err = fmt.Errorf("%w; put -- before the command if the option is its own", err)
 	}
 	return &FlagError{Err: err}
+}
+
+// SandboxPath is a path that may be in a sandbox: ID:PATH (any unique
+// prefix of the id) names PATH in that sandbox, "-" a tar stream on
+// standard input or output, anything else a local path. A colon in a local
+// path is read as such when a slash comes before it (./a:b, /tmp/a:b).
+type SandboxPath struct {
+	Sandbox *Sandbox // nil: local, or the stream
+	Path    string
+	Stream  bool // "-"
+	Raw     string
+}
+
+// Remote reports whether the path is in a sandbox.
+func (p SandboxPath) Remote() bool { return p.Sandbox != nil }
+
+func parseSandboxPath(f *Factory, s string) SandboxPath {
+	if s == "-" {
+		return SandboxPath{Stream: true, Raw: s}
+	}
+	id, rest, ok := strings.Cut(s, ":")
+	if !ok || id == "" || strings.ContainsAny(id, `/\`) || isDriveLetter(id) {
+		return SandboxPath{Path: s, Raw: s}
+	}
+	return SandboxPath{Sandbox: &Sandbox{ID: id, f: f}, Path: rest, Raw: s}
+}
+
+// isDriveLetter: C:\x on Windows is a local path.
+func isDriveLetter(id string) bool {
+	return runtime.GOOS == "windows" && len(id) == 1 &&
+		(id[0] >= 'a' && id[0] <= 'z' || id[0] >= 'A' && id[0] <= 'Z')
+}
+
+// SandboxPathArg is an argument that is ID:PATH, a local path or "-"; the
+// shell completes local file names.
+func SandboxPathArg(name string, p *SandboxPath) Arg {
+	return Arg{name: name, min: 1, max: 1, local: true,
+		set: func(f *Factory, w []string) { *p = parseSandboxPath(f, w[0]) }}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/osb-dev/osb/internal/cmdutil"
 	"github.com/osb-dev/osb/internal/commands/command"
 	configcmd "github.com/osb-dev/osb/internal/commands/config"
+	"github.com/osb-dev/osb/internal/commands/cp"
 	"github.com/osb-dev/osb/internal/commands/credentialvault"
 	"github.com/osb-dev/osb/internal/commands/devops"
 	"github.com/osb-dev/osb/internal/commands/diagnostics"
@@ -94,6 +95,7 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 	root.AddCommand(
 		command.NewCmdCommand(f),
 		configcmd.NewCmdConfig(f),
+		cp.NewCmdCp(f),
 		credentialvault.NewCmdCredentialVault(f),
 		devops.NewCmdDevops(f),
 		diagnostics.NewCmdDiagnostics(f),
@@ -108,7 +110,7 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 		template.NewCmdTemplate(f),
 	)
 	addHelpTopics(root)
-	root.AddCommand(newCmdCompletion(f))
+	root.AddCommand(newCmdCompletion(f), newCmdVersion(f))
 	strictHelp(root)
 	return root
 }

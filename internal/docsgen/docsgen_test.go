@@ -14,7 +14,7 @@ var docsDir = filepath.Join("..", "..", "docs")
 
 // The committed reference must be what the command tree generates now.
 func TestCommittedDocsAreCurrent(t *testing.T) {
-	pages, err := Generate(NewTree(), docsDir)
+	pages, err := Generate(NewTree(), docsDir, ManStamp{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,8 +61,8 @@ func readDir(t *testing.T, dir string) map[string][]byte {
 func TestGenerationIsStable(t *testing.T) {
 	t.Setenv("HOME", t.TempDir())
 	t.Setenv("OPEN_SANDBOX_DOMAIN", "elsewhere.example:1")
-	a, _ := Generate(NewTree(), docsDir)
-	b, _ := Generate(NewTree(), docsDir)
+	a, _ := Generate(NewTree(), docsDir, ManStamp{})
+	b, _ := Generate(NewTree(), docsDir, ManStamp{})
 	for sub := range a {
 		for name := range a[sub] {
 			if !bytes.Equal(a[sub][name], b[sub][name]) {
@@ -73,7 +73,7 @@ func TestGenerationIsStable(t *testing.T) {
 }
 
 func TestEveryCommandHasPages(t *testing.T) {
-	pages, _ := Generate(NewTree(), docsDir)
+	pages, _ := Generate(NewTree(), docsDir, ManStamp{})
 	for _, name := range []string{"osb.md", "osb_completion_bash.md", "osb_help_exit-codes.md", "osb_config_set.md", "README.md"} {
 		if _, ok := pages["cli"][name]; !ok {
 			t.Errorf("docs/cli/%s not generated", name)
@@ -135,7 +135,7 @@ func TestManPagesRender(t *testing.T) {
 	if err != nil {
 		t.Skip("groff is not installed")
 	}
-	pages, _ := Generate(NewTree(), docsDir)
+	pages, _ := Generate(NewTree(), docsDir, ManStamp{})
 	for name, page := range pages["man"] {
 		// -k runs preconv first, as man does, so UTF-8 text is read as such.
 		cmd := exec.Command(groff, "-k", "-man", "-Tutf8", "-ww", "-z")

@@ -26,9 +26,10 @@ func NewTree() *cobra.Command {
 }
 
 // Generate renders every documented command: "cli" → Markdown files and
-// "man" → man pages, each keyed by file name. docsDir holds the guides; the
-// index lists the deliberate differences migrating.md describes.
-func Generate(root *cobra.Command, docsDir string) (map[string]map[string][]byte, error) {
+// "man" → man pages (headed by stamp), each keyed by file name. docsDir
+// holds the guides; the index lists the deliberate differences migrating.md
+// describes.
+func Generate(root *cobra.Command, docsDir string, stamp ManStamp) (map[string]map[string][]byte, error) {
 	differences, err := migratingDifferences(filepath.Join(docsDir, "migrating.md"))
 	if err != nil {
 		return nil, err
@@ -38,7 +39,7 @@ func Generate(root *cobra.Command, docsDir string) (map[string]map[string][]byte
 	walk(root, func(c *cobra.Command) { cmds = append(cmds, c) })
 	for _, c := range cmds {
 		pages["cli"][markdownName(c)] = []byte(markdownPage(c))
-		pages["man"][manName(c)] = []byte(manPage(c))
+		pages["man"][manName(c)] = []byte(manPage(c, stamp))
 	}
 	pages["cli"]["README.md"] = []byte(markdownIndex(cmds, differences))
 	return pages, nil

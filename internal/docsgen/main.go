@@ -20,18 +20,25 @@ import (
 var (
 	dirFlag     = flag.String("dir", "docs", "docs directory; pages go to DIR/cli and DIR/man")
 	manOnlyFlag = flag.Bool("man-only", false, "write only the man pages (for release archives)")
+	manDirFlag  = flag.String("man-dir", "", "write the man pages here instead of DIR/man (release archives)")
+	versionFlag = flag.String("version", "", "release version for the man pages' header")
+	dateFlag    = flag.String("date", "", "release date for the man pages' header (RFC 3339 or YYYY-MM-DD)")
 )
 
 func main() {
 	flag.Parse()
-	if err := run(*dirFlag, *manOnlyFlag); err != nil {
+	stamp, err := ParseManStamp(*versionFlag, *dateFlag)
+	if err == nil {
+		err = run(*dirFlag, *manDirFlag, *manOnlyFlag, stamp)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "docsgen:", err)
 		os.Exit(1)
 	}
 }
 
-func run(dir string, manOnly bool) error {
-	pages, err := Generate(NewTree(), dir)
+func run(dir, manDir string, manOnly bool, stamp ManStamp) error {
+	pages, err := Generate(NewTree(), dir, stamp)
 	if err != nil {
 		return err
 	}
@@ -39,7 +46,11 @@ func run(dir string, manOnly bool) error {
 		if manOnly && sub != "man" {
 			continue
 		}
-		if err := writeDir(dir+"/"+sub, files); err != nil {
+		out := dir + "/" + sub
+		if sub == "man" && manDir != "" {
+			out = manDir
+		}
+		if err := writeDir(out, files); err != nil {
 			return err
 		}
 	}

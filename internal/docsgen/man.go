@@ -3,17 +3,43 @@ package main
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
 
-// manPage renders c as a section-1 man page. The header carries no date so
-// that regenerating an unchanged tree changes nothing.
-func manPage(c *cobra.Command) string {
+// ManStamp is what a man page's header says of the release: its version
+// and date. The committed pages carry none, so that regenerating an
+// unchanged tree changes nothing; release archives get both.
+type ManStamp struct {
+	Version string // e.g. 1.2.0
+	Date    string // YYYY-MM-DD
+}
+
+// ParseManStamp checks a release's version and date (RFC 3339, as
+// goreleaser's CommitDate, or YYYY-MM-DD) and keeps the day of the date.
+func ParseManStamp(version, date string) (ManStamp, error) {
+	if date == "" {
+		return ManStamp{Version: version}, nil
+	}
+	for _, layout := range []string{time.RFC3339, time.DateOnly} {
+		if t, err := time.Parse(layout, date); err == nil {
+			return ManStamp{Version: version, Date: t.UTC().Format(time.DateOnly)}, nil
+		}
+	}
+	return ManStamp{}, fmt.Errorf("date %q is neither RFC 3339 nor YYYY-MM-DD", date)
+}
+
+// manPage renders c as a section-1 man page.
+func manPage(c *cobra.Command, stamp ManStamp) string {
 	var b strings.Builder
 	title := strings.ToUpper(strings.TrimSuffix(manName(c), ".1"))
-	fmt.Fprintf(&b, ".TH %s 1 \"\" \"osb\" \"osb manual\"\n", roff(title))
+	source := "osb"
+	if stamp.Version != "" {
+		source += " " + stamp.Version
+	}
+	fmt.Fprintf(&b, ".TH %s 1 \"%s\" \"%s\" \"osb manual\"\n", roff(title), stamp.Date, roff(source))
 	fmt.Fprintf(&b, ".SH NAME\n%s \\- %s\n", roff(strings.TrimSuffix(manName(c), ".1")), roff(c.Short))
 	if !isTopic(c) {
 		fmt.Fprintf(&b, ".SH SYNOPSIS\n.nf\n%s\n.fi\n", roffLine(c.UseLine()))

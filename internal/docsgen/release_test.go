@@ -50,18 +50,27 @@ type releaseConfig struct {
 		Ldflags []string `yaml:"ldflags"`
 	} `yaml:"builds"`
 	Archives []struct {
-		IDs   []string      `yaml:"ids"`
-		Files []archiveFile `yaml:"files"`
+		IDs        []string      `yaml:"ids"`
+		BuildsInfo fileInfo      `yaml:"builds_info"`
+		Files      []archiveFile `yaml:"files"`
 	} `yaml:"archives"`
 	Checksum struct {
 		NameTemplate string `yaml:"name_template"`
 	} `yaml:"checksum"`
 }
 
-// archiveFile is either a glob or {src, dst, strip_parent}.
+// archiveFile is either a glob or {src, dst, strip_parent, info}.
 type archiveFile struct {
-	Src string `yaml:"src"`
-	Dst string `yaml:"dst"`
+	Src  string   `yaml:"src"`
+	Dst  string   `yaml:"dst"`
+	Info fileInfo `yaml:"info"`
+}
+
+// fileInfo is what an archive entry records besides its bytes.
+type fileInfo struct {
+	Owner string `yaml:"owner"`
+	Group string `yaml:"group"`
+	Mtime string `yaml:"mtime"`
 }
 
 func (a *archiveFile) UnmarshalYAML(unmarshal func(any) error) error {
@@ -196,10 +205,8 @@ func checkHook(t *testing.T, hook string, generated map[string]bool) {
 	switch {
 	case hook == "go mod download", hook == "mkdir -p completions":
 	case len(words) >= 3 && words[0] == "go" && words[1] == "run" && words[2] == "./internal/docsgen":
-		for _, w := range words[3:] {
-			if flag.Lookup(strings.TrimLeft(w, "-")) == nil {
-				t.Errorf("hook %q: docsgen has no flag %s", hook, w)
-			}
+		for _, page := range runDocsgenHook(t, hook, words[3:]) {
+			generated[page] = true
 		}
 	case len(words) >= 3 && words[0] == "go" && words[1] == "run" && words[2] == "./cmd/osb" && outFile != "":
 		out := runOsb(t, words[3:])
@@ -209,6 +216,89 @@ func checkHook(t *testing.T, hook string, generated map[string]bool) {
 		generated[outFile] = true
 	default:
 		t.Errorf("hook %q is not one this test knows how to check; teach it", hook)
+	}
+}
+
+// The values a release fills into the hooks' templates.
+const releaseVersion, releaseDate = "9.9.9", "2026-01-02T03:04:05Z"
+
+// runDocsgenHook checks the flags a docsgen hook passes, runs docsgen with
+// them (templates filled in as a release would) into a temporary directory,
+// checks each man page is headed by the release's version and date, and
+// returns the pages' paths as the hook writes them.
+func runDocsgenHook(t *testing.T, hook string, args []string) []string {
+	t.Helper()
+	fs := flag.NewFlagSet("docsgen", flag.ContinueOnError)
+	values := map[string]*string{}
+	var manOnly bool
+	flag.VisitAll(func(f *flag.Flag) {
+		if f.Name == "man-only" {
+			fs.BoolVar(&manOnly, f.Name, false, "")
+			return
+		}
+		values[f.Name] = fs.String(f.Name, f.DefValue, "")
+	})
+	fill := strings.NewReplacer("{{.Version}}", releaseVersion, "{{.CommitDate}}", releaseDate)
+	filled := make([]string, len(args))
+	for i, a := range args {
+		filled[i] = fill.Replace(a)
+	}
+	if err := fs.Parse(filled); err != nil || fs.NArg() > 0 {
+		t.Errorf("hook %q: docsgen cannot take these flags: %v %v", hook, err, fs.Args())
+		return nil
+	}
+	manDir := *values["man-dir"]
+	if !manOnly || manDir == "" || *values["version"] != releaseVersion || *values["date"] != releaseDate {
+		t.Errorf("hook %q: want -man-only, -man-dir and the release's {{.Version}} and {{.CommitDate}}", hook)
+		return nil
+	}
+	stamp, err := ParseManStamp(*values["version"], *values["date"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	if err := run(filepath.Join(repoRoot, "docs"), out, true, stamp); err != nil {
+		t.Fatalf("hook %q: %v", hook, err)
+	}
+	pages, _ := filepath.Glob(filepath.Join(out, "*.1"))
+	if len(pages) == 0 {
+		t.Fatalf("hook %q wrote no man page", hook)
+	}
+	var written []string
+	for _, p := range pages {
+		b, _ := os.ReadFile(p)
+		head, _, _ := strings.Cut(string(b), "\n")
+		if !strings.Contains(head, `"2026-01-02" "osb 9.9.9"`) {
+			t.Errorf("%s: header %q lacks the release's date and version", filepath.Base(p), head)
+		}
+		written = append(written, filepath.Join(manDir, filepath.Base(p)))
+	}
+	return written
+}
+
+// Archives are reproducible: every entry, binary and files alike, takes the
+// commit's time and fixed owners, whoever builds them and when. Every
+// archive ships the licence.
+func TestReleaseArchivesAreReproducible(t *testing.T) {
+	const commitTime = "{{ .CommitDate }}"
+	for i, a := range loadReleaseConfig(t).Archives {
+		if a.BuildsInfo.Mtime != commitTime || a.BuildsInfo.Owner == "" || a.BuildsInfo.Group == "" {
+			t.Errorf("archive %d: builds_info %+v, want mtime %s and fixed owner and group", i, a.BuildsInfo, commitTime)
+		}
+		licensed := false
+		for _, f := range a.Files {
+			if f.Info.Mtime != commitTime || f.Info.Owner == "" || f.Info.Group == "" {
+				t.Errorf("archive %d: file %s info %+v, want mtime %s and fixed owner and group", i, f.Src, f.Info, commitTime)
+			}
+			licensed = licensed || f.Src == "LICENSE"
+		}
+		if !licensed {
+			t.Errorf("archive %d does not ship LICENSE", i)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(repoRoot, "LICENSE"))
+	if err != nil || !strings.Contains(string(b), "Apache License") || !strings.Contains(string(b), "Version 2.0, January 2004") {
+		t.Errorf("LICENSE is not the Apache License 2.0: %v", err)
 	}
 }
 

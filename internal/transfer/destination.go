@@ -31,7 +31,13 @@ type Destination struct {
 	target   string      // the file a staged download replaces
 	oldMode  fs.FileMode // the replaced file's permission bits
 	replaces bool        // target existed
+	mode     fs.FileMode // set by SetMode: the bits the file gets
+	modeSet  bool
 }
+
+// SetMode gives the file these permission bits when Commit puts it in
+// place, instead of the replaced file's or the default for new files.
+func (d *Destination) SetMode(perm fs.FileMode) { d.mode, d.modeSet = perm.Perm(), true }
 
 // Open prepares the download destination named by path ("-" is stdout).
 // It creates the missing parent directories, then:
@@ -157,7 +163,11 @@ func (d *Destination) Commit() error {
 	}
 	defer os.RemoveAll(d.stageDir)
 	staged := filepath.Join(d.stageDir, "download")
-	if err == nil && d.replaces {
+	switch {
+	case err != nil:
+	case d.modeSet:
+		err = os.Chmod(staged, d.mode)
+	case d.replaces:
 		err = os.Chmod(staged, d.oldMode)
 	}
 	if err == nil {
@@ -176,4 +186,28 @@ func (d *Destination) Abort() {
 	if d.stageDir != "" {
 		os.RemoveAll(d.stageDir)
 	}
+}
+
+// IntoDir is where a download named name lands when asked to go to local:
+// inside it when local is an existing directory (as cp does), local itself
+// otherwise. A local ending in a separator must be an existing directory.
+func IntoDir(local, name string) (string, error) {
+	if local == "-" {
+		return local, nil
+	}
+	fi, err := os.Stat(local)
+	switch {
+	case err == nil && fi.IsDir():
+		if name == "" || name == "/" || name == "." || name == ".." {
+			return "", fmt.Errorf("%s: is a directory, and the remote path names no file to save in it", local)
+		}
+		return filepath.Join(local, name), nil
+	case endsInSeparator(local):
+		return "", fmt.Errorf("%s: no such directory", local)
+	}
+	return local, nil
+}
+
+func endsInSeparator(p string) bool {
+	return p != "" && os.IsPathSeparator(p[len(p)-1])
 }

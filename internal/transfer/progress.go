@@ -1,6 +1,7 @@
 package transfer
 
 import (
+	"fmt"
 	"io"
 	"time"
 
@@ -34,6 +35,10 @@ func NewProgress(ios *iostreams.IOStreams, format, label string, total int64) *P
 		progressbar.OptionEnableColorCodes(ios.ColorEnabledStderr()),
 		// Only redraw on progress: no background goroutine to stop.
 		progressbar.OptionSetSpinnerChangeInterval(0),
+		// Without this, a transfer whose first drawing is its last (a small
+		// file) leaves the full bar on the line: the library then draws it
+		// without recording its width, and Clear erases nothing.
+		progressbar.OptionClearOnFinish(),
 	)
 	return &Progress{bar: bar}
 }
@@ -54,4 +59,18 @@ func (p *Progress) Done() {
 	}
 	p.bar.Exit()
 	p.bar.Clear()
+}
+
+// Bytes is a size for people: 512 B, 1.5 KiB, 3.2 GiB.
+func Bytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }

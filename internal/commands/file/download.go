@@ -32,8 +32,10 @@ func newCmdDownload(f *cmdutil.Factory) *cobra.Command {
 			"are created.\n" +
 			"Named pipes and devices receive the bytes directly, so they may get part of\n" +
 			"a file that fails. \"-\", /dev/stdout, or any path that is osb's standard\n" +
-			"output gets the bytes alone, with no message. A directory as LOCAL_PATH, or a\n" +
-			"file that cannot be written, is refused before anything is downloaded.",
+			"output gets the bytes alone, with no message. An existing directory as\n" +
+			"LOCAL_PATH receives the file under its remote name, as cp does; a LOCAL_PATH\n" +
+			"ending in / must be an existing directory. A file that cannot be written is\n" +
+			"refused before anything is downloaded.",
 		Args: []cmdutil.Arg{cmdutil.SandboxArg(&opts.Sandbox), cmdutil.StringArg("REMOTE_PATH", &opts.RemotePath),
 			cmdutil.LocalPathArg("LOCAL_PATH", &opts.LocalPath)},
 		Formats: cmdutil.TableFormats,
@@ -43,9 +45,13 @@ func newCmdDownload(f *cmdutil.Factory) *cobra.Command {
 
 func runDownload(ctx context.Context, opts *downloadOptions) error {
 	ios := opts.IOStreams
-	dest, err := transfer.Open(opts.LocalPath, ios.Out)
+	local, err := transfer.IntoDir(opts.LocalPath, path.Base(opts.RemotePath))
 	if err != nil {
 		return cmdutil.UsageErrorf("cannot download to '%s': %v", opts.LocalPath, err)
+	}
+	dest, err := transfer.Open(local, ios.Out)
+	if err != nil {
+		return cmdutil.UsageErrorf("cannot download to '%s': %v", local, err)
 	}
 	defer dest.Abort()
 	dp, err := opts.Sandbox.Execd(ctx)
@@ -68,12 +74,12 @@ func runDownload(ctx context.Context, opts *downloadOptions) error {
 		return readFailed(ctx, opts.RemotePath, err)
 	}
 	if err := dest.Commit(); err != nil {
-		return fmt.Errorf("cannot save the download to '%s': %w", opts.LocalPath, err)
+		return fmt.Errorf("cannot save the download to '%s': %w", local, err)
 	}
 	if dest.Stdout {
 		return nil
 	}
-	return opts.Printer().Success("Downloaded: " + opts.RemotePath + " → " + opts.LocalPath)
+	return opts.Printer().Success("Downloaded: " + opts.RemotePath + " → " + local)
 }
 
 // readFailed explains a download that broke off. An interruption is

@@ -108,6 +108,35 @@ func TestDownloadReplacesOnlyOnSuccess(t *testing.T) {
 	noStaging(t, dir)
 }
 
+// An existing directory receives the file under its remote name, as cp
+// does, with or without a trailing slash; the progress bar (on a terminal)
+// is gone from the line before the result is printed.
+func TestDownloadIntoDirectory(t *testing.T) {
+	env, id := newSandbox(t)
+	env.Must("file", "write", id, "/workspace/report.txt", "-c", "results")
+	dir := t.TempDir()
+	for _, dest := range []string{dir, dir + "/"} {
+		want := filepath.Join(dir, "report.txt")
+		out := env.Must("file", "download", id, "/workspace/report.txt", dest)
+		if out != "OK: Downloaded: /workspace/report.txt → "+want+"\n" {
+			t.Errorf("download to %s said %q", dest, out)
+		}
+		if got := readLocal(t, want); got != "results" {
+			t.Errorf("saved %q", got)
+		}
+		os.Remove(want)
+	}
+	env.TTY = true
+	r := env.Run("file", "download", id, "/workspace/report.txt", dir)
+	if r.Code != 0 || !strings.HasSuffix(r.Stdout, "Downloaded: /workspace/report.txt → "+filepath.Join(dir, "report.txt")+"\n") {
+		t.Fatalf("on a terminal: %+v", r)
+	}
+	if last := r.Stderr[strings.LastIndex(r.Stderr, "\r")+1:]; strings.TrimSpace(last) != "" {
+		t.Errorf("the progress bar stays on the line: %q", r.Stderr)
+	}
+	noStaging(t, dir)
+}
+
 func TestDownloadCutHalfWay(t *testing.T) {
 	b := newBrokenExecd(t)
 	dir, path := existing(t)
@@ -137,7 +166,8 @@ func TestDownloadRefusedBeforeAnyRequest(t *testing.T) {
 	env := cmdtest.Offline(t)
 	env.Vars["OPEN_SANDBOX_DOMAIN"] = "127.0.0.1:1"
 	dir := t.TempDir()
-	env.Run("file", "download", "sb-1", "/x", dir).ExpectError(t, 2, "is a directory")
+	env.Run("file", "download", "sb-1", "/x", dir+"/none/").ExpectError(t, 2, "cannot download to '"+dir+"/none/': "+dir+"/none/: no such directory")
+	env.Run("file", "download", "sb-1", "/", dir).ExpectError(t, 2, "the remote path names no file to save in it")
 
 	ro := filepath.Join(dir, "read-only")
 	if err := os.WriteFile(ro, []byte("keep"), 0o444); err != nil {

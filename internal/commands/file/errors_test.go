@@ -36,7 +36,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"cat", "sb", "/f", "-o", "json"}, "'json' is not one of 'raw'"},
 		{[]string{"upload", "sb", dir + "/missing", "/f"}, "local path '" + dir + "/missing' does not exist"},
 		{[]string{"upload", "sb", dir, "/f"}, "is a directory; upload takes a file"},
-		{[]string{"download", "sb", "/f", dir}, "is a directory"},
+		{[]string{"download", "sb", "/f", dir + "/missing/"}, "no such directory"},
 		{[]string{"ls", "sb", "/", "--depth", "0"}, "--depth must be 1 or more"},
 		{[]string{"rm", "sb"}, "missing PATH"},
 		{[]string{"mv", "sb", "a"}, "missing DESTINATION"},
@@ -89,8 +89,10 @@ func TestProgress(t *testing.T) {
 			if r.Code != 0 {
 				t.Fatalf("%+v", r)
 			}
-			// The bar shows the bytes moved of the total, besides the rate.
-			if shown := strings.Contains(r.Stderr, verb+" f") && strings.Contains(r.Stderr, "100%") && strings.Contains(r.Stderr, "1.0/1.0 MB"); shown != tc.progress {
+			// The bar shows the bytes moved of the total, besides the rate,
+			// and is erased once done.
+			last := r.Stderr[strings.LastIndex(r.Stderr, "\r")+1:]
+			if shown := strings.Contains(r.Stderr, verb+" f") && strings.Contains(r.Stderr, "/1.0 MB") && strings.TrimSpace(last) == ""; shown != tc.progress {
 				t.Errorf("tty %v -o %s: %s progress shown %v, stderr %q", tc.tty, tc.format, verb, shown, r.Stderr)
 			}
 			if !tc.progress && r.Stderr != "" {

@@ -27,8 +27,14 @@ func newCmdInstall(f *cmdutil.Factory, runF func(context.Context, *installOption
 		Long: "Install one bundled skill, or all of them with --all-builtins, for one coding tool or all.\n\n" +
 			"--scope project writes under the current directory, --scope global under your home\n" +
 			"directory. Installing never prompts and is safe to repeat: each skill is reported as\n" +
-			"installed, already_present or updated. Tools that share one instructions file\n" +
-			"(copilot, windsurf, cline) get a marked block in it; the rest of the file is kept.",
+			"installed, already_present, updated or upgraded.\n\n" +
+			"Each tool gets the layout it reads: a directory per skill holding SKILL.md with\n" +
+			"name and description front matter (claude, codex, copilot, windsurf, cline,\n" +
+			"opencode), or a rule file with description front matter (cursor). Codex and\n" +
+			"OpenCode both read .agents/skills, so one copy serves both. A skill an earlier osb\n" +
+			"wrote in an older layout (.claude/skills/NAME.md, .codex/skills, a marked block in\n" +
+			".github/copilot-instructions.md, .windsurfrules or .clinerules) is moved and\n" +
+			"reported as upgraded; the rest of such a shared file is kept byte for byte.",
 		Example: "  osb skills install sandbox-lifecycle --target claude --scope project\n" +
 			"  osb skills install --all-builtins --target all --scope global -o json",
 		Args:    []cmdutil.Arg{cmdutil.OptionalArg("SKILL", &opts.Skill)},
@@ -64,6 +70,9 @@ func writeInstallPlan(w io.Writer, p place, tools []target, ops []operation) err
 	fmt.Fprint(w, "Install plan:\n\n")
 	for _, t := range tools {
 		fmt.Fprintf(w, "  %s [%s]: %s\n", t.Label, p.Scope, p.layout(t))
+		if t.Note != "" {
+			fmt.Fprintf(w, "    (%s)\n", t.Note)
+		}
 	}
 	fmt.Fprintln(w)
 	changed := writeOperations(w, ops)

@@ -110,16 +110,31 @@ func splitFrontMatter(md string) (front, body string, ok bool) {
 	return md[4 : 4+end], md[4+end+5:], true
 }
 
-// render is the text installed for a target. Tools that read front matter get
-// the file as it is; the others get a plain heading and the summary instead,
-// since a stray YAML block would be shown to the model as text.
-func (s skill) render(keepFrontMatter bool) string {
+// render is the text installed in the given form. Agent Skills get the file
+// as it is; a Cursor rule gets the front matter Cursor reads; plain files
+// get a heading and the summary instead, since a stray YAML block would be
+// shown to the model as text.
+func (s skill) render(f form) string {
 	md := s.markdown()
-	_, body, ok := splitFrontMatter(md)
-	if keepFrontMatter || !ok {
+	front, body, ok := splitFrontMatter(md)
+	switch {
+	case f == formSkill || !ok:
 		return strings.TrimSpace(md) + "\n"
+	case f == formRule:
+		return "---\ndescription: " + frontMatterValue(front, "description") + "\nalwaysApply: false\n---\n\n" +
+			"# " + s.Title + "\n\n" + strings.TrimSpace(body) + "\n"
 	}
 	return "# " + s.Title + "\n\n" + s.Summary + "\n\n" + strings.TrimSpace(body) + "\n"
+}
+
+// frontMatterValue is the one-line value of key in a front matter block.
+func frontMatterValue(front, key string) string {
+	for _, line := range strings.Split(front, "\n") {
+		if v, ok := strings.CutPrefix(line, key+":"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
 }
 
 // section returns the text under the first "## heading" or "### heading"

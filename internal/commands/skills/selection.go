@@ -77,7 +77,7 @@ func apply(p place, chosen []skill, tools []target, act func(place, target, skil
 			}
 			ops = append(ops, operation{
 				Skill: s.Slug, Target: t.Name, TargetLabel: t.Label, Scope: p.Scope,
-				Path: p.show(t.relPath(s)), Status: status, RequiresRestart: true,
+				Path: p.show(p.rel(t, s)), Status: status, RequiresRestart: true,
 			})
 		}
 	}

@@ -30,11 +30,13 @@ func TestListAfterGlobalInstall(t *testing.T) {
 	env.WriteConfig("[connection\n")
 	out := env.Must("skills", "install", "--all-builtins", "--target", "all", "--scope", "global")
 	cmdtest.Golden(t, "install-all-global.table", cmdtest.Normalize(out, map[string]string{env.Home: "<HOME>"}))
-	if _, err := os.Stat(filepath.Join(env.Home, ".codex/skills/credential-vault/SKILL.md")); err != nil {
+	if _, err := os.Stat(filepath.Join(env.Home, ".agents/skills/credential-vault/SKILL.md")); err != nil {
 		t.Fatal(err)
 	}
 	r := env.Run("skills", "list").ExpectCode(t, 0)
 	cmdtest.Golden(t, "list-after-global-install.table", cmdtest.Normalize(r.Stdout, map[string]string{env.Home: "<HOME>"}))
+	r = env.Run("skills", "list", "--wide").ExpectCode(t, 0)
+	cmdtest.Golden(t, "list-wide-after-global-install.table", cmdtest.Normalize(r.Stdout, map[string]string{env.Home: "<HOME>"}))
 	out = env.Must("skills", "uninstall", "--all-builtins", "--target", "all", "--scope", "global", "-o", "yaml")
 	cmdtest.Golden(t, "uninstall-all-global.yaml", cmdtest.Normalize(out, map[string]string{env.Home: "<HOME>"}))
 	entries, err := os.ReadDir(env.Home)
@@ -43,6 +45,20 @@ func TestListAfterGlobalInstall(t *testing.T) {
 	}
 	if len(entries) != 1 || entries[0].Name() != ".opensandbox" {
 		t.Errorf("home after uninstall holds %v, want only .opensandbox", entries)
+	}
+}
+
+// The default listing fits one screen: a line per skill and per tool.
+func TestListFitsOneScreen(t *testing.T) {
+	env := cmdtest.Offline(t)
+	out := env.Must("skills", "list")
+	if n := strings.Count(out, "\n"); n > 24 {
+		t.Errorf("skills list prints %d lines:\n%s", n, out)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if len([]rune(line)) > 100 {
+			t.Errorf("line of %d characters: %q", len([]rune(line)), line)
+		}
 	}
 }
 

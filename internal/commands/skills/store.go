@@ -16,17 +16,47 @@ const (
 	statusUpdated        = "updated"
 	statusRemoved        = "removed"
 	statusNotInstalled   = "not_installed"
+	// The skill was in a layout an earlier osb wrote, and moved to the
+	// tool's current one.
+	statusUpgraded = "upgraded"
 )
 
-// install puts s into place for t and reports what changed. A file that
-// already holds exactly the right text is left alone.
+// install puts s into place for t and reports what changed, then removes
+// what an earlier osb wrote for t in an older layout.
+// A broken old file is reported before anything is written.
 func install(p place, t target, s skill) (string, error) {
+	var olds []target
+	for _, l := range t.Legacy {
+		old, err := holds(p, l, s)
+		if err != nil {
+			return "", err
+		}
+		if old {
+			olds = append(olds, l)
+		}
+	}
+	status, err := write(p, t, s)
+	if err != nil {
+		return "", err
+	}
+	for _, l := range olds {
+		if _, err := remove(p, l, s); err != nil {
+			return "", err
+		}
+		status = statusUpgraded
+	}
+	return status, nil
+}
+
+// write puts s into place for t. A file that already holds exactly the
+// right text is left alone.
+func write(p place, t target, s skill) (string, error) {
 	path := p.file(t, s)
 	old, exists, err := readText(path)
 	if err != nil {
 		return "", err
 	}
-	content := s.render(t.KeepFrontMatter)
+	content := s.render(t.Form)
 	status := statusInstalled
 	if t.Shared {
 		content, status, err = withBlock(old, s, content)
@@ -45,9 +75,29 @@ func install(p place, t target, s skill) (string, error) {
 	return status, writeAtomic(path, content)
 }
 
-// uninstall removes what install wrote for s and t, and nothing else: in a
-// shared file only the marked block goes, the user's text stays as it was.
+// uninstall removes what install wrote for s and t, in the current layout
+// and any earlier one, and nothing else.
 func uninstall(p place, t target, s skill) (string, error) {
+	status, err := remove(p, t, s)
+	for _, l := range t.Legacy {
+		if err != nil {
+			break
+		}
+		if old, herr := holds(p, l, s); !old || herr != nil {
+			err = herr
+			continue
+		}
+		var st string
+		if st, err = remove(p, l, s); st == statusRemoved {
+			status = st
+		}
+	}
+	return status, err
+}
+
+// remove deletes s's file for t: in a shared file only the marked block
+// goes, the user's text stays as it was.
+func remove(p place, t target, s skill) (string, error) {
 	path := p.file(t, s)
 	old, exists, err := readText(path)
 	if err != nil || !exists {
@@ -77,15 +127,31 @@ func uninstall(p place, t target, s skill) (string, error) {
 // installed reports whether s is in place for t: the file exists, and for a
 // shared file it holds the skill's complete block.
 func installed(p place, t target, s skill) bool {
-	text, exists, err := readText(p.file(t, s))
+	ok, err := holds(p, t, s)
+	return ok && err == nil
+}
+
+// holds is installed with the reason it cannot tell: a shared file whose
+// block has no end, which must be fixed by hand before osb changes it. A
+// directory where a shared file was (a tool that moved to a directory of
+// rules) holds nothing of osb's.
+func holds(p place, t target, s skill) (bool, error) {
+	path := p.file(t, s)
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return false, nil
+	}
+	text, exists, err := readText(path)
 	if err != nil || !exists {
-		return false
+		return false, err
 	}
 	if !t.Shared {
-		return true
+		return true, nil
 	}
 	_, _, found, err := findBlock(text, s)
-	return found && err == nil
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", path, err)
+	}
+	return found, nil
 }
 
 // block is the marked block holding content in a shared file.
