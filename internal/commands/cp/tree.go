@@ -116,16 +116,6 @@ func cleanRel(name string) (string, error) {
 	return c, nil
 }
 
-// insideTree reports whether a symlink at rel pointing at target stays in
-// the tree.
-func insideTree(rel, target string) bool {
-	if path.IsAbs(target) {
-		return false
-	}
-	_, err := cleanRel(path.Join(path.Dir(rel), target))
-	return err == nil
-}
-
 // localPath is where rel goes under root. Every directory on the way must
 // already be a real directory: a symlink there (one in the tree, or one an
 // attacker put in the stream) is never followed.
