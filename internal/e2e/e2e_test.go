@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -37,8 +38,26 @@ type serverProcess struct {
 	cmd  *exec.Cmd
 	addr string        // the host:port it listens on
 	key  string        // the API key it printed, when it generated one
-	logs bytes.Buffer  // its stderr; read it once done is closed
+	logs lockedBuffer  // its stderr so far
 	done chan struct{} // closed when its stderr ends
+}
+
+// lockedBuffer is a buffer a test may read while the server still writes.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) WriteString(s string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf.WriteString(s)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // launchServer starts `osb server` on a free loopback port, args added to
