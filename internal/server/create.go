@@ -73,7 +73,7 @@ func (s *Server) createSandbox(w http.ResponseWriter, r *http.Request) {
 func (s *Server) provision(req createRequest) (rec *record, status int, code string, err error) {
 	id := newID()
 	sb, err := sandbox.New(sandbox.Config{ID: id, Dir: filepath.Join(s.dataDir, "sandboxes", id),
-		Env: req.env, Isolated: s.isolation.Available})
+		Env: req.env, Isolated: s.isolation.Available, Agent: true})
 	if err != nil {
 		return nil, http.StatusInternalServerError, codeCreateFailed, err
 	}
@@ -132,7 +132,7 @@ func (s *Server) restore(snapshotID, fsDir string) ([]string, int, string, error
 // statusMessage is every sandbox's status.message: the honest limits.
 func (s *Server) statusMessage() string {
 	if s.isolation.Available {
-		return "local sandbox, isolated by mount, pid and uts namespaces; image not pulled, host programs used"
+		return "local sandbox, isolated by user, mount, pid, uts, ipc and network namespaces; image not pulled, host programs used"
 	}
 	return "local sandbox, not isolated; image not pulled, host programs used"
 }

@@ -37,7 +37,7 @@ type dataPlane struct {
 }
 
 func (s *Server) startDataPlane(rec *record) *dataPlane {
-	d := &dataPlane{sb: rec.sb, execd: execd.New(rec.sb, execd.Options{}), ports: map[int]http.Handler{}, secret: randomHex(32)}
+	d := &dataPlane{sb: rec.sb, execd: execdFor(rec.sb), ports: map[int]http.Handler{}, secret: randomHex(32)}
 	for port, mk := range s.opts.PortHandlers {
 		// A template sandbox has no egress sidecar (networkpolicy.go).
 		if port != ExecdPort && !(port == EgressPort && rec.origin == originTemplate) {

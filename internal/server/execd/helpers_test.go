@@ -23,13 +23,13 @@ func newSandbox(t *testing.T) *sandbox.Sandbox {
 	return startSandbox(t, false)
 }
 
-// startSandbox starts a sandbox, in namespaces when isolated, whose
-// environment holds SANDBOX_VAR for commands to find.
+// startSandbox starts a sandbox, in namespaces with its agent when
+// isolated, whose environment holds SANDBOX_VAR for commands to find.
 func startSandbox(t *testing.T, isolated bool) *sandbox.Sandbox {
 	t.Helper()
 	b := make([]byte, 16)
 	rand.Read(b)
-	sb, err := sandbox.New(sandbox.Config{ID: hex.EncodeToString(b), Dir: filepath.Join(t.TempDir(), "sb"), Isolated: isolated, Env: map[string]string{"SANDBOX_VAR": "from-sandbox"}})
+	sb, err := sandbox.New(sandbox.Config{ID: hex.EncodeToString(b), Dir: filepath.Join(t.TempDir(), "sb"), Isolated: isolated, Agent: true, Env: map[string]string{"SANDBOX_VAR": "from-sandbox"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,4 +91,13 @@ func call(t *testing.T, method, url string, body any, hdr ...string) answer {
 		t.Errorf("%s %s answered null at %v", method, url, nulls)
 	}
 	return answer{resp.StatusCode, resp.Header, string(b)}
+}
+
+// handlerFor is the execd API of sb as the server serves it: here, or
+// through the agent inside an isolated sandbox.
+func handlerFor(sb *sandbox.Sandbox, opts Options) http.Handler {
+	if sock := sb.AgentSocket(); sock != "" {
+		return Remote(sock)
+	}
+	return New(sb, opts)
 }

@@ -58,7 +58,7 @@ func (s *Sandbox) Command(ctx context.Context, spec CommandSpec) (*exec.Cmd, err
 	var cmd *exec.Cmd
 	attr := groupAttr(false)
 	if s.isolated {
-		args := []string{"--target", strconv.Itoa(a.initPID), "--mount", "--pid", "--uts", "--root", "--wd"}
+		args := []string{"--target", strconv.Itoa(a.initPID), "--user", "--mount", "--pid", "--uts", "--ipc", "--net", "--root", "--wd"}
 		if uid != nil {
 			args = append(args, "--setuid", strconv.Itoa(int(*uid)), "--setgid", strconv.Itoa(int(*gid)))
 		}
@@ -126,7 +126,7 @@ func shellPath() string { return shellOnce() }
 // OPENSANDBOX_ID is always last: it marks the process.
 func (s *Sandbox) processEnv(extra map[string]string) []string {
 	env := map[string]string{}
-	if s.isolated {
+	if s.isolated || s.inside {
 		env["PATH"] = defaultPath
 		env["HOME"] = "/root"
 		env["HOSTNAME"] = hostname(s.id)

@@ -2,8 +2,7 @@ package sandbox
 
 import (
 	"bufio"
-	"context"
-	"errors"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -26,37 +25,16 @@ var (
 	probeResult Isolation
 )
 
-// Probe checks once per process whether util-linux unshare/nsenter can create
-// mount+pid+uts namespaces (Linux, CAP_SYS_ADMIN). The result is cached.
+// Probe checks once per process whether sandboxes can get their own user,
+// mount, pid, uts, ipc and network namespaces here (Linux, as root): it
+// starts a sandbox init that exits at once. The result is cached.
 func Probe() Isolation {
 	probeOnce.Do(func() { probeResult = probe() })
 	return probeResult
 }
 
-func probe() Isolation {
-	for _, tool := range []string{"unshare", "nsenter", "mount", "chroot", "sh"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			return Isolation{Reason: tool + " not found"}
-		}
-	}
-	dir, err := os.MkdirTemp("", "osb-probe-")
-	if err != nil {
-		return Isolation{Reason: err.Error()}
-	}
-	defer os.Remove(dir)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	// The tmpfs lives only in the private mount namespace; the host never sees it.
-	out, err := exec.CommandContext(ctx, "unshare", "--mount", "--pid", "--uts", "--fork",
-		"--propagation", "private", "sh", "-c", `mount -t tmpfs osb-probe "$0"`, dir).CombinedOutput()
-	if err != nil {
-		return Isolation{Reason: strings.TrimSpace(fmt.Sprintf("unshare failed: %v %s", err, out))}
-	}
-	return Isolation{Available: true}
-}
-
-// anchor is the first process of a sandbox. Isolated: `unshare`, whose child
-// is pid 1 of the sandbox pid namespace (killing it kills the namespace).
+// anchor is the first process of a sandbox. Isolated: the sandbox init, pid
+// 1 of the sandbox pid namespace (killing it kills the namespace).
 // Unisolated: a shell that started the entrypoint and reaps.
 type anchor struct {
 	cmd      *exec.Cmd
@@ -66,34 +44,6 @@ type anchor struct {
 	pidNS    string // isolated: the sandbox pid namespace, as readlink /proc/PID/ns/pid
 	marker   string // unisolated: the environment entry every sandbox process carries
 }
-
-// initScript runs as pid 1 of the new namespaces. It builds the sandbox root
-// on a tmpfs at $1: every top-level host directory bind-mounted read-only,
-// except /workspace, /tmp and /root, which come from the sandbox fs dir $2;
-// fresh /proc for the new pid namespace. Then it chroots, reports "ready" on
-// fd 3, starts the entrypoint and stays as the reaping init.
-const initScript = `set -e
-R=$1; F=$2; H=$3; shift 3
-mount --make-rprivate /
-mount -t tmpfs -o mode=0755 osb-root "$R"
-for src in /*; do
-  name=${src#/}
-  case "$name" in proc|sys|dev|tmp|workspace|root|'*') continue ;; esac
-  if [ -L "$src" ]; then ln -s "$(readlink "$src")" "$R/$name"
-  elif [ -d "$src" ]; then
-    mkdir "$R/$name"; mount --rbind "$src" "$R/$name"
-    mount -o remount,bind,ro "$R/$name" 2>/dev/null || true
-  fi
-done
-for d in workspace tmp root; do mkdir "$R/$d"; mount --bind "$F/$d" "$R/$d"; done
-mkdir "$R/proc" "$R/dev" "$R/sys"
-mount -t proc proc "$R/proc"
-mount --rbind /dev "$R/dev"
-mount --rbind /sys "$R/sys"
-hostname "$H" 2>/dev/null || true
-mount -o remount,ro osb-root "$R" 2>/dev/null || true
-exec chroot "$R" /bin/sh -c 'echo ready >&3; exec 3>&-; cd /workspace; "$@" </dev/null & while :; do wait; sleep 1; done' osb-init "$@"
-`
 
 // plainScript is the anchor of an unisolated sandbox.
 const plainScript = `cd "$0" || exit 1; "$@" </dev/null & while :; do wait; sleep 1; done`
@@ -119,27 +69,73 @@ func startPlain(s *Sandbox, entrypoint []string, log *os.File) (*anchor, error) 
 	return a, nil
 }
 
+// isolatedBinds are the sandbox's own directories (relative to its Dir)
+// and where the init mounts them.
+var isolatedBinds = [][2]string{
+	{"fs/workspace", "workspace"}, {"fs/tmp", "tmp"}, {"fs/root", "root"}, {"fs/home", "home"},
+	{"agent", agentDir[1:]},
+}
+
+// agentDir is where, inside the sandbox, the agent keeps its state
+// (command logs, upload spools).
+const agentDir = "/run/osb"
+
+// startIsolated starts the sandbox init (this program again, see
+// init_linux.go) in new namespaces, hands it its configuration and waits
+// until it (or its agent) reports ready.
 func startIsolated(s *Sandbox, entrypoint []string, log *os.File) (*anchor, error) {
+	var files []*os.File
+	defer func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}()
+	cfgR, cfgW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	defer cfgW.Close()
 	ready, readyW, err := os.Pipe()
 	if err != nil {
+		cfgR.Close()
 		return nil, err
 	}
 	defer ready.Close()
-	args := []string{"--mount", "--pid", "--uts", "--fork", "--kill-child", "--propagation", "private",
-		"/bin/sh", "-c", initScript, "osb-init", filepath.Join(s.dir, "root"), s.FSDir(), hostname(s.id)}
-	cmd := exec.Command("unshare", append(args, entrypoint...)...)
-	cmd.Env = s.processEnv(nil)
-	cmd.Stdout, cmd.Stderr = log, log
-	cmd.ExtraFiles = []*os.File{readyW}
-	// Pdeathsig + --kill-child: if the server dies, the whole namespace dies.
-	cmd.SysProcAttr = groupAttr(true)
-	err = cmd.Start()
-	readyW.Close()
-	if err != nil {
-		return nil, err
+	files = append(files, cfgR, readyW)
+	cfg := initConfig{Hostname: hostname(s.id), Entrypoint: entrypoint, Env: s.processEnv(nil)}
+	for _, b := range isolatedBinds {
+		f, err := openOwnedDir(filepath.Join(s.dir, b[0]))
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f)
+		cfg.Binds = append(cfg.Binds, bindSpec{FD: 2 + len(files), Target: b[1]})
 	}
-	a := &anchor{cmd: cmd, exited: make(chan struct{}), isolated: true}
+	if s.agent {
+		ln, err := s.listenAgent()
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, ln)
+		cfg.Agent = &agentStart{Config: s.agentConfig(), ListenerFD: 2 + len(files)}
+	}
+	cmd := exec.Command("/proc/self/exe")
+	cmd.Args = []string{"osb-sandbox-init"}
+	cmd.Env = []string{initEnv + "=1"} // never the server's environment
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.ExtraFiles = files
+	cmd.SysProcAttr = initAttr()
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting sandbox init: %w", err)
+	}
+	a := &anchor{cmd: cmd, exited: make(chan struct{}), isolated: true, initPID: cmd.Process.Pid}
 	go func() { cmd.Wait(); close(a.exited) }()
+	for _, f := range files {
+		f.Close()
+	}
+	files = nil
+	json.NewEncoder(cfgW).Encode(cfg)
+	cfgW.Close()
 	if err := a.awaitReady(ready, 10*time.Second); err != nil {
 		kill(-cmd.Process.Pid, syscall.SIGKILL)
 		<-a.exited
@@ -154,32 +150,12 @@ func (a *anchor) awaitReady(r *os.File, timeout time.Duration) error {
 	if err != nil || line != "ready\n" {
 		return fmt.Errorf("no ready signal (%v)", err)
 	}
-	pid, err := childOf(a.cmd.Process.Pid)
+	ns, err := os.Readlink(fmt.Sprintf("/proc/%d/ns/pid", a.initPID))
 	if err != nil {
 		return err
 	}
-	ns, err := os.Readlink(fmt.Sprintf("/proc/%d/ns/pid", pid))
-	if err != nil {
-		return err
-	}
-	a.initPID, a.pidNS = pid, ns
+	a.pidNS = ns
 	return nil
-}
-
-// childOf returns the only child of pid (unshare --fork has exactly one).
-func childOf(pid int) (int, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
-	if err == nil {
-		if f := strings.Fields(string(b)); len(f) > 0 {
-			return strconv.Atoi(f[0])
-		}
-	}
-	for _, p := range listPIDs() {
-		if st, err := readStat(p); err == nil && st.ppid == pid {
-			return p, nil
-		}
-	}
-	return 0, errors.New("sandbox init process not found")
 }
 
 func hostname(id string) string {

@@ -121,7 +121,12 @@ func ownerOf(pid int, byNS, byID map[string]*Sandbox) *Sandbox {
 }
 
 // members is the sandbox's live processes; nil before Start.
-func (s *Sandbox) members() []int { return scanOwners([]*Sandbox{s})[s] }
+func (s *Sandbox) members() []int {
+	if s.inside {
+		return insideMembers()
+	}
+	return scanOwners([]*Sandbox{s})[s]
+}
 
 func signalAll(pids []int, sig syscall.Signal) {
 	for _, pid := range pids {

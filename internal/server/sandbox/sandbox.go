@@ -1,9 +1,12 @@
 // Package sandbox is the runtime of one local sandbox: a directory tree that
 // stands in for the container filesystem, and the tree of processes started in
 // it. Where Linux namespaces are available (see Probe) every process runs in
-// private mount, pid and uts namespaces whose root shows the host read-only
-// with the sandbox's own /workspace, /tmp and /root; elsewhere processes run
-// directly on the host with their working directory inside the sandbox.
+// the sandbox's own user (root inside, an unused uid outside), mount, pid,
+// uts, ipc and network namespaces, on a root of its own: host system
+// directories read-only, a private /etc, /dev and /proc, and the sandbox's
+// own /workspace, /tmp, /root and /home (init_linux.go builds it). Its execd
+// then runs inside too (package agent). Elsewhere processes run directly on
+// the host with their working directory inside the sandbox.
 package sandbox
 
 import (
@@ -36,14 +39,19 @@ type Config struct {
 	Dir      string            // private directory of this sandbox; created by New, removed by Remove
 	Env      map[string]string // environment of the entrypoint and every command (the create request's env)
 	Isolated bool              // run in namespaces; only honoured when Probe reports them available
+	Agent    bool              // isolated: run the execd agent inside (the binary must link package agent)
 }
 
 // Sandbox is one running sandbox. Its methods are safe for concurrent use.
 type Sandbox struct {
 	id       string
 	dir      string
+	fsDir    string
 	env      map[string]string
 	isolated bool
+	agent    bool     // isolated with an in-sandbox agent
+	inside   bool     // this is the agent's view from inside the sandbox (Inside)
+	dirFile  *os.File // isolated with agent: path-only descriptor of dir, for the agent socket
 	root     *os.Root
 	logFile  *os.File
 
@@ -64,8 +72,10 @@ func New(cfg Config) (*Sandbox, error) {
 	if cfg.ID == "" || cfg.Dir == "" {
 		return nil, errors.New("sandbox: ID and Dir are required")
 	}
-	s := &Sandbox{id: cfg.ID, dir: cfg.Dir, env: cfg.Env, done: make(chan struct{}), killed: make(chan struct{})}
+	s := &Sandbox{id: cfg.ID, dir: cfg.Dir, fsDir: filepath.Join(cfg.Dir, "fs"), env: cfg.Env,
+		done: make(chan struct{}), killed: make(chan struct{})}
 	s.isolated = cfg.Isolated && Probe().Available
+	s.agent = s.isolated && cfg.Agent
 	for _, a := range append([]string{"root"}, prefixAll("fs/", Areas)...) {
 		if err := os.MkdirAll(filepath.Join(cfg.Dir, a), 0o755); err != nil {
 			return nil, err
@@ -101,7 +111,7 @@ func (s *Sandbox) Isolated() bool { return s.isolated }
 func (s *Sandbox) Dir() string { return s.dir }
 
 // FSDir returns the host directory holding the sandbox files (workspace/, tmp/, root/).
-func (s *Sandbox) FSDir() string { return filepath.Join(s.dir, "fs") }
+func (s *Sandbox) FSDir() string { return s.fsDir }
 
 // FS returns the sandbox files as an os.Root: names cannot escape it, not even
 // through symlinks written by sandbox processes.
@@ -121,6 +131,9 @@ func (s *Sandbox) ResolvePath(p string) (string, error) {
 	}
 	if !path.IsAbs(p) {
 		p = "/workspace/" + p
+	}
+	if s.inside {
+		return resolveInside(p), nil
 	}
 	p = path.Clean(p)
 	for _, a := range Areas {
@@ -229,6 +242,9 @@ func (s *Sandbox) Remove() error {
 	s.root.Close()
 	if s.logFile != nil {
 		s.logFile.Close()
+	}
+	if s.dirFile != nil {
+		s.dirFile.Close()
 	}
 	if m := mountsUnder(s.dir); len(m) > 0 {
 		// Never delete through a mount point: it could reach host files.

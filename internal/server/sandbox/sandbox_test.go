@@ -111,7 +111,7 @@ func TestCommandSeesSandboxFiles(t *testing.T) {
 			if b, _ := s.FS().ReadFile("workspace/w"); string(b) != "w\n" {
 				t.Errorf("workspace/w = %q", b)
 			}
-			if out := run(t, s, CommandSpec{Shell: "grep -c osb-init /proc/1/cmdline; hostname; touch /usr/osb-test 2>/dev/null && echo writable || echo ro"}); out != "1\n"+s.ID()[:12]+"\nro\n" {
+			if out := run(t, s, CommandSpec{Shell: "grep -c osb-sandbox-init /proc/1/cmdline; hostname; touch /usr/osb-test 2>/dev/null && echo writable || echo ro"}); out != "1\n"+s.ID()[:12]+"\nro\n" {
 				t.Errorf("isolation checks = %q", out)
 			}
 		}

@@ -1,0 +1,61 @@
+// Package agent is the part of osb server that runs inside an isolated
+// sandbox: the execd API, served on a unix socket the server passes down,
+// for processes and files as the sandbox sees them. The server starts its
+// own binary again for it (see package sandbox); this package's init
+// function takes over when sandbox.AgentEnv is set, so any binary that
+// links it (through package server) can be the agent.
+package agent
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/osb-dev/osb/internal/server/execd"
+	"github.com/osb-dev/osb/internal/server/sandbox"
+)
+
+// The agent's inherited descriptors.
+const (
+	fdListener = 3
+	fdReady    = 4
+)
+
+func init() {
+	raw, ok := os.LookupEnv(sandbox.AgentEnv)
+	if !ok {
+		return
+	}
+	os.Unsetenv(sandbox.AgentEnv)
+	if err := run(raw); err != nil {
+		fmt.Fprintln(os.Stderr, "osb sandbox agent:", err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+func run(raw string) error {
+	var cfg sandbox.AgentConfig
+	if err := json.Unmarshal([]byte(raw), &cfg); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
+		return err
+	}
+	sb, err := sandbox.Inside(cfg)
+	if err != nil {
+		return err
+	}
+	ln, err := net.FileListener(os.NewFile(fdListener, "listener"))
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: execd.New(sb, execd.Options{}), ReadHeaderTimeout: 30 * time.Second}
+	ready := os.NewFile(fdReady, "ready")
+	ready.WriteString("ready\n")
+	ready.Close()
+	return srv.Serve(ln)
+}

@@ -1,0 +1,408 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// The sandbox init. The server starts its own binary again (/proc/self/exe)
+// in new user, mount, pid, uts, ipc and network namespaces with initEnv set;
+// this package's init function sees the variable and runs runInit instead
+// of the program's main, so every binary that links this package (osb, and
+// the test binaries that start servers) can be a sandbox init.
+
+func init() {
+	switch os.Getenv(initEnv) {
+	case "":
+		return
+	case "probe":
+		os.Exit(0)
+	}
+	os.Unsetenv(initEnv)
+	if err := runInit(); err != nil {
+		fmt.Fprintln(os.Stderr, "osb sandbox init:", err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+func runInit() error {
+	// Catch (not ignore: ignored signals stay ignored in every process the
+	// init starts) what would otherwise end it: it ends only when killed.
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGPIPE)
+	go func() {
+		for range sigs {
+		}
+	}()
+	var cfg initConfig
+	cf := os.NewFile(fdConfig, "config")
+	if err := json.NewDecoder(cf).Decode(&cfg); err != nil {
+		return fmt.Errorf("reading configuration: %w", err)
+	}
+	cf.Close()
+	if err := buildRoot(cfg); err != nil {
+		return err
+	}
+	if err := unix.Sethostname([]byte(cfg.Hostname)); err != nil {
+		return fmt.Errorf("hostname: %w", err)
+	}
+	if err := loopbackUp(); err != nil {
+		return fmt.Errorf("loopback: %w", err)
+	}
+	os.Setenv("PATH", defaultPath)
+	ready := os.NewFile(fdReady, "ready")
+	if cfg.Agent != nil {
+		if err := startAgent(cfg.Agent, ready); err != nil {
+			return fmt.Errorf("agent: %w", err)
+		}
+	} else {
+		ready.WriteString("ready\n")
+	}
+	ready.Close()
+	startEntrypoint(cfg)
+	reapForever()
+	return nil
+}
+
+// startEntrypoint starts the sandbox's entrypoint. One that cannot start is
+// reported in the sandbox log, and the sandbox stays up, as a container
+// whose command failed would be left for inspection.
+func startEntrypoint(cfg initConfig) {
+	cmd := exec.Command(cfg.Entrypoint[0], cfg.Entrypoint[1:]...)
+	cmd.Env, cmd.Dir = cfg.Env, "/workspace"
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, "osb sandbox init: entrypoint:", err)
+	}
+}
+
+func startAgent(a *agentStart, ready *os.File) error {
+	ln := os.NewFile(uintptr(a.ListenerFD), "listener")
+	defer ln.Close()
+	cmd := exec.Command("/proc/self/exe")
+	cmd.Args = []string{"osb-sandbox-agent"}
+	cmd.Env = []string{AgentEnv + "=" + a.Config, "PATH=" + defaultPath}
+	cmd.Dir = "/"
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	cmd.ExtraFiles = []*os.File{ln, ready}
+	return cmd.Start()
+}
+
+// reapForever is the init's life: collect every process that ends in the
+// sandbox. The host ends the sandbox by killing the init.
+func reapForever() {
+	for {
+		var st unix.WaitStatus
+		if _, err := unix.Wait4(-1, &st, 0, nil); errors.Is(err, unix.ECHILD) {
+			// Nothing left to wait for: wait for a signal-less eternity.
+			select {}
+		}
+	}
+}
+
+// rootBase is where the new root is assembled before pivot_root: a mount
+// point that exists on the host, covered in the init's mount namespace only.
+var rootBases = []string{"/mnt", "/tmp", "/run", "/var/tmp", "/media", "/srv"}
+
+// hostDirs are the host's top-level directories of programs and libraries,
+// shown read-only. Nothing else of the host's tree is.
+var hostDirs = []string{"usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "opt"}
+
+// buildRoot makes the sandbox's root filesystem and moves into it.
+func buildRoot(cfg initConfig) error {
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("private mounts: %w", err)
+	}
+	r := ""
+	for _, b := range rootBases {
+		if fi, err := os.Lstat(b); err == nil && fi.IsDir() {
+			r = b
+			break
+		}
+	}
+	if r == "" {
+		return errors.New("no directory to assemble the root in")
+	}
+	if err := unix.Mount("osb-root", r, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0755"); err != nil {
+		return fmt.Errorf("root tmpfs: %w", err)
+	}
+	steps := []func(string, initConfig) error{makeMisc, mountHostDirs, mountBinds, makeEtc, makeDev, mountKernelFS}
+	for _, step := range steps {
+		if err := step(r, cfg); err != nil {
+			return err
+		}
+	}
+	return pivot(r)
+}
+
+func mountHostDirs(r string, _ initConfig) error {
+	for _, name := range hostDirs {
+		src := "/" + name
+		fi, err := os.Lstat(src)
+		switch {
+		case err != nil:
+			continue
+		case fi.Mode()&os.ModeSymlink != 0:
+			target, err := os.Readlink(src)
+			if err != nil {
+				return err
+			}
+			if err := os.Symlink(target, filepath.Join(r, name)); err != nil {
+				return err
+			}
+		case fi.IsDir():
+			if err := bindRO(src, filepath.Join(r, name)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// mountBinds mounts the sandbox's own writable directories.
+func mountBinds(r string, cfg initConfig) error {
+	for _, b := range cfg.Binds {
+		dst := filepath.Join(r, b.Target)
+		if err := os.MkdirAll(dst, 0o755); err != nil {
+			return err
+		}
+		if err := unix.MoveMount(b.FD, "", unix.AT_FDCWD, dst, unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
+			return fmt.Errorf("mount %s: %w", b.Target, err)
+		}
+		unix.Close(b.FD)
+	}
+	return nil
+}
+
+// bindRO shows a host directory, with whatever is mounted below it, read-only.
+func bindRO(src, dst string) error {
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return err
+	}
+	if err := unix.Mount(src, dst, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+		return fmt.Errorf("mount %s: %w", src, err)
+	}
+	attr := &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY | unix.MOUNT_ATTR_NOSUID | unix.MOUNT_ATTR_NODEV}
+	if err := unix.MountSetattr(-1, dst, unix.AT_RECURSIVE, attr); err != nil {
+		return fmt.Errorf("read-only %s: %w", src, err)
+	}
+	return nil
+}
+
+// etcShared are the host /etc entries a sandbox sees (read-only): what
+// programs need to run, none of the host's secrets or identity (no shadow,
+// ssh host keys, machine-id, sudoers, users and groups).
+var etcShared = []string{
+	"alternatives", "bash.bashrc", "bash_completion.d", "ca-certificates", "ca-certificates.conf",
+	"debian_version", "environment", "fonts", "gai.conf", "host.conf", "inputrc", "issue",
+	"java-17-openjdk", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "locale.alias", "locale.gen",
+	"localtime", "login.defs", "lsb-release", "magic", "magic.mime", "manpath.config", "mime.types",
+	"networks", "perl", "profile", "profile.d", "protocols", "python3", "services", "shells",
+	"skel", "ssl/certs", "ssl/openssl.cnf", "terminfo", "timezone", "vim", "wgetrc", "xattr.conf",
+	"gitconfig", "pip.conf", "npmrc", "maven", "X11", "xml", "sgml", "default", "security/limits.conf",
+	"alpine-release", "redhat-release", "system-release", "pki/tls/certs", "pki/ca-trust",
+	"pki/tls/openssl.cnf", "selinux/config", "mtab",
+}
+
+func makeEtc(r string, cfg initConfig) error {
+	etc := filepath.Join(r, "etc")
+	if err := os.Mkdir(etc, 0o755); err != nil {
+		return err
+	}
+	for _, name := range etcShared {
+		if err := shareEtc(etc, name); err != nil {
+			return err
+		}
+	}
+	osRelease, _ := os.ReadFile("/etc/os-release")
+	if osRelease == nil {
+		osRelease, _ = os.ReadFile("/usr/lib/os-release")
+	}
+	h := cfg.Hostname
+	files := map[string]string{
+		"passwd":        "root:x:0:0:root:/root:/bin/bash\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
+		"group":         "root:x:0:\ntty:x:5:\nnogroup:x:65534:\n",
+		"hostname":      h + "\n",
+		"hosts":         "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n127.0.1.1\t" + h + "\n",
+		"resolv.conf":   "# osb sandbox: no direct network; HTTP(S) goes through the proxy in HTTP_PROXY\nnameserver 127.0.0.1\n",
+		"nsswitch.conf": "passwd: files\ngroup: files\nshadow: files\nhosts: files dns\nnetworks: files\nprotocols: files\nservices: files\n",
+		"os-release":    string(osRelease),
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(etc, name), []byte(content), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// shareEtc shows one host /etc entry: directories bind-mounted read-only,
+// files and symlinks copied (the whole /etc is read-only in the end).
+func shareEtc(etc, name string) error {
+	src := filepath.Join("/etc", name)
+	dst := filepath.Join(etc, name)
+	fi, err := os.Lstat(src)
+	if err != nil {
+		return nil // not on this host
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	switch {
+	case fi.Mode()&os.ModeSymlink != 0:
+		target, err := os.Readlink(src)
+		if err != nil {
+			return nil
+		}
+		return os.Symlink(target, dst)
+	case fi.IsDir():
+		return bindRO(src, dst)
+	case fi.Mode().IsRegular():
+		return copyFile(src, dst, fi.Mode().Perm())
+	}
+	return nil
+}
+
+func copyFile(src, dst string, perm os.FileMode) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return nil // unreadable to the sandbox's user: not shared
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_EXCL, perm)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(out, in)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// devices are the host device nodes a sandbox gets (bind-mounted: a user
+// namespace cannot create device nodes).
+var devices = []string{"null", "zero", "full", "random", "urandom", "tty"}
+
+func makeDev(r string, _ initConfig) error {
+	dev := filepath.Join(r, "dev")
+	if err := os.Mkdir(dev, 0o755); err != nil {
+		return err
+	}
+	if err := unix.Mount("osb-dev", dev, "tmpfs", unix.MS_NOSUID|unix.MS_NOEXEC, "mode=0755,size=64k"); err != nil {
+		return fmt.Errorf("/dev: %w", err)
+	}
+	for _, d := range devices {
+		p := filepath.Join(dev, d)
+		if err := os.WriteFile(p, nil, 0o666); err != nil {
+			return err
+		}
+		if err := unix.Mount("/dev/"+d, p, "", unix.MS_BIND, ""); err != nil {
+			return fmt.Errorf("/dev/%s: %w", d, err)
+		}
+	}
+	for _, d := range []string{"pts", "shm"} {
+		if err := os.Mkdir(filepath.Join(dev, d), 0o755); err != nil {
+			return err
+		}
+	}
+	if err := unix.Mount("devpts", filepath.Join(dev, "pts"), "devpts", unix.MS_NOSUID|unix.MS_NOEXEC,
+		"newinstance,ptmxmode=0666,mode=0620,gid=5"); err != nil {
+		return fmt.Errorf("/dev/pts: %w", err)
+	}
+	if err := unix.Mount("shm", filepath.Join(dev, "shm"), "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777"); err != nil {
+		return fmt.Errorf("/dev/shm: %w", err)
+	}
+	links := map[string]string{"ptmx": "pts/ptmx", "fd": "/proc/self/fd", "stdin": "/proc/self/fd/0",
+		"stdout": "/proc/self/fd/1", "stderr": "/proc/self/fd/2"}
+	for name, target := range links {
+		if err := os.Symlink(target, filepath.Join(dev, name)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func mountKernelFS(r string, _ initConfig) error {
+	proc := filepath.Join(r, "proc")
+	if err := os.Mkdir(proc, 0o555); err != nil {
+		return err
+	}
+	if err := unix.Mount("proc", proc, "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+		return fmt.Errorf("/proc: %w", err)
+	}
+	sys := filepath.Join(r, "sys")
+	if err := os.Mkdir(sys, 0o555); err != nil {
+		return err
+	}
+	// sysfs shows this network namespace's devices only; without it some
+	// programs only lose hardware facts, so a refusal is not fatal.
+	unix.Mount("sysfs", sys, "sysfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "")
+	return nil
+}
+
+// makeMisc adds the usual empty top-level directories and a private /run.
+func makeMisc(r string, _ initConfig) error {
+	for _, d := range []string{"mnt", "media", "srv", "var", "run", "workspace", "tmp", "root", "home"} {
+		if err := os.MkdirAll(filepath.Join(r, d), 0o755); err != nil {
+			return err
+		}
+	}
+	if err := os.Symlink("/tmp", filepath.Join(r, "var", "tmp")); err != nil {
+		return err
+	}
+	if err := unix.Mount("osb-run", filepath.Join(r, "run"), "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0755,size=16m"); err != nil {
+		return fmt.Errorf("/run: %w", err)
+	}
+	return nil
+}
+
+// pivot makes r the root and drops the host's tree from the namespace, so
+// no path (and no chroot trick) leads back to it. The root itself ends
+// read-only; its writable parts are the mounts in it.
+func pivot(r string) error {
+	if err := os.Chdir(r); err != nil {
+		return err
+	}
+	if err := unix.PivotRoot(".", "."); err != nil {
+		return fmt.Errorf("pivot_root: %w", err)
+	}
+	if err := unix.Unmount(".", unix.MNT_DETACH); err != nil {
+		return fmt.Errorf("detach host root: %w", err)
+	}
+	if err := os.Chdir("/"); err != nil {
+		return err
+	}
+	attr := &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}
+	if err := unix.MountSetattr(-1, "/", 0, attr); err != nil {
+		return fmt.Errorf("read-only root: %w", err)
+	}
+	return nil
+}
+
+func loopbackUp() error {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	ifr, err := unix.NewIfreq("lo")
+	if err != nil {
+		return err
+	}
+	if err := unix.IoctlIfreq(fd, unix.SIOCGIFFLAGS, ifr); err != nil {
+		return err
+	}
+	ifr.SetUint16(ifr.Uint16() | unix.IFF_UP)
+	return unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr)
+}

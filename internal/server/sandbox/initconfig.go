@@ -1,0 +1,37 @@
+package sandbox
+
+// The host side and the sandbox init (init_linux.go) share these.
+
+const (
+	initEnv = "OSB_SANDBOX_INIT" // "1": be the init; "probe": exit 0 at once
+	// The init's inherited descriptors (ExtraFiles of the host side).
+	fdConfig = 3 // JSON initConfig, then EOF
+	fdReady  = 4 // "ready\n" once the sandbox can take requests
+)
+
+// initConfig is what the host tells the init.
+type initConfig struct {
+	Hostname   string
+	Entrypoint []string
+	Env        []string    // of the entrypoint
+	Binds      []bindSpec  // host directories (passed as descriptors) mounted read-write
+	Agent      *agentStart // nil: no in-sandbox agent
+}
+
+// bindSpec attaches the detached mount open as descriptor FD at Target.
+type bindSpec struct {
+	FD     int
+	Target string
+}
+
+// agentStart tells the init how to start the in-sandbox agent: the same
+// binary with AgentEnv set to Config, handed the listener FD as
+// descriptor 3 and the ready pipe as 4.
+type agentStart struct {
+	Config     string
+	ListenerFD int
+}
+
+// AgentEnv is set (to the agent's JSON configuration) in the environment
+// of the in-sandbox agent process; see package agent.
+const AgentEnv = "OSB_SANDBOX_AGENT"
