@@ -108,6 +108,10 @@ func (s *Server) provision(req createRequest) (rec *record, status int, code str
 	}
 	rec.renewExtend, _ = renewExtension(req.extensions)
 	rec.data = s.startDataPlane(rec)
+	if err := s.startEgress(rec); err != nil {
+		rec.data.close()
+		return fail(http.StatusInternalServerError, codeCreateFailed, err)
+	}
 	s.seedEgress(rec, req.egress)
 	return rec, 0, "", nil
 }

@@ -84,14 +84,16 @@ func (d *dataPlane) servePort(w http.ResponseWriter, r *http.Request, port int, 
 		// its own listens there (execd's proxy says so with a 502).
 		http.Error(w, "Bad Gateway", http.StatusBadGateway)
 	default:
-		proxyTo(port).ServeHTTP(w, r)
+		proxyTo(d.sb, port).ServeHTTP(w, r)
 	}
 }
 
 // ownsPort reports whether one of the sandbox's processes listens on port.
 // Sandboxes share the host's network, so 127.0.0.1:port may as well be
 // another sandbox or a host service; those are never proxied to.
-func (d *dataPlane) ownsPort(port int) bool { return listensOn(d.sb.PIDs(), port) }
+func (d *dataPlane) ownsPort(port int) bool {
+	return d.sb.Isolated() || listensOn(d.sb.PIDs(), port) // isolated: its network is its own
+}
 
 func withPath(r *http.Request, path string) *http.Request {
 	r2 := r.Clone(r.Context())
@@ -100,11 +102,13 @@ func withPath(r *http.Request, path string) *http.Request {
 	return r2
 }
 
-// proxyTo forwards to a service listening on 127.0.0.1:port, WebSocket included.
-func proxyTo(port int) http.Handler {
+// proxyTo forwards to a service listening on 127.0.0.1:port of the
+// sandbox's network, WebSocket included.
+func proxyTo(sb *sandbox.Sandbox, port int) http.Handler {
 	target := &url.URL{Scheme: "http", Host: fmt.Sprintf("127.0.0.1:%d", port)}
 	return &httputil.ReverseProxy{
-		Rewrite: func(pr *httputil.ProxyRequest) { pr.SetURL(target) },
+		Rewrite:   func(pr *httputil.ProxyRequest) { pr.SetURL(target) },
+		Transport: &http.Transport{DialContext: sb.DialContext, DisableKeepAlives: true},
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			http.Error(w, "Bad Gateway", http.StatusBadGateway) // execd's proxy answers so
 		},

@@ -208,8 +208,11 @@ func (s *Server) seedEgress(rec *record, seed egressSeed) {
 		if seed.policy != nil {
 			p = *seed.policy
 		}
-		s.log.event("sandbox %s: egress policy stored (default %s, %d rule(s)); NOT enforced: the local runtime does not filter traffic",
-			rec.id, p.DefaultAction, len(p.Egress))
+		how := "NOT enforced: the local runtime does not filter traffic"
+		if sc, ok := rec.data.ports[EgressPort].(*egress.Sidecar); ok && sc.Enforced() {
+			how = "enforced by the egress proxy"
+		}
+		s.log.event("sandbox %s: egress policy stored (default %s, %d rule(s)); %s", rec.id, p.DefaultAction, len(p.Egress), how)
 	}
 }
 

@@ -22,6 +22,13 @@ type CommandSpec struct {
 	GID   *uint32           // group; nil with UID set means the user's primary group (else GID=UID)
 }
 
+// EgressProxyAddr is where, in its own network, an isolated sandbox finds
+// the server's egress proxy (see ListenInside).
+const (
+	EgressProxyAddr = "127.0.0.1:3128"
+	EgressProxyURL  = "http://" + EgressProxyAddr
+)
+
 // defaultPath is PATH inside an isolated sandbox, as in a typical image.
 const defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
@@ -131,6 +138,12 @@ func (s *Sandbox) processEnv(extra map[string]string) []string {
 		env["HOME"] = "/root"
 		env["HOSTNAME"] = hostname(s.id)
 		env["EXECD_ENVS"] = EnvFile
+		// The sandbox's network has nothing but its loopback: HTTP(S) goes
+		// out through the server's egress proxy, listening there.
+		for _, k := range []string{"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"} {
+			env[k] = EgressProxyURL
+		}
+		env["NO_PROXY"], env["no_proxy"] = "localhost,127.0.0.1", "localhost,127.0.0.1"
 	} else {
 		env["PATH"] = os.Getenv("PATH")
 		if env["PATH"] == "" {

@@ -40,9 +40,10 @@ type anchor struct {
 	cmd      *exec.Cmd
 	exited   chan struct{}
 	isolated bool
-	initPID  int    // host pid of the sandbox init (isolated) or of the anchor shell
-	pidNS    string // isolated: the sandbox pid namespace, as readlink /proc/PID/ns/pid
-	marker   string // unisolated: the environment entry every sandbox process carries
+	initPID  int      // host pid of the sandbox init (isolated) or of the anchor shell
+	pidNS    string   // isolated: the sandbox pid namespace, as readlink /proc/PID/ns/pid
+	marker   string   // unisolated: the environment entry every sandbox process carries
+	netns    *os.File // isolated: the sandbox's network namespace, kept open
 }
 
 // plainScript is the anchor of an unisolated sandbox.
@@ -155,7 +156,7 @@ func (a *anchor) awaitReady(r *os.File, timeout time.Duration) error {
 		return err
 	}
 	a.pidNS = ns
-	return nil
+	return a.openNetNS()
 }
 
 func hostname(id string) string {

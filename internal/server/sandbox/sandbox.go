@@ -55,6 +55,7 @@ type Sandbox struct {
 	root     *os.Root
 	logFile  *os.File
 
+	netMu   sync.RWMutex // guards the anchor's netns descriptor (netns_linux.go)
 	mu      sync.Mutex
 	started bool
 	paused  bool
@@ -246,6 +247,7 @@ func (s *Sandbox) Remove() error {
 	if s.dirFile != nil {
 		s.dirFile.Close()
 	}
+	s.closeNetNS()
 	if m := mountsUnder(s.dir); len(m) > 0 {
 		// Never delete through a mount point: it could reach host files.
 		return fmt.Errorf("sandbox %s: refusing to remove %s, mounts remain: %v", s.id, s.dir, m)

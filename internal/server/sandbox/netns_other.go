@@ -1,0 +1,24 @@
+//go:build !linux
+
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"net"
+)
+
+func (a *anchor) openNetNS() error { return nil }
+
+func (s *Sandbox) closeNetNS() {}
+
+// DialContext dials on the host: sandboxes have no namespaces here.
+func (s *Sandbox) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	var d net.Dialer
+	return d.DialContext(ctx, network, addr)
+}
+
+// ListenInside is not available: sandboxes have no network of their own here.
+func (s *Sandbox) ListenInside(string, func(net.Conn)) error {
+	return errors.New("sandbox has no network namespace of its own")
+}
