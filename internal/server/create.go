@@ -30,6 +30,7 @@ type createRequest struct {
 	extensions map[string]string
 	platform   json.RawMessage
 	egress     egressSeed // networkPolicy, credentialProxy (networkpolicy.go)
+	limits     map[string]string
 }
 
 func (s *Server) createSandbox(w http.ResponseWriter, r *http.Request) {
@@ -72,8 +73,12 @@ func (s *Server) createSandbox(w http.ResponseWriter, r *http.Request) {
 // asked, starts the entrypoint and the data plane. On failure nothing is left.
 func (s *Server) provision(req createRequest) (rec *record, status int, code string, err error) {
 	id := newID()
+	limits, status, code, err := s.limitsFor(req)
+	if err != nil {
+		return nil, status, code, err
+	}
 	sb, err := sandbox.New(sandbox.Config{ID: id, Dir: filepath.Join(s.dataDir, "sandboxes", id),
-		Env: req.env, Isolated: s.isolation.Available, Agent: true})
+		Env: req.env, Isolated: s.isolation.Available, Agent: true, Limits: limits})
 	if err != nil {
 		return nil, http.StatusInternalServerError, codeCreateFailed, err
 	}
@@ -244,7 +249,7 @@ func (s *Server) parseCreate(w http.ResponseWriter, body map[string]any) (create
 	req.egress = v.egressSeed(body)
 	v.strMap(body, "resourceRequests")
 	limits, hasLimits := body["resourceLimits"]
-	v.strMap(body, "resourceLimits")
+	req.limits = v.strMap(body, "resourceLimits")
 	_, pool := req.extensions["poolRef"]
 	if (!hasLimits || limits == nil) && !pool && req.templateID == "" {
 		v.add(missing([]any{"body", "resourceLimits"}, body))

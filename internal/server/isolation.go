@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"net"
 	"net/http"
 
@@ -41,4 +42,26 @@ func (s *Server) startEgress(rec *record) error {
 	}()
 	sc.SetEnforcement(egress.ProxyEnforcement)
 	return nil
+}
+
+// limitsFor is the cgroup limits of a new sandbox: nil for an unisolated
+// one (nothing about it is enforced) or where the operator accepted
+// unlimited sandboxes on a host without cgroups; otherwise a sandbox
+// without enforceable limits is refused.
+func (s *Server) limitsFor(req createRequest) (*sandbox.Limits, int, string, error) {
+	l, err := sandbox.ParseLimits(req.limits)
+	if err != nil {
+		return nil, http.StatusBadRequest, codeInvalidParameter, err
+	}
+	if !s.isolation.Available {
+		return nil, 0, "", nil
+	}
+	if cg := sandbox.Cgroups(); !cg.Available {
+		if s.opts.AllowUnlimited {
+			return nil, 0, "", nil
+		}
+		return nil, http.StatusServiceUnavailable, codeCreateFailed, errors.New("Resource limits cannot be enforced on this host (" + cg.Reason +
+			"); the operator can start osb server with --allow-unlimited to run sandboxes without limits.")
+	}
+	return &l, 0, "", nil
 }

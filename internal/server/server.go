@@ -39,6 +39,12 @@ type Options struct {
 	// NoIsolation runs sandboxes without namespaces even where they work
 	// (faster to create; for tests that need many sandboxes).
 	NoIsolation bool
+	// AcceptNoIsolation lets Run start where sandboxes cannot be isolated
+	// (or with NoIsolation); without it Run refuses.
+	AcceptNoIsolation bool
+	// AllowUnlimited lets isolated sandboxes run without resource limits
+	// where the host offers no cgroups; otherwise creating one fails.
+	AllowUnlimited bool
 	// PortHandlers serve a sandbox port in-process instead of proxying it to
 	// 127.0.0.1:port. Port 18080 gets the local egress sidecar (package
 	// egress) unless set here; a nil handler there means no sidecar (404).
@@ -239,12 +245,23 @@ func Run(ctx context.Context, opts Options, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if !s.Isolated() && !opts.AcceptNoIsolation {
+		s.Close()
+		return fmt.Errorf("sandboxes cannot be isolated on this host (%s); refusing to start. "+
+			"--unsafe-no-isolation runs them directly on this host, with no security boundary", s.isolation.Reason)
+	}
 	if err := s.Start(); err != nil {
 		s.Close()
 		return err
 	}
 	if !s.Isolated() {
 		fmt.Fprintf(stderr, "WARNING: sandboxes are NOT isolated (%s): their commands run directly on this host as this user, with full access to its files and network.\n", s.isolation.Reason)
+	} else if cg := sandbox.Cgroups(); !cg.Available {
+		if opts.AllowUnlimited {
+			fmt.Fprintf(stderr, "WARNING: sandboxes have NO resource limits (%s): one can use all of this host's CPU, memory and processes.\n", cg.Reason)
+		} else {
+			fmt.Fprintf(stderr, "WARNING: resource limits are unavailable (%s): creating a sandbox fails; --allow-unlimited accepts sandboxes without limits.\n", cg.Reason)
+		}
 	}
 	fmt.Fprintf(stderr, "osb server listening on %s\n", s.URL())
 	if opts.Ready != nil {

@@ -13,6 +13,10 @@ func serve(ctx context.Context, s settings, stderr io.Writer) error {
 		APIKey:  s.apiKey,
 		DataDir: s.dataDir,
 		Log:     stderr,
+		// Run refuses to start without isolation unless this says so.
+		NoIsolation:       s.unsafeNoIsolation,
+		AcceptNoIsolation: s.unsafeNoIsolation,
+		AllowUnlimited:    s.allowUnlimited,
 	}
 	if s.ready != nil {
 		opts.Ready = s.ready

@@ -24,6 +24,9 @@ type serverOptions struct {
 	NoAuth     bool
 	ReadyFD    int
 	DataDir    string
+	// Isolation (see docs/security.md).
+	UnsafeNoIsolation bool
+	AllowUnlimited    bool
 }
 
 // NewCmdServer returns `osb server`.
@@ -54,6 +57,8 @@ func NewCmdServer(f *cmdutil.Factory) *cobra.Command {
 			fs.BoolVar(&opts.NoAuth, "no-auth", false, "Serve without an API key; loopback addresses only.")
 			fs.IntVar(&opts.ReadyFD, "ready-fd", 0, "Once listening, write the URL and a newline to this file descriptor, then close it.")
 			fs.StringVar(&opts.DataDir, "data-dir", "", "Directory for sandbox files (default: a temporary directory).")
+			fs.BoolVar(&opts.UnsafeNoIsolation, "unsafe-no-isolation", false, "Run sandboxes directly on this host, as this user, where namespaces are unavailable (no security boundary).")
+			fs.BoolVar(&opts.AllowUnlimited, "allow-unlimited", false, "Run isolated sandboxes without resource limits where the host has no usable cgroups.")
 			// Kept only to refuse it with a pointer to the safe ways.
 			fs.StringVar(&opts.APIKey, "api-key", "", "Refused: use OPEN_SANDBOX_API_KEY or --api-key-file.")
 			fs.Hidden("api-key")
@@ -88,7 +93,8 @@ func runServer(ctx context.Context, opts *serverOptions) error {
 	if opts.NoAuth {
 		fmt.Fprintf(stderr, "WARNING: --no-auth: any local user can use this server and its sandboxes.\n")
 	}
-	return serve(ctx, settings{listen: opts.Listen, apiKey: key, dataDir: opts.DataDir, ready: ready}, stderr)
+	return serve(ctx, settings{listen: opts.Listen, apiKey: key, dataDir: opts.DataDir, ready: ready,
+		unsafeNoIsolation: opts.UnsafeNoIsolation, allowUnlimited: opts.AllowUnlimited}, stderr)
 }
 
 // serverKey is the key from --api-key-file or OPEN_SANDBOX_API_KEY, or ""
@@ -173,4 +179,6 @@ func readyFile(fd int) (*os.File, error) {
 type settings struct {
 	listen, apiKey, dataDir string
 	ready                   *os.File // gets the URL once listening; nil: none
+	unsafeNoIsolation       bool
+	allowUnlimited          bool
 }

@@ -29,6 +29,11 @@ const (
 	EgressProxyURL  = "http://" + EgressProxyAddr
 )
 
+// oomFirst runs a program as the OOM killer's first choice: a sandbox that
+// runs out of memory loses what used it, never its init or agent (which
+// keep the default score). Raising the score needs no privilege.
+const oomFirst = `{ echo 1000 >/proc/self/oom_score_adj; } 2>/dev/null; exec "$@"`
+
 // defaultPath is PATH inside an isolated sandbox, as in a typical image.
 const defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
@@ -73,6 +78,9 @@ func (s *Sandbox) Command(ctx context.Context, spec CommandSpec) (*exec.Cmd, err
 		cmd = exec.CommandContext(ctx, "nsenter", args...)
 	} else {
 		cmd = exec.CommandContext(ctx, argv[0], argv[1:]...)
+		if s.inside && cmd.Err == nil {
+			cmd = exec.CommandContext(ctx, "/bin/sh", append([]string{"-c", oomFirst, argv[0], cmd.Path}, argv[1:]...)...)
+		}
 		cmd.Dir = s.hostPath(cwd)
 		if uid != nil {
 			runAs(attr, *uid, *gid)

@@ -70,6 +70,14 @@ func startPlain(s *Sandbox, entrypoint []string, log *os.File) (*anchor, error) 
 	return a, nil
 }
 
+// confine puts the (still idle) init into the sandbox's cgroup.
+func (s *Sandbox) confine(pid int) error {
+	if s.cg != nil {
+		return s.cg.add(pid)
+	}
+	return nil
+}
+
 // isolatedBinds are the sandbox's own directories (relative to its Dir)
 // and where the init mounts them.
 var isolatedBinds = [][2]string{
@@ -126,6 +134,13 @@ func startIsolated(s *Sandbox, entrypoint []string, log *os.File) (*anchor, erro
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.ExtraFiles = files
 	cmd.SysProcAttr = initAttr()
+	if s.limits != nil {
+		cg, err := newCgroup(s.id, *s.limits)
+		if err != nil {
+			return nil, fmt.Errorf("resource limits: %w", err)
+		}
+		s.cg = cg
+	}
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting sandbox init: %w", err)
 	}
@@ -135,9 +150,15 @@ func startIsolated(s *Sandbox, entrypoint []string, log *os.File) (*anchor, erro
 		f.Close()
 	}
 	files = nil
-	json.NewEncoder(cfgW).Encode(cfg)
-	cfgW.Close()
-	if err := a.awaitReady(ready, 10*time.Second); err != nil {
+	// The init waits for its configuration: until then it has started
+	// nothing, so what is set on it now holds for the whole sandbox.
+	err = s.confine(cmd.Process.Pid)
+	if err == nil {
+		json.NewEncoder(cfgW).Encode(cfg)
+		cfgW.Close()
+		err = a.awaitReady(ready, 10*time.Second)
+	}
+	if err != nil {
 		kill(-cmd.Process.Pid, syscall.SIGKILL)
 		<-a.exited
 		return nil, fmt.Errorf("sandbox setup failed: %w: %s", err, tail(s.LogPath()))

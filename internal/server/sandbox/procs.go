@@ -153,6 +153,14 @@ type Usage struct {
 // CPU use between two readings is (b.CPUSeconds-a.CPUSeconds)/b.At.Sub(a.At).
 func (s *Sandbox) Usage() Usage {
 	u := Usage{At: time.Now()}
+	if s.cg != nil {
+		// The cgroup counts what /proc cannot: page cache, and processes
+		// that came and went between two readings.
+		if cpu, mem, ok := s.cg.usage(); ok {
+			u.CPUSeconds, u.RSSBytes, u.Processes = cpu, mem, len(s.members())
+			return u
+		}
+	}
 	page := uint64(os.Getpagesize())
 	for _, pid := range s.PIDs() {
 		st, err := readStat(pid)

@@ -40,6 +40,7 @@ type Config struct {
 	Env      map[string]string // environment of the entrypoint and every command (the create request's env)
 	Isolated bool              // run in namespaces; only honoured when Probe reports them available
 	Agent    bool              // isolated: run the execd agent inside (the binary must link package agent)
+	Limits   *Limits           // isolated: enforce these with a cgroup; nil: no limits
 }
 
 // Sandbox is one running sandbox. Its methods are safe for concurrent use.
@@ -52,6 +53,8 @@ type Sandbox struct {
 	agent    bool     // isolated with an in-sandbox agent
 	inside   bool     // this is the agent's view from inside the sandbox (Inside)
 	dirFile  *os.File // isolated with agent: path-only descriptor of dir, for the agent socket
+	limits   *Limits  // isolated: what the cgroup enforces
+	cg       *cgroup  // isolated with limits, once started
 	root     *os.Root
 	logFile  *os.File
 
@@ -77,6 +80,9 @@ func New(cfg Config) (*Sandbox, error) {
 		done: make(chan struct{}), killed: make(chan struct{})}
 	s.isolated = cfg.Isolated && Probe().Available
 	s.agent = s.isolated && cfg.Agent
+	if s.isolated {
+		s.limits = cfg.Limits
+	}
 	for _, a := range append([]string{"root"}, prefixAll("fs/", Areas)...) {
 		if err := os.MkdirAll(filepath.Join(cfg.Dir, a), 0o755); err != nil {
 			return nil, err
@@ -248,6 +254,9 @@ func (s *Sandbox) Remove() error {
 		s.dirFile.Close()
 	}
 	s.closeNetNS()
+	if s.cg != nil {
+		kerr = errors.Join(kerr, s.cg.remove())
+	}
 	if m := mountsUnder(s.dir); len(m) > 0 {
 		// Never delete through a mount point: it could reach host files.
 		return fmt.Errorf("sandbox %s: refusing to remove %s, mounts remain: %v", s.id, s.dir, m)

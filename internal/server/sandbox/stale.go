@@ -1,8 +1,10 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 )
 
 // RemoveStale deletes the directory of a sandbox that no running server
@@ -12,5 +14,7 @@ func RemoveStale(dir string) error {
 	if m := mountsUnder(dir); len(m) > 0 {
 		return fmt.Errorf("refusing to remove %s, mounts remain: %v", dir, m)
 	}
-	return os.RemoveAll(dir)
+	// Its processes died with the server (the init's parent-death signal
+	// ends the sandbox's pid namespace); its cgroup is left empty.
+	return errors.Join(RemoveStaleCgroup(filepath.Base(dir)), os.RemoveAll(dir))
 }

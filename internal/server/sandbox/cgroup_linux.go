@@ -1,0 +1,301 @@
+package sandbox
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Cgroups. Each isolated sandbox gets a cgroup (per controller on cgroup
+// v1, one on v2) under the server's own cgroup, in a directory "osb":
+// <own>/osb/<sandbox id>. Its init is moved there before it starts
+// anything, so every process of the sandbox is counted and limited.
+
+// CgroupSupport tells whether sandboxes can get resource limits here.
+type CgroupSupport struct {
+	Available bool
+	Version   int    // 1 or 2
+	Reason    string // why not, when unavailable
+	parents   map[string]string
+}
+
+var cgroupsOnce = sync.OnceValue(probeCgroups)
+
+// Cgroups reports, once per process, what cgroups offer sandboxes here.
+func Cgroups() CgroupSupport { return cgroupsOnce() }
+
+// v1Controllers are the cgroup v1 hierarchies used; cpuacct only for
+// readings, where mounted apart from cpu.
+var v1Controllers = []string{"memory", "cpu", "pids"}
+
+func probeCgroups() CgroupSupport {
+	if os.Geteuid() != 0 {
+		return CgroupSupport{Reason: "osb server is not running as root"}
+	}
+	mounts, v2mount := cgroupMounts()
+	own := ownCgroups()
+	if len(mounts) > 0 {
+		parents := map[string]string{}
+		for _, c := range append(v1Controllers, "cpuacct") {
+			mp, ok := mounts[c]
+			if !ok {
+				if c == "cpuacct" {
+					continue
+				}
+				return CgroupSupport{Reason: "cgroup v1 controller " + c + " is not mounted"}
+			}
+			dir := filepath.Join(mp, own[c], "osb")
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return CgroupSupport{Reason: "cannot create cgroups: " + err.Error()}
+			}
+			parents[c] = dir
+		}
+		return CgroupSupport{Available: true, Version: 1, parents: parents}
+	}
+	if v2mount == "" {
+		return CgroupSupport{Reason: "no cgroup filesystem is mounted"}
+	}
+	return probeV2(v2mount, own[""])
+}
+
+// probeV2 prepares <own>/osb with the memory, cpu and pids controllers.
+// A cgroup with processes cannot hand controllers down, so when the
+// server's own cgroup has any, the server moves into <own>/osb-server.
+func probeV2(mount, own string) CgroupSupport {
+	base := filepath.Join(mount, own)
+	want := "+memory +cpu +pids"
+	if err := os.WriteFile(filepath.Join(base, "cgroup.subtree_control"), []byte(want), 0); err != nil {
+		leaf := filepath.Join(base, "osb-server")
+		if err := os.MkdirAll(leaf, 0o755); err != nil {
+			return CgroupSupport{Reason: "cannot create cgroups: " + err.Error()}
+		}
+		if err := os.WriteFile(filepath.Join(leaf, "cgroup.procs"), []byte(strconv.Itoa(os.Getpid())), 0); err != nil {
+			return CgroupSupport{Reason: "cannot move the server into a leaf cgroup: " + err.Error()}
+		}
+		if err := os.WriteFile(filepath.Join(base, "cgroup.subtree_control"), []byte(want), 0); err != nil {
+			return CgroupSupport{Reason: "cannot enable cgroup controllers: " + err.Error()}
+		}
+	}
+	dir := filepath.Join(base, "osb")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return CgroupSupport{Reason: "cannot create cgroups: " + err.Error()}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "cgroup.subtree_control"), []byte(want), 0); err != nil {
+		return CgroupSupport{Reason: "cannot enable cgroup controllers: " + err.Error()}
+	}
+	return CgroupSupport{Available: true, Version: 2, parents: map[string]string{"": dir}}
+}
+
+// cgroupMounts finds the v1 hierarchies by controller, and a v2 mount.
+func cgroupMounts() (v1 map[string]string, v2 string) {
+	v1 = map[string]string{}
+	f, err := os.Open("/proc/self/mountinfo")
+	if err != nil {
+		return v1, ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		pre, post, ok := strings.Cut(sc.Text(), " - ")
+		if !ok {
+			continue
+		}
+		fields, after := strings.Fields(pre), strings.Fields(post)
+		if len(fields) < 5 || len(after) < 3 {
+			continue
+		}
+		switch after[0] {
+		case "cgroup2":
+			if v2 == "" {
+				v2 = unescapeMount(fields[4])
+			}
+		case "cgroup":
+			for _, opt := range strings.Split(after[2], ",") {
+				if _, seen := v1[opt]; !seen {
+					v1[opt] = unescapeMount(fields[4])
+				}
+			}
+		}
+	}
+	for k := range v1 {
+		if k != "memory" && k != "cpu" && k != "pids" && k != "cpuacct" {
+			delete(v1, k)
+		}
+	}
+	if _, ok := v1["memory"]; !ok {
+		// A hybrid host's v1 hierarchies without memory are of no use.
+		clear(v1)
+	}
+	return v1, v2
+}
+
+// ownCgroups maps controller ("" for v2) to this process's cgroup path.
+func ownCgroups() map[string]string {
+	out := map[string]string{}
+	b, _ := os.ReadFile("/proc/self/cgroup")
+	for _, line := range strings.Split(string(b), "\n") {
+		parts := strings.SplitN(line, ":", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		if parts[1] == "" {
+			out[""] = parts[2]
+			continue
+		}
+		for _, c := range strings.Split(parts[1], ",") {
+			out[c] = parts[2]
+		}
+	}
+	return out
+}
+
+// cgroup is one sandbox's cgroup: a directory per hierarchy.
+type cgroup struct {
+	version int
+	dirs    map[string]string // controller ("" on v2) → directory
+}
+
+// newCgroup creates the sandbox's cgroup with its limits.
+func newCgroup(id string, l Limits) (*cgroup, error) {
+	cs := Cgroups()
+	if !cs.Available {
+		return nil, errors.New(cs.Reason)
+	}
+	cg := &cgroup{version: cs.Version, dirs: map[string]string{}}
+	for c, parent := range cs.parents {
+		dir := filepath.Join(parent, id)
+		if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+			cg.remove()
+			return nil, err
+		}
+		cg.dirs[c] = dir
+	}
+	if err := cg.setLimits(l); err != nil {
+		cg.remove()
+		return nil, err
+	}
+	return cg, nil
+}
+
+func (cg *cgroup) setLimits(l Limits) error {
+	var w []error
+	set := func(c, file, value string) {
+		if dir, ok := cg.dirs[c]; ok {
+			if err := os.WriteFile(filepath.Join(dir, file), []byte(value), 0); err != nil {
+				w = append(w, fmt.Errorf("cgroup %s: %w", file, err))
+			}
+		}
+	}
+	period := 100000
+	if cg.version == 2 {
+		if l.Memory > 0 {
+			set("", "memory.max", strconv.FormatInt(l.Memory, 10))
+			set("", "memory.swap.max", "0")
+		}
+		if l.CPUs > 0 {
+			set("", "cpu.max", fmt.Sprintf("%d %d", int(l.CPUs*float64(period)), period))
+		}
+		if l.PIDs > 0 {
+			set("", "pids.max", strconv.FormatInt(l.PIDs, 10))
+		}
+		return errors.Join(w...)
+	}
+	if l.Memory > 0 {
+		set("memory", "memory.limit_in_bytes", strconv.FormatInt(l.Memory, 10))
+		if _, err := os.Stat(filepath.Join(cg.dirs["memory"], "memory.memsw.limit_in_bytes")); err == nil {
+			set("memory", "memory.memsw.limit_in_bytes", strconv.FormatInt(l.Memory, 10))
+		}
+	}
+	if l.CPUs > 0 {
+		set("cpu", "cpu.cfs_period_us", strconv.Itoa(period))
+		set("cpu", "cpu.cfs_quota_us", strconv.Itoa(max(1000, int(l.CPUs*float64(period)))))
+	}
+	if l.PIDs > 0 {
+		set("pids", "pids.max", strconv.FormatInt(l.PIDs, 10))
+	}
+	return errors.Join(w...)
+}
+
+// add moves a process (and so everything it will start) into the cgroup.
+func (cg *cgroup) add(pid int) error {
+	for _, dir := range cg.dirs {
+		if err := os.WriteFile(filepath.Join(dir, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0); err != nil {
+			return fmt.Errorf("joining cgroup: %w", err)
+		}
+	}
+	return nil
+}
+
+// remove deletes the cgroup once its processes are gone (the kernel may
+// take a moment to let go of the last ones).
+func (cg *cgroup) remove() error {
+	var errs []error
+	for _, dir := range cg.dirs {
+		var err error
+		for range 100 {
+			if err = os.Remove(dir); err == nil || errors.Is(err, os.ErrNotExist) {
+				err = nil
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// usage reads CPU seconds and memory in use; ok is false when unreadable.
+func (cg *cgroup) usage() (cpuSeconds float64, memBytes uint64, ok bool) {
+	read := func(c, file string) (string, bool) {
+		dir, found := cg.dirs[c]
+		if !found {
+			return "", false
+		}
+		b, err := os.ReadFile(filepath.Join(dir, file))
+		return strings.TrimSpace(string(b)), err == nil
+	}
+	if cg.version == 2 {
+		mem, ok1 := read("", "memory.current")
+		stat, ok2 := read("", "cpu.stat")
+		if !ok1 || !ok2 {
+			return 0, 0, false
+		}
+		m, _ := strconv.ParseUint(mem, 10, 64)
+		for _, line := range strings.Split(stat, "\n") {
+			if v, found := strings.CutPrefix(line, "usage_usec "); found {
+				us, _ := strconv.ParseFloat(v, 64)
+				cpuSeconds = us / 1e6
+			}
+		}
+		return cpuSeconds, m, true
+	}
+	mem, ok1 := read("memory", "memory.usage_in_bytes")
+	cpu, ok2 := read("cpuacct", "cpuacct.usage")
+	if !ok1 || !ok2 {
+		return 0, 0, false
+	}
+	m, _ := strconv.ParseUint(mem, 10, 64)
+	ns, _ := strconv.ParseFloat(cpu, 64)
+	return ns / 1e9, m, true
+}
+
+// RemoveStaleCgroup deletes the cgroup a killed server left for sandbox id.
+func RemoveStaleCgroup(id string) error {
+	cs := Cgroups()
+	if !cs.Available {
+		return nil
+	}
+	cg := &cgroup{version: cs.Version, dirs: map[string]string{}}
+	for c, parent := range cs.parents {
+		if _, err := os.Stat(filepath.Join(parent, id)); err == nil {
+			cg.dirs[c] = filepath.Join(parent, id)
+		}
+	}
+	return cg.remove()
+}

@@ -1,0 +1,30 @@
+//go:build !linux
+
+package sandbox
+
+import "errors"
+
+// CgroupSupport tells whether sandboxes can get resource limits here.
+type CgroupSupport struct {
+	Available bool
+	Version   int
+	Reason    string
+}
+
+// Cgroups reports that there are none: sandboxes need Linux for limits.
+func Cgroups() CgroupSupport { return CgroupSupport{Reason: "resource limits need Linux cgroups"} }
+
+type cgroup struct{}
+
+func newCgroup(string, Limits) (*cgroup, error) {
+	return nil, errors.New("resource limits need Linux cgroups")
+}
+
+func (*cgroup) add(int) error { return nil }
+
+func (*cgroup) remove() error { return nil }
+
+func (*cgroup) usage() (float64, uint64, bool) { return 0, 0, false }
+
+// RemoveStaleCgroup does nothing: there are no cgroups here.
+func RemoveStaleCgroup(string) error { return nil }
