@@ -227,6 +227,7 @@ func (s *Server) close() error {
 		errs = append(errs, err)
 	}
 	s.background.Wait()
+	sandbox.ReleaseCgroups()
 	if s.tempDir {
 		errs = append(errs, os.RemoveAll(s.dataDir))
 	}

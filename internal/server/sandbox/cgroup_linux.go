@@ -13,16 +13,18 @@ import (
 )
 
 // Cgroups. Each isolated sandbox gets a cgroup (per controller on cgroup
-// v1, one on v2) under the server's own cgroup, in a directory "osb":
-// <own>/osb/<sandbox id>. Its init is moved there before it starts
-// anything, so every process of the sandbox is counted and limited.
+// v1, one on v2) under the server's own cgroup:
+// <own>/osb/<server pid>/<sandbox id>. Its init is moved there before it
+// starts anything, so every process of the sandbox is counted and limited.
+// The server pid level lets a server find what servers that were killed
+// left behind (their pid is gone) and remove it.
 
 // CgroupSupport tells whether sandboxes can get resource limits here.
 type CgroupSupport struct {
 	Available bool
-	Version   int    // 1 or 2
-	Reason    string // why not, when unavailable
-	parents   map[string]string
+	Version   int               // 1 or 2
+	Reason    string            // why not, when unavailable
+	parents   map[string]string // controller ("" on v2) → its "osb" directory
 }
 
 var cgroupsOnce = sync.OnceValue(probeCgroups)
@@ -54,6 +56,7 @@ func probeCgroups() CgroupSupport {
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return CgroupSupport{Reason: "cannot create cgroups: " + err.Error()}
 			}
+			removeStaleCgroups(dir)
 			parents[c] = dir
 		}
 		return CgroupSupport{Available: true, Version: 1, parents: parents}
@@ -89,6 +92,7 @@ func probeV2(mount, own string) CgroupSupport {
 	if err := os.WriteFile(filepath.Join(dir, "cgroup.subtree_control"), []byte(want), 0); err != nil {
 		return CgroupSupport{Reason: "cannot enable cgroup controllers: " + err.Error()}
 	}
+	removeStaleCgroups(dir)
 	return CgroupSupport{Available: true, Version: 2, parents: map[string]string{"": dir}}
 }
 
@@ -155,11 +159,20 @@ func ownCgroups() map[string]string {
 	return out
 }
 
-// cgroup is one sandbox's cgroup: a directory per hierarchy.
+// cgroup is one sandbox's cgroup: a directory per hierarchy. The process
+// cap has two levels: the sandbox's own processes join the child "procs"
+// (capped at the sandbox's pids limit) as they start (see oomFirst); the
+// init and agent stay in "agent", so a fork bomb that fills "procs" leaves
+// them the reserve they need to go on serving.
 type cgroup struct {
 	version int
 	dirs    map[string]string // controller ("" on v2) → directory
+	pidsDir string            // the directory with the agent/ and procs/ children
 }
+
+// pidsReserve is what the init and agent (Go programs: a thread or so per
+// CPU, more for blocking calls) may use beyond the sandbox's own cap.
+const pidsReserve = 256
 
 // newCgroup creates the sandbox's cgroup with its limits.
 func newCgroup(id string, l Limits) (*cgroup, error) {
@@ -169,8 +182,8 @@ func newCgroup(id string, l Limits) (*cgroup, error) {
 	}
 	cg := &cgroup{version: cs.Version, dirs: map[string]string{}}
 	for c, parent := range cs.parents {
-		dir := filepath.Join(parent, id)
-		if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+		dir := filepath.Join(parent, strconv.Itoa(os.Getpid()), id)
+		if err := makeCgroupDir(dir, cs.Version); err != nil {
 			cg.remove()
 			return nil, err
 		}
@@ -180,7 +193,61 @@ func newCgroup(id string, l Limits) (*cgroup, error) {
 		cg.remove()
 		return nil, err
 	}
+	if err := cg.splitPIDs(l.PIDs); err != nil {
+		cg.remove()
+		return nil, err
+	}
 	return cg, nil
+}
+
+// splitPIDs makes the agent/ and procs/ children of the pids hierarchy and
+// lets the sandbox's root (only) move its own processes into procs/.
+func (cg *cgroup) splitPIDs(limit int64) error {
+	ctl := "pids"
+	if cg.version == 2 {
+		ctl = ""
+		if err := os.WriteFile(filepath.Join(cg.dirs[ctl], "cgroup.subtree_control"), []byte("+pids"), 0); err != nil {
+			return fmt.Errorf("cgroup: %w", err)
+		}
+	}
+	dir, ok := cg.dirs[ctl]
+	if !ok || limit <= 0 {
+		return nil
+	}
+	cg.pidsDir = dir
+	for _, sub := range []string{"agent", "procs"} {
+		if err := os.Mkdir(filepath.Join(dir, sub), 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+			return err
+		}
+	}
+	writes := [][2]string{
+		{"pids.max", strconv.FormatInt(limit+pidsReserve, 10)},
+		{"procs/pids.max", strconv.FormatInt(limit, 10)},
+	}
+	for _, w := range writes {
+		if err := os.WriteFile(filepath.Join(dir, w[0]), []byte(w[1]), 0); err != nil {
+			return fmt.Errorf("cgroup %s: %w", w[0], err)
+		}
+	}
+	// Moving a process needs write access to the target's cgroup.procs
+	// (and on v2 to the common parent's).
+	for _, f := range []string{"procs/cgroup.procs", "procs/tasks", "cgroup.procs"} {
+		if cg.version == 1 && f == "cgroup.procs" {
+			continue
+		}
+		if err := os.Lchown(filepath.Join(dir, f), hostIDBase, hostIDBase); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+// procsDir is the directory the sandbox's processes join ("" for none).
+func (cg *cgroup) procsDir() string {
+	if cg == nil || cg.pidsDir == "" {
+		return ""
+	}
+	return filepath.Join(cg.pidsDir, "procs")
 }
 
 func (cg *cgroup) setLimits(l Limits) error {
@@ -225,6 +292,9 @@ func (cg *cgroup) setLimits(l Limits) error {
 // add moves a process (and so everything it will start) into the cgroup.
 func (cg *cgroup) add(pid int) error {
 	for _, dir := range cg.dirs {
+		if dir == cg.pidsDir {
+			dir = filepath.Join(dir, "agent")
+		}
 		if err := os.WriteFile(filepath.Join(dir, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0); err != nil {
 			return fmt.Errorf("joining cgroup: %w", err)
 		}
@@ -237,17 +307,22 @@ func (cg *cgroup) add(pid int) error {
 func (cg *cgroup) remove() error {
 	var errs []error
 	for _, dir := range cg.dirs {
-		var err error
-		for range 100 {
-			if err = os.Remove(dir); err == nil || errors.Is(err, os.ErrNotExist) {
-				err = nil
-				break
-			}
-			time.Sleep(10 * time.Millisecond)
+		for _, d := range []string{filepath.Join(dir, "agent"), filepath.Join(dir, "procs"), dir} {
+			errs = append(errs, removeCgroupDir(d))
 		}
-		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+func removeCgroupDir(dir string) error {
+	var err error
+	for range 100 {
+		if err = os.Remove(dir); err == nil || errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return err
 }
 
 // usage reads CPU seconds and memory in use; ok is false when unreadable.
@@ -285,17 +360,59 @@ func (cg *cgroup) usage() (cpuSeconds float64, memBytes uint64, ok bool) {
 	return ns / 1e9, m, true
 }
 
-// RemoveStaleCgroup deletes the cgroup a killed server left for sandbox id.
-func RemoveStaleCgroup(id string) error {
-	cs := Cgroups()
-	if !cs.Available {
-		return nil
-	}
-	cg := &cgroup{version: cs.Version, dirs: map[string]string{}}
-	for c, parent := range cs.parents {
-		if _, err := os.Stat(filepath.Join(parent, id)); err == nil {
-			cg.dirs[c] = filepath.Join(parent, id)
+// makeCgroupDir creates a sandbox's cgroup and, when missing, its server
+// level (which ReleaseCgroups may remove while no sandbox runs).
+func makeCgroupDir(dir string, version int) error {
+	var err error
+	for range 3 {
+		server := filepath.Dir(dir)
+		if err = os.MkdirAll(server, 0o755); err != nil {
+			return err
+		}
+		if version == 2 {
+			os.WriteFile(filepath.Join(server, "cgroup.subtree_control"), []byte("+memory +cpu +pids"), 0)
+		}
+		if err = os.Mkdir(dir, 0o755); err == nil || errors.Is(err, os.ErrExist) {
+			return nil
 		}
 	}
-	return cg.remove()
+	return err
+}
+
+// ReleaseCgroups removes this server process's cgroup level once no
+// sandbox of it remains (another server in the same process may still
+// have some: then it stays).
+func ReleaseCgroups() {
+	cs := Cgroups()
+	for _, parent := range cs.parents {
+		os.Remove(filepath.Join(parent, strconv.Itoa(os.Getpid())))
+	}
+}
+
+// removeStaleCgroups removes what servers that are gone left in the osb
+// directory: their sandboxes' processes died with them, the cgroups stayed.
+func removeStaleCgroups(osbDir string) {
+	entries, _ := os.ReadDir(osbDir)
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || !e.IsDir() || pid == os.Getpid() {
+			continue
+		}
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); err == nil {
+			continue // a live server's (or a reused pid: left for later)
+		}
+		removeCgroupTree(filepath.Join(osbDir, e.Name()))
+	}
+}
+
+// removeCgroupTree removes a cgroup and those below it, deepest first;
+// a cgroup that still has processes stays.
+func removeCgroupTree(dir string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.IsDir() {
+			removeCgroupTree(filepath.Join(dir, e.Name()))
+		}
+	}
+	os.Remove(dir)
 }

@@ -24,7 +24,9 @@ func (*cgroup) add(int) error { return nil }
 
 func (*cgroup) remove() error { return nil }
 
+func (*cgroup) procsDir() string { return "" }
+
 func (*cgroup) usage() (float64, uint64, bool) { return 0, 0, false }
 
-// RemoveStaleCgroup does nothing: there are no cgroups here.
-func RemoveStaleCgroup(string) error { return nil }
+// ReleaseCgroups does nothing: there are no cgroups here.
+func ReleaseCgroups() {}

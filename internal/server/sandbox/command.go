@@ -32,7 +32,12 @@ const (
 // oomFirst runs a program as the OOM killer's first choice: a sandbox that
 // runs out of memory loses what used it, never its init or agent (which
 // keep the default score). Raising the score needs no privilege.
-const oomFirst = `{ echo 1000 >/proc/self/oom_score_adj; } 2>/dev/null; exec "$@"`
+// It also joins the cgroup of the sandbox's processes, where the init
+// mounted it (see cgroup_linux.go).
+const oomFirst = `{ echo 1000 >/proc/self/oom_score_adj; echo $$ >` + procsCgroup + `/cgroup.procs; } 2>/dev/null; exec "$@"`
+
+// procsCgroup is where, inside the sandbox, its processes' cgroup is.
+const procsCgroup = "/run/osb-cgroup"
 
 // defaultPath is PATH inside an isolated sandbox, as in a typical image.
 const defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"

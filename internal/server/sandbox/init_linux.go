@@ -59,6 +59,7 @@ func runInit() error {
 	if err := loopbackUp(); err != nil {
 		return fmt.Errorf("loopback: %w", err)
 	}
+	openNetwork()
 	os.Setenv("PATH", defaultPath)
 	ready := os.NewFile(fdReady, "ready")
 	if cfg.Agent != nil {
@@ -84,6 +85,7 @@ func startEntrypoint(cfg initConfig) {
 	}
 	cmd.Env, cmd.Dir = cfg.Env, "/workspace"
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	cmd.SysProcAttr = lockedMountsAttr()
 	if err := cmd.Start(); err != nil {
 		fmt.Fprintln(os.Stderr, "osb sandbox init: entrypoint:", err)
 	}
@@ -98,7 +100,31 @@ func startAgent(a *agentStart, ready *os.File) error {
 	cmd.Dir = "/"
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	cmd.ExtraFiles = []*os.File{ln, ready}
+	cmd.SysProcAttr = lockedMountsAttr()
 	return cmd.Start()
+}
+
+// lockedMountsAttr starts a process in a user and mount namespace nested in
+// the init's, with the same ids. Mounts the init made are copied into the
+// nested namespace locked: root there cannot make the read-only binds
+// writable again, nor unmount what covers the host's tree.
+func lockedMountsAttr() *syscall.SysProcAttr {
+	ids := []syscall.SysProcIDMap{{ContainerID: 0, HostID: 0, Size: idCount}}
+	return &syscall.SysProcAttr{
+		Cloneflags:                 syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS,
+		UidMappings:                ids,
+		GidMappings:                ids,
+		GidMappingsEnableSetgroups: true,
+		Credential:                 &syscall.Credential{Uid: 0, Gid: 0},
+	}
+}
+
+// openNetwork lets the sandbox's root, which (in its nested user
+// namespace) does not own the network namespace, still bind low ports and
+// ping, as root in a container can.
+func openNetwork() {
+	os.WriteFile("/proc/sys/net/ipv4/ip_unprivileged_port_start", []byte("0"), 0)
+	os.WriteFile("/proc/sys/net/ipv4/ping_group_range", []byte("0 2147483647"), 0)
 }
 
 // reapForever is the init's life: collect every process that ends in the

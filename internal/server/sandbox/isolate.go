@@ -128,19 +128,27 @@ func startIsolated(s *Sandbox, entrypoint []string, log *os.File) (*anchor, erro
 		files = append(files, ln)
 		cfg.Agent = &agentStart{Config: s.agentConfig(), ListenerFD: 2 + len(files)}
 	}
-	cmd := exec.Command("/proc/self/exe")
-	cmd.Args = []string{"osb-sandbox-init"}
-	cmd.Env = []string{initEnv + "=1"} // never the server's environment
-	cmd.Stdout, cmd.Stderr = log, log
-	cmd.ExtraFiles = files
-	cmd.SysProcAttr = initAttr()
 	if s.limits != nil {
 		cg, err := newCgroup(s.id, *s.limits)
 		if err != nil {
 			return nil, fmt.Errorf("resource limits: %w", err)
 		}
 		s.cg = cg
+		if dir := cg.procsDir(); dir != "" {
+			f, err := openTree(dir)
+			if err != nil {
+				return nil, err
+			}
+			files = append(files, f)
+			cfg.Binds = append(cfg.Binds, bindSpec{FD: 2 + len(files), Target: procsCgroup[1:]})
+		}
 	}
+	cmd := exec.Command("/proc/self/exe")
+	cmd.Args = []string{"osb-sandbox-init"}
+	cmd.Env = []string{initEnv + "=1"} // never the server's environment
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.ExtraFiles = files
+	cmd.SysProcAttr = initAttr()
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting sandbox init: %w", err)
 	}

@@ -160,7 +160,16 @@ func TestPauseResume(t *testing.T) {
 	modes(t, func(t *testing.T, isolated bool) {
 		s := start(t, isolated)
 		var pids int
-		waitFor(t, "init and tail", func() bool { pids = len(s.PIDs()); return pids >= 2 })
+		// Wait until tail itself runs: a process caught by SIGSTOP while
+		// it starts leaves its parent waiting in the kernel (vfork), where
+		// it cannot be stopped until the child goes on.
+		waitFor(t, "init and tail", func() bool {
+			pids = len(s.PIDs())
+			return pids >= 2 && slices.ContainsFunc(s.PIDs(), func(p int) bool {
+				b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", p))
+				return strings.HasPrefix(string(b), "tail\x00") || strings.Contains(string(b), "/tail\x00")
+			})
+		})
 		if err := s.Pause(); err != nil {
 			t.Fatal(err)
 		}

@@ -66,6 +66,11 @@ func openOwnedDir(dir string) (*os.File, error) {
 	if err := os.Lchown(dir, hostIDBase, hostIDBase); err != nil {
 		return nil, err
 	}
+	return openTree(dir)
+}
+
+// openTree returns a detached mount of dir, for the init to attach.
+func openTree(dir string) (*os.File, error) {
 	fd, err := unix.OpenTree(unix.AT_FDCWD, dir, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
 	if err != nil {
 		return nil, &os.PathError{Op: "open_tree", Path: dir, Err: err}

@@ -1,10 +1,8 @@
 package sandbox
 
 import (
-	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 )
 
 // RemoveStale deletes the directory of a sandbox that no running server
@@ -15,6 +13,7 @@ func RemoveStale(dir string) error {
 		return fmt.Errorf("refusing to remove %s, mounts remain: %v", dir, m)
 	}
 	// Its processes died with the server (the init's parent-death signal
-	// ends the sandbox's pid namespace); its cgroup is left empty.
-	return errors.Join(RemoveStaleCgroup(filepath.Base(dir)), os.RemoveAll(dir))
+	// ends the sandbox's pid namespace); its cgroup went with the next
+	// server's start (see removeStaleCgroups).
+	return os.RemoveAll(dir)
 }

@@ -1,0 +1,118 @@
+//go:build linux
+
+package e2e
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// A killed server (SIGKILL: no cleanup at all) leaves no sandbox process
+// running, and the next server on its data directory removes the rest; a
+// server stopped with SIGTERM leaves nothing.
+func TestKilledServerLeavesNothingAfterRestart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary; skipped under -short")
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("isolated sandboxes need root")
+	}
+	bin := buildOsb(t)
+	home, data := t.TempDir(), t.TempDir()
+	const key = "e2e-key"
+	first := launchServer(t, bin, home, key, "--data-dir", data)
+	env := clientEnv(home, first.addr, key)
+	id := createSandbox(t, bin, env)
+	osb(t, bin, env, "command", "run", id, "--", "sh", "-c", "sleep 1000 >/dev/null 2>&1 &").expect(t, 0)
+	if len(processesOf(id)) < 2 {
+		t.Fatalf("sandbox processes not found by their cgroup: %v", processesOf(id))
+	}
+	cgroups := cgroupsNamed(id)
+
+	first.cmd.Process.Kill()
+	<-first.done
+	first.cmd.Wait()
+	if !waitFor(10*time.Second, func() bool { return len(processesOf(id)) == 0 }) {
+		t.Errorf("sandbox processes outlived the killed server: %v", processesOf(id))
+	}
+	if _, err := os.Stat(filepath.Join(data, "sandboxes", id)); err != nil {
+		t.Fatalf("the killed server's sandbox directory is not there to clean: %v", err)
+	}
+
+	second := launchServer(t, bin, home, key, "--data-dir", data)
+	if _, err := os.Stat(filepath.Join(data, "sandboxes", id)); err == nil {
+		t.Errorf("sandbox directory left after restart")
+	}
+	for _, d := range cgroups {
+		if _, err := os.Stat(d); err == nil {
+			t.Errorf("cgroup left after restart: %s", d)
+		}
+	}
+
+	env = clientEnv(home, second.addr, key)
+	id2 := createSandbox(t, bin, env)
+	osb(t, bin, env, "command", "run", id2, "--", "sh", "-c", "sleep 1000 >/dev/null 2>&1 &").expect(t, 0)
+	pids := processesOf(id2)
+	serverPid := second.cmd.Process.Pid
+	if err := second.stop(syscall.SIGTERM); err != nil {
+		t.Fatalf("SIGTERM: %v\n%s", err, second.logs.String())
+	}
+	for _, pid := range pids {
+		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil && !bytes.Contains(b, []byte(") Z ")) {
+			t.Errorf("process %d left after SIGTERM: %s", pid, b)
+		}
+	}
+	if left := cgroupsNamed(strconv.Itoa(serverPid)); len(left) > 0 {
+		t.Errorf("cgroups left after SIGTERM: %v", left)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(data, "sandboxes")); len(entries) != 0 {
+		t.Errorf("sandbox directories left after SIGTERM: %v", entries)
+	}
+}
+
+// processesOf lists the host pids whose cgroup path names the sandbox.
+func processesOf(id string) []int {
+	var out []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if b, err := os.ReadFile("/proc/" + e.Name() + "/cgroup"); err == nil && bytes.Contains(b, []byte("/"+id)) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// cgroupsNamed finds the cgroup directories called name.
+func cgroupsNamed(name string) []string {
+	var out []string
+	filepath.WalkDir("/sys/fs/cgroup", func(p string, d os.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return nil
+		}
+		if d.Name() == name {
+			out = append(out, p)
+			return filepath.SkipDir
+		}
+		return nil
+	})
+	return out
+}
+
+func waitFor(d time.Duration, f func() bool) bool {
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if f() {
+			return true
+		}
+	}
+	return f()
+}
