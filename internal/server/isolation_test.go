@@ -138,7 +138,7 @@ func TestSandboxSeesOnlyItsOwnProcesses(t *testing.T) {
 	t.Setenv("OSB_ATTACK_CANARY", canary) // in the server's environment
 	c := isolatedClient(t)
 	id := c.create(nil)
-	out, _ := c.sh(id, "cat /proc/1/cmdline | tr '\\0' ' '; echo; cat /proc/[0-9]*/environ /proc/[0-9]*/cmdline 2>/dev/null | tr '\\0' '\\n' | grep -c -e "+canary[:8]+"''"+canary[8:]+" -e 'osb serv''er'; ls /proc | grep -c '^[0-9]'")
+	out, _ := c.sh(id, "cat /proc/1/cmdline | tr '\\0' ' '; echo; cat /proc/[0-9]*/environ /proc/[0-9]*/cmdline 2>/dev/null | tr '\\0' '\\n' >/tmp/all; grep -c -e "+canary[:8]+"''"+canary[8:]+" -e 'osb serv''er' /tmp/all; ls /proc | grep -c '^[0-9]'")
 	lines := strings.Split(out, "\n")
 	if len(lines) != 3 || lines[0] != "osb-sandbox-init " || lines[1] != "0" {
 		t.Fatalf("sandbox /proc shows the host: %q", out)
@@ -213,6 +213,11 @@ func TestSandboxLimitsHoldAndTheServerStaysResponsive(t *testing.T) {
 	c := isolatedClient(t)
 	limits := map[string]any{"resourceLimits": map[string]string{"cpu": "500m", "memory": "96Mi", "pids": "64"}}
 	id, other := c.create(limits), c.create(nil)
+	// Metrics come from the sandbox's cgroup: its limit is its total.
+	m := c.expect(200, c.do("GET", c.srv.URL()+"/sandboxes/"+id+"/proxy/44772/metrics", nil)).json(t)
+	if m["mem_total_mib"] != float64(96) || m["mem_used_mib"].(float64) <= 0 {
+		t.Errorf("metrics: %v", m)
+	}
 	hog := `python3 -c "
 chunks = []
 while True: chunks.append(bytearray(16 << 20))

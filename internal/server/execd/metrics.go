@@ -77,6 +77,9 @@ func between(a, b sandbox.Usage) metrics {
 		m.CPUUsedPct = round2(math.Min(100, (b.CPUSeconds-a.CPUSeconds)/secs/float64(cpus)*100))
 	}
 	if total, err := sandbox.MemTotalBytes(); err == nil {
+		if b.LimitBytes > 0 && b.LimitBytes < total {
+			total = b.LimitBytes // what the sandbox may use, as in a container
+		}
 		m.MemTotalMiB = round2(float64(total) / (1 << 20))
 	}
 	m.MemUsedMiB = round2(float64(b.RSSBytes) / (1 << 20))

@@ -416,3 +416,51 @@ func removeCgroupTree(dir string) {
 	}
 	os.Remove(dir)
 }
+
+// memoryLimit is the cgroup's memory limit in bytes; 0 for none.
+func (cg *cgroup) memoryLimit() uint64 {
+	dir, file := cg.dirs["memory"], "memory.limit_in_bytes"
+	if cg.version == 2 {
+		dir, file = cg.dirs[""], "memory.max"
+	}
+	b, err := os.ReadFile(filepath.Join(dir, file))
+	if err != nil {
+		return 0
+	}
+	n, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
+	if err != nil || n >= 1<<60 { // "max", or v1's page-rounded "unlimited"
+		return 0
+	}
+	return n
+}
+
+// metricsMounts are the sandbox cgroup directories shown (read-only) to
+// the agent inside, for its metrics, by name under metricsDir.
+func (cg *cgroup) metricsMounts() map[string]string {
+	out := map[string]string{}
+	for c, dir := range cg.dirs {
+		switch c {
+		case "memory", "cpuacct":
+			out[c] = dir
+		case "":
+			out["unified"] = dir
+		}
+	}
+	return out
+}
+
+// insideCgroup is the sandbox's cgroup as the agent sees it (see
+// metricsMounts); nil when not shown.
+func insideCgroup() *cgroup {
+	if _, err := os.Stat(filepath.Join(metricsDir, "unified")); err == nil {
+		return &cgroup{version: 2, dirs: map[string]string{"": filepath.Join(metricsDir, "unified")}}
+	}
+	cg := &cgroup{version: 1, dirs: map[string]string{}}
+	for _, c := range []string{"memory", "cpuacct"} {
+		if _, err := os.Stat(filepath.Join(metricsDir, c)); err != nil {
+			return nil
+		}
+		cg.dirs[c] = filepath.Join(metricsDir, c)
+	}
+	return cg
+}

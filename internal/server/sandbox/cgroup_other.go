@@ -30,3 +30,9 @@ func (*cgroup) usage() (float64, uint64, bool) { return 0, 0, false }
 
 // ReleaseCgroups does nothing: there are no cgroups here.
 func ReleaseCgroups() {}
+
+func (*cgroup) memoryLimit() uint64 { return 0 }
+
+func (*cgroup) metricsMounts() map[string]string { return nil }
+
+func insideCgroup() *cgroup { return nil }

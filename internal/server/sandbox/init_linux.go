@@ -208,6 +208,11 @@ func mountBinds(r string, cfg initConfig) error {
 		if err := unix.MoveMount(b.FD, "", unix.AT_FDCWD, dst, unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
 			return fmt.Errorf("mount %s: %w", b.Target, err)
 		}
+		if b.ReadOnly {
+			if err := unix.MountSetattr(-1, dst, 0, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}); err != nil {
+				return fmt.Errorf("read-only %s: %w", b.Target, err)
+			}
+		}
 		unix.Close(b.FD)
 	}
 	return nil

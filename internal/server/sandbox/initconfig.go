@@ -20,8 +20,9 @@ type initConfig struct {
 
 // bindSpec attaches the detached mount open as descriptor FD at Target.
 type bindSpec struct {
-	FD     int
-	Target string
+	FD       int
+	Target   string
+	ReadOnly bool
 }
 
 // agentStart tells the init how to start the in-sandbox agent: the same

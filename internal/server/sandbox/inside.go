@@ -33,6 +33,7 @@ func Inside(cfg AgentConfig) (*Sandbox, error) {
 	s := &Sandbox{id: cfg.ID, dir: cfg.Dir, fsDir: "/", env: cfg.Env, inside: true, root: root,
 		started: true, done: make(chan struct{}), killed: make(chan struct{})}
 	s.anchor.Store(&anchor{exited: make(chan struct{})})
+	s.cg = insideCgroup()
 	return s, nil
 }
 

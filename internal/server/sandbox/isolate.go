@@ -85,6 +85,10 @@ var isolatedBinds = [][2]string{
 	{"agent", agentDir[1:]},
 }
 
+// metricsDir is where, inside the sandbox, the agent reads its cgroup's
+// usage (read-only).
+const metricsDir = "/run/osb-metrics"
+
 // agentDir is where, inside the sandbox, the agent keeps its state
 // (command logs, upload spools).
 const agentDir = "/run/osb"
@@ -141,6 +145,14 @@ func startIsolated(s *Sandbox, entrypoint []string, log *os.File) (*anchor, erro
 			}
 			files = append(files, f)
 			cfg.Binds = append(cfg.Binds, bindSpec{FD: 2 + len(files), Target: procsCgroup[1:]})
+		}
+		for name, dir := range cg.metricsMounts() {
+			f, err := openTree(dir)
+			if err != nil {
+				return nil, err
+			}
+			files = append(files, f)
+			cfg.Binds = append(cfg.Binds, bindSpec{FD: 2 + len(files), Target: metricsDir[1:] + "/" + name, ReadOnly: true})
 		}
 	}
 	cmd := exec.Command("/proc/self/exe")

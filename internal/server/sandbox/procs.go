@@ -145,7 +145,8 @@ func (s *Sandbox) PIDs() []int {
 type Usage struct {
 	At         time.Time
 	CPUSeconds float64 // user+system CPU time consumed so far by the live processes
-	RSSBytes   uint64  // resident memory of the live processes
+	RSSBytes   uint64  // resident memory of the live processes (with a cgroup: the memory it charges)
+	LimitBytes uint64  // the sandbox's memory limit; 0 when it has none
 	Processes  int
 }
 
@@ -158,6 +159,7 @@ func (s *Sandbox) Usage() Usage {
 		// that came and went between two readings.
 		if cpu, mem, ok := s.cg.usage(); ok {
 			u.CPUSeconds, u.RSSBytes, u.Processes = cpu, mem, len(s.members())
+			u.LimitBytes = s.cg.memoryLimit()
 			return u
 		}
 	}
