@@ -45,7 +45,7 @@ fi
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 export OPEN_SANDBOX_DOMAIN="127.0.0.1:$port" OPEN_SANDBOX_API_KEY="bench-key" HOME="$work/home"
 mkdir -p "$HOME"
-"$osb" server --listen "$OPEN_SANDBOX_DOMAIN" --api-key "$OPEN_SANDBOX_API_KEY" --data-dir "$work/data" 2>"$work/server.log" &
+"$osb" server --listen "$OPEN_SANDBOX_DOMAIN" --data-dir "$work/data" 2>"$work/server.log" &
 server_pid=$!
 for _ in $(seq 100); do
 	curl -fsS -o /dev/null -H "OPEN-SANDBOX-API-KEY: $OPEN_SANDBOX_API_KEY" "http://$OPEN_SANDBOX_DOMAIN/v1/sandboxes" 2>/dev/null && break

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/osb-dev/osb/internal/server/egress"
 	"github.com/osb-dev/osb/internal/server/execd"
 	"github.com/osb-dev/osb/internal/server/sandbox"
 )
@@ -30,6 +31,9 @@ type dataPlane struct {
 	ports  map[int]http.Handler
 	secret string // the SecureAccessHeader value this sandbox's endpoints carry
 
+	// egress is the sandbox's egress proxy; nil without the local sidecar.
+	egress *egress.Proxy
+
 	// done is cancelled by close: it ends the requests still running
 	// (streams, WebSockets) when the sandbox goes away.
 	done   context.Context
@@ -44,12 +48,34 @@ func (s *Server) startDataPlane(rec *record) *dataPlane {
 			d.ports[port] = mk(rec.sb)
 		}
 	}
+	if sc, ok := d.ports[EgressPort].(*egress.Sidecar); ok {
+		d.egress = sc.NewProxy(s.opts.EgressDial)
+	}
 	d.done, d.cancel = context.WithCancel(context.Background())
 	return d
 }
 
-// close ends the requests in flight (streams included).
-func (d *dataPlane) close() { d.cancel() }
+// close ends the requests in flight (streams and egress tunnels included).
+func (d *dataPlane) close() {
+	d.cancel()
+	if d.egress != nil {
+		d.egress.Close()
+	}
+}
+
+// enforceEgress is for the runtime: once a sandbox's only way out is
+// 127.0.0.1:egress.ProxyPort in its own network, the runtime hands each
+// connection there to the returned function (and sets egress.ProxyEnv in
+// the sandbox's environment). Calling it marks the sandbox's policy
+// enforced in every policy answer. nil: the sandbox has no local sidecar.
+func (d *dataPlane) enforceEgress() func(net.Conn) {
+	sc, ok := d.ports[EgressPort].(*egress.Sidecar)
+	if !ok || d.egress == nil {
+		return nil
+	}
+	sc.SetEnforcement(egress.ProxyEnforcement)
+	return d.egress.ServeConn
+}
 
 // headers are the endpoint headers a client must send on every request.
 func (d *dataPlane) headers() map[string]string {

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/osb-dev/osb/internal/build"
+	"github.com/osb-dev/osb/internal/server/egress"
 	"github.com/osb-dev/osb/internal/server/sandbox"
 )
 
@@ -50,6 +51,9 @@ type Options struct {
 	// egress) unless set here; a nil handler there means no sidecar (404).
 	// Port 44772 is always execd.
 	PortHandlers map[int]PortHandler
+	// EgressDial is how sandboxes' egress proxies reach the outside world;
+	// nil means egress.PublicDial. Tests map names to their own listeners.
+	EgressDial egress.DialFunc
 	// Snapshots resolves snapshotId on create; nil means every id is unknown (404).
 	Snapshots SnapshotStore
 }

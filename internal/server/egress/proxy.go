@@ -19,6 +19,14 @@ import (
 // own network namespace (HTTP_PROXY=http://127.0.0.1:3128).
 const ProxyPort = 3128
 
+// ProxyEnv is the environment that points a sandbox's programs at the
+// egress proxy (curl, pip, npm, git and most HTTP libraries read it).
+func ProxyEnv() map[string]string {
+	u := "http://127.0.0.1:" + strconv.Itoa(ProxyPort)
+	return map[string]string{"HTTP_PROXY": u, "HTTPS_PROXY": u, "http_proxy": u, "https_proxy": u,
+		"NO_PROXY": "localhost,127.0.0.1,::1", "no_proxy": "localhost,127.0.0.1,::1"}
+}
+
 // ProxyEnforcement is the enforcementMode a sidecar reports once its
 // sandbox's only way out is the egress proxy.
 const ProxyEnforcement = "proxy"
@@ -40,6 +48,10 @@ type Proxy struct {
 	once sync.Once
 	ln   *connListener
 	srv  *http.Server
+
+	mu      sync.Mutex
+	tunnels map[net.Conn]bool // both ends of every open CONNECT tunnel; Close cuts them
+	closed  bool
 }
 
 // NewProxy returns the egress proxy of the sidecar's sandbox. dial reaches
@@ -48,7 +60,8 @@ func (s *Sidecar) NewProxy(dial DialFunc) *Proxy {
 	if dial == nil {
 		dial = PublicDial
 	}
-	p := &Proxy{sc: s, dial: dial}
+	p := &Proxy{sc: s, dial: dial, ln: newConnListener(), tunnels: map[net.Conn]bool{}}
+	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 30 * time.Second}
 	p.http = &http.Transport{
 		DialContext:           dial,
 		Proxy:                 nil, // never chain to the server's own proxy settings
@@ -62,21 +75,44 @@ func (s *Sidecar) NewProxy(dial DialFunc) *Proxy {
 // once. This is what a listener on ProxyPort in the sandbox's network hands
 // its connections to.
 func (p *Proxy) ServeConn(c net.Conn) {
-	p.once.Do(func() {
-		p.ln = newConnListener()
-		p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 30 * time.Second}
-		go p.srv.Serve(p.ln)
-	})
-	p.ln.push(c)
+	p.once.Do(func() { go p.srv.Serve(p.ln) })
+	p.ln.push(c) // closes c once the proxy is closed
 }
 
 // Close stops serving and cuts the open connections and tunnels.
 func (p *Proxy) Close() error {
+	p.ln.Close()
 	p.http.CloseIdleConnections()
-	if p.srv != nil {
-		return p.srv.Close()
+	p.mu.Lock()
+	p.closed = true
+	for c := range p.tunnels {
+		c.Close()
 	}
-	return nil
+	p.mu.Unlock()
+	return p.srv.Close()
+}
+
+// track registers the ends of a tunnel (false: the proxy is closed, and
+// they have been closed); untrack forgets them.
+func (p *Proxy) track(conns ...net.Conn) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range conns {
+		if p.closed {
+			c.Close()
+		} else {
+			p.tunnels[c] = true
+		}
+	}
+	return !p.closed
+}
+
+func (p *Proxy) untrack(conns ...net.Conn) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range conns {
+		delete(p.tunnels, c)
+	}
 }
 
 // ServeHTTP is the proxy itself.
@@ -152,6 +188,10 @@ func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request) {
 		upstream.Close()
 		return
 	}
+	if !p.track(client, upstream) {
+		return
+	}
+	defer p.untrack(client, upstream)
 	// Bytes the client sent after its CONNECT request are already buffered.
 	if n := buf.Reader.Buffered(); n > 0 {
 		early, _ := buf.Reader.Peek(n)

@@ -218,7 +218,8 @@ func TestProxyTunnelsOnlyToAllowedHosts(t *testing.T) {
 	// The deny comes first: the first matching rule decides.
 	policy := egress.Policy{DefaultAction: egress.Deny, Egress: []egress.Rule{{Action: egress.Deny, Target: "evil.example.test"}, {Action: egress.Allow, Target: "*.example.test"}}}
 	sc := egress.New(nil, egress.Options{Policy: &policy})
-	_, addr := proxyFor(t, sc.NewProxy(network.dial))
+	proxy := sc.NewProxy(network.dial)
+	_, addr := proxyFor(t, proxy)
 
 	status, tun := connect(t, addr, "git.example.test:443")
 	if tun == nil {
@@ -234,9 +235,20 @@ func TestProxyTunnelsOnlyToAllowedHosts(t *testing.T) {
 		t.Errorf("CONNECT to a denied host: %s", status)
 	}
 	mu.Lock()
-	defer mu.Unlock()
 	if accepted != 1 {
 		t.Errorf("the outside listener accepted %d connections, want 1 (the allowed tunnel)", accepted)
+	}
+	mu.Unlock()
+
+	// Closing the proxy (the sandbox goes away) cuts the tunnels still open.
+	_, open := connect(t, addr, "git.example.test:443")
+	if open == nil {
+		t.Fatal("second tunnel refused")
+	}
+	proxy.Close()
+	open.SetReadDeadline(time.Now().Add(time.Minute)) // a failure, not a hang, if it stays open
+	if n, err := open.Read(make([]byte, 1)); err == nil {
+		t.Errorf("the tunnel is still open after Close (read %d bytes)", n)
 	}
 }
 
