@@ -139,8 +139,11 @@ func renderError(ios *iostreams.IOStreams, format string, err error, code int, c
 	if code == cmdutil.ExitAuth {
 		msg += "; check the API key (--api-key, OPEN_SANDBOX_API_KEY or connection.api_key)"
 	}
-	if client.IsStatus(err, http.StatusTooManyRequests) {
+	switch {
+	case client.IsStatus(err, http.StatusTooManyRequests):
 		msg += "; the server is rate limiting requests"
+	case client.IsStatus(err, http.StatusRequestEntityTooLarge):
+		msg += "; the request is larger than the server (or a proxy before it) accepts"
 	}
 	output.WriteError(ios, msg)
 }

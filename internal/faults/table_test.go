@@ -33,6 +33,7 @@ type faultCase struct {
 	env   map[string]string           // added to the environment
 	code  int                         // the exit code
 	want  string                      // the last line on stderr, exactly; "": only the notes
+	hint  string                      // added to want in the text line only, not under -o json
 	notes []string                    // lines before it, exactly (a stop in progress)
 	out   string                      // stdout, exactly
 	zeros int                         // or: stdout is this many '0's and a newline, counted, not kept
@@ -75,7 +76,7 @@ func TestIssue11Faults(t *testing.T) {
 				wantStderr += run.expand(line) + "\n"
 			}
 			if tc.want != "" {
-				wantStderr += run.expand(tc.want) + "\n"
+				wantStderr += run.expand(tc.want) + tc.hint + "\n"
 			}
 			if r.code != tc.code || r.stderr != wantStderr || r.stdout != run.expand(tc.out) {
 				t.Errorf("exit %d, want %d\nstderr %q\nwant   %q\nstdout %.200q\nwant   %.200q", r.code, tc.code, r.stderr, wantStderr, r.stdout, run.expand(tc.out))
@@ -326,7 +327,8 @@ func issue11Cases() []faultCase {
 				os.WriteFile(filepath.Join(run.dir, "big.bin"), bytes.Repeat([]byte("x"), 32<<20), 0o600)
 			},
 			args: []string{"file", "upload", "sb-1", "big.bin", "/workspace/big.bin"}, code: 1, json: true,
-			want: "Error: Request Entity Too Large (the server sent a non-JSON response) (HTTP 413)"},
+			want: "Error: Request Entity Too Large (the server sent a non-JSON response) (HTTP 413)",
+			hint: "; the request is larger than the server (or a proxy before it) accepts"},
 		{name: "a 429 with a long Retry-After says rate limited",
 			serve: func(run *faultRun) {
 				run.f.handle("GET /v1/sandboxes/{id}", func(w http.ResponseWriter, r *http.Request) {
@@ -334,8 +336,9 @@ func issue11Cases() []faultCase {
 					writeJSON(w, 429, map[string]string{"code": "TOO_MANY_REQUESTS", "message": "Slow down."})
 				})
 			},
-			args: []string{"sandbox", "get", "sb-1"}, code: 1,
-			want: "Error: Slow down. (HTTP 429, code TOO_MANY_REQUESTS, request id req-42, retry after 1h0m0s); the server is rate limiting requests"},
+			args: []string{"sandbox", "get", "sb-1"}, code: 1, json: true,
+			want: "Error: Slow down. (HTTP 429, code TOO_MANY_REQUESTS, request id req-42, retry after 1h0m0s)",
+			hint: "; the server is rate limiting requests"},
 		{name: "a stream broken after output says it was cut",
 			serve: func(run *faultRun) {
 				run.f.handle("POST /sb/{id}/command", func(w http.ResponseWriter, r *http.Request) {
