@@ -395,6 +395,20 @@ func issue11Cases() []faultCase {
 		{name: "--request-timeout 18446744074 does not wrap around",
 			args: []string{"--request-timeout", "18446744074", "sandbox", "list"}, code: 2, local: true, json: true,
 			want: "Error: invalid request timeout 18446744074 from --request-timeout: at most 9223372036 seconds"},
+		{name: "command run -t near the largest duration does not wrap around",
+			serve: func(run *faultRun) {
+				run.f.handle("POST /sb/{id}/command", func(w http.ResponseWriter, r *http.Request) {
+					streamStart(w)
+					event(w, map[string]any{"type": "init", "text": "exec-1"})
+					<-tick(300)
+					event(w, map[string]any{"type": "stdout", "text": "done"})
+					event(w, map[string]any{"type": "execution_complete", "execution_time": 300})
+				})
+				run.f.handle("DELETE /sb/{id}/command", func(w http.ResponseWriter, r *http.Request) {
+					run.t.Error("osb stopped a command whose timeout is 292 years away")
+				})
+			},
+			args: []string{"command", "run", "sb-1", "-t", "2562047h47m16s", "--", "make"}, code: 0, out: "done\n"},
 		{name: "OPEN_SANDBOX_REQUEST_TIMEOUT=abc is not ignored",
 			env:  map[string]string{"OPEN_SANDBOX_REQUEST_TIMEOUT": "abc"},
 			args: []string{"sandbox", "list"}, code: 2, local: true, json: true,
