@@ -97,8 +97,12 @@ const impossibleSize = math.MaxInt64
 // answer for a directory, which its file description confirms.
 func (d *DataPlane) notAFile(ctx context.Context, remote string) error {
 	info, err := d.FileInfo(ctx, []string{remote})
-	if fi, ok := info[remote]; err == nil && ok && fi.Type != "file" {
-		return fmt.Errorf("cannot download %s: it is a %s, not a file", remote, fi.Type)
+	switch fi, ok := info[remote]; {
+	case err != nil || !ok || fi.Type == "file":
+	case fi.Type == "directory":
+		return fmt.Errorf("cannot download %s: it is a directory, not a file", remote)
+	default:
+		return fmt.Errorf("cannot download %s: it is not a file (type %s)", remote, fi.Type)
 	}
 	return fmt.Errorf("cannot download %s: the server announced %d bytes, more than any file holds", remote, int64(impossibleSize))
 }
