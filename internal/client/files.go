@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"mime/multipart"
 	"net/http"
 	"net/textproto"
@@ -80,7 +81,30 @@ func (d *DataPlane) DownloadRange(ctx context.Context, remote, byteRange string)
 	if err != nil {
 		return nil, err
 	}
+	if resp.ContentLength == impossibleSize {
+		resp.Body.Close()
+		return nil, d.notAFile(ctx, remote)
+	}
 	return &Download{Body: resp.Body, Size: resp.ContentLength}, nil
+}
+
+// impossibleSize is the Content-Length execd announces for a directory
+// (its "size" as a seek to the end reports it), before breaking off the
+// connection: no file holds that many bytes.
+const impossibleSize = math.MaxInt64
+
+// notAFile explains a download answered with impossibleSize: execd's
+// answer for a directory, which its file description confirms.
+func (d *DataPlane) notAFile(ctx context.Context, remote string) error {
+	info, err := d.FileInfo(ctx, []string{remote})
+	switch fi, ok := info[remote]; {
+	case err != nil || !ok || fi.Type == "file":
+	case fi.Type == "directory":
+		return fmt.Errorf("cannot download %s: it is a directory, not a file", remote)
+	default:
+		return fmt.Errorf("cannot download %s: it is not a file (type %s)", remote, fi.Type)
+	}
+	return fmt.Errorf("cannot download %s: the server announced %d bytes, more than any file holds", remote, int64(impossibleSize))
 }
 
 // Upload streams content to meta.Path. The multipart body is the two part

@@ -21,17 +21,6 @@ import (
 	"github.com/osb-dev/osb/internal/iostreams"
 )
 
-// asOsb makes the test binary run as osb itself: a real `osb server` in a
-// process of its own, which a test can freeze.
-const asOsb = "OSB_FAULTS_RUN_AS_OSB"
-
-func TestMain(m *testing.M) {
-	if os.Getenv(asOsb) == "1" {
-		os.Exit(commands.Main())
-	}
-	os.Exit(m.Run())
-}
-
 // osbServer is `osb server` running in a process of its own.
 type osbServer struct {
 	cmd  *exec.Cmd

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -27,6 +28,12 @@ func stageName() string {
 // staged file, and either made by a process that is gone or untouched for
 // staleAfter. Anything else, and any error, leaves it alone.
 func removeStale(dir string) {
+	// Once per directory and run: osb cp may download thousands of files
+	// into one directory, and reading it again for each would cost more
+	// than the copies.
+	if _, done := cleaned.LoadOrStore(dir, true); done {
+		return
+	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return
@@ -41,6 +48,9 @@ func removeStale(dir string) {
 		}
 	}
 }
+
+// cleaned holds the directories removeStale has looked at in this run.
+var cleaned sync.Map
 
 // abandoned reports whether the staging directory at path is left over.
 func abandoned(path, name string) bool {

@@ -126,7 +126,9 @@ func (fg *foreground) run(ctx context.Context) error {
 	fg.stopDone = make(chan error, 1)
 	cancelled := ctx.Done()
 	var deadline <-chan time.Time
-	if fg.enforce && fg.timeout > 0 {
+	// A timeout too near the largest duration has no deadline of osb's:
+	// adding the margin would wrap around to one in the past.
+	if fg.enforce && fg.timeout > 0 && fg.timeout <= math.MaxInt64-timeoutMargin {
 		deadline = time.After(fg.timeout + timeoutMargin)
 	}
 	for {

@@ -72,6 +72,21 @@ func TestServerErrors(t *testing.T) {
 	}
 }
 
+// The local server drops setuid, setgid and sticky bits as execd does:
+// chmod and write report that instead of success; a plain mode is not
+// checked, and succeeds as before.
+func TestSpecialBitsTheServerDrops(t *testing.T) {
+	env, id := newSandbox(t)
+	env.Must("file", "write", id, "/workspace/tool", "-c", "#!/bin/sh")
+	env.Run("file", "chmod", id, "/workspace/tool", "--mode", "4755").
+		ExpectError(t, 1, "the server did not set mode 4755 on /workspace/tool: it kept 755 and dropped the setuid, setgid and sticky bits")
+	env.Run("file", "write", id, "/workspace/shared", "-c", "x", "--mode", "1777").
+		ExpectError(t, 1, "the server did not set mode 1777 on /workspace/shared: it kept 777 and dropped the setuid, setgid and sticky bits")
+	if r := env.Run("file", "chmod", id, "/workspace/tool", "--mode", "0700"); r.Code != 0 || r.Stdout != "OK: Permissions set: /workspace/tool\n" {
+		t.Errorf("plain chmod: %+v", r)
+	}
+}
+
 // TestProgress: a progress bar goes to stderr only when a person can see
 // it, and never under -o json or -o yaml.
 func TestProgress(t *testing.T) {

@@ -30,7 +30,8 @@ func newCmdWrite(f *cmdutil.Factory) *cobra.Command {
 		Long: "Write --content, or else standard input, to PATH in the sandbox, replacing the\n" +
 			"file if it exists and creating missing parent directories. Standard input is\n" +
 			"streamed as it is read, so it may be of any size.\n\n" +
-			"--mode is the permission as digits, e.g. 644 or 0755 (default 755).",
+			"--mode is the permission as digits, e.g. 644 or 0755 (default 755). A mode with\n" +
+			"the setuid, setgid or sticky bit is checked afterwards, as 'osb file chmod' does.",
 		Args:    []cmdutil.Arg{cmdutil.SandboxArg(&opts.Sandbox), cmdutil.StringArg("PATH", &opts.Path)},
 		Formats: cmdutil.TableFormats,
 		Flags: func(fs *cmdutil.FlagSet) {
@@ -66,6 +67,9 @@ func runWrite(ctx context.Context, opts *writeOptions) error {
 	}
 	meta := client.FileMetadata{Path: opts.Path, Mode: perm.Mode, Owner: perm.Owner, Group: perm.Group}
 	if err := dp.Upload(ctx, meta, content, size); err != nil {
+		return err
+	}
+	if err := checkSpecialBits(ctx, dp, opts.Path, perm.Mode); err != nil {
 		return err
 	}
 	return opts.Printer().Success("Written: " + opts.Path)
