@@ -169,7 +169,8 @@ func TestForwardToADevServerInASandbox(t *testing.T) {
 	env.Must("command", "run", "-d", id, "-e", serverEnv+"=8931", "--", "/workspace/devserver")
 
 	var ep struct {
-		Headers map[string]string `json:"headers"`
+		Endpoint string            `json:"endpoint"`
+		Headers  map[string]string `json:"headers"`
 	}
 	if err := json.Unmarshal([]byte(env.Must("sandbox", "endpoint", id, "-p", "8931", "-o", "json")), &ep); err != nil {
 		t.Fatal(err)
@@ -188,9 +189,11 @@ func TestForwardToADevServerInASandbox(t *testing.T) {
 			if !strings.HasPrefix(body, "hello from the sandbox: GET /hello/a/b?x=1\n") {
 				t.Errorf("body %q", body)
 			}
-			for k, v := range ep.Headers {
-				if !strings.Contains(body, "\n"+http.CanonicalHeaderKey(k)+": "+v+"\n") {
-					t.Errorf("the endpoint's header %s did not arrive:\n%s", k, body)
+			// The endpoint itself refuses a request without its headers:
+			// the forwarder is what added them.
+			if len(ep.Headers) > 0 {
+				if code, b := get(t, "http://"+ep.Endpoint+"/hello/a"); code != http.StatusUnauthorized && code != http.StatusForbidden {
+					t.Errorf("the endpoint without its headers answered %d %s", code, b)
 				}
 			}
 			testEvents(t, base)
