@@ -191,14 +191,26 @@ func TestSingleFile(t *testing.T) {
 	os.WriteFile(f, []byte("#!/bin/sh\n"), 0o700)
 	env.Must("file", "mkdir", id, "/workspace/d")
 	env.Must("cp", f, id+":/workspace/d")
-	env.Must("cp", f, id+":/workspace/renamed")
+	out := env.Must("cp", f, id+":/workspace/renamed", "-o", "json")
+	want := `{
+  "source": "` + f + `",
+  "destination": "` + id + `:/workspace/renamed",
+  "files": 1,
+  "directories": 0,
+  "symlinks": 0,
+  "bytes": 10
+}
+`
+	if out != want {
+		t.Errorf("json result:\n%s\nwant:\n%s", out, want)
+	}
 	infos := env.Must("file", "info", id, "/workspace/d/tool", "/workspace/renamed", "-o", "json")
 	if strings.Count(infos, `"mode": 700`) != 2 {
 		t.Errorf("modes not kept: %s", infos)
 	}
-	out := t.TempDir()
-	env.Must("cp", id+":/workspace/renamed", out+"/")
-	if fi, err := os.Stat(filepath.Join(out, "renamed")); err != nil || fi.Mode().Perm() != 0o700 {
+	back := t.TempDir()
+	env.Must("cp", id+":/workspace/renamed", back+"/")
+	if fi, err := os.Stat(filepath.Join(back, "renamed")); err != nil || fi.Mode().Perm() != 0o700 {
 		t.Errorf("downloaded: %v %v", fi, err)
 	}
 	env.Run("cp", f, id+":/workspace/nodir/").ExpectError(t, 2, "/workspace/nodir/: no such directory in the sandbox")
