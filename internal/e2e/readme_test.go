@@ -70,7 +70,7 @@ func TestReadmeFirstCommandOnAFreshMachine(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(fresh, "go", "bin", "osb")); err != nil {
 		t.Errorf("osb not installed into the fresh GOPATH: %v", err)
 	}
-	for _, want := range []string{"$ osb --version", "hello from the sandbox"} {
+	for _, want := range []string{"$ osb version", "hello from the sandbox", "copied in"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("the tour did not show %q:\n%s", want, out)
 		}

@@ -24,7 +24,15 @@ type options struct {
 	cmdutil.Base
 	Src, Dst cmdutil.SandboxPath
 	Jobs     int
+	Via      string
 }
+
+// How a directory tree moves.
+const (
+	viaAuto  = "auto"  // tar when the sandbox can, else files
+	viaTar   = "tar"   // one tar stream through a pipe-mode PTY session
+	viaFiles = "files" // the files API, --jobs files at a time
+)
 
 // NewCmdCp returns `osb cp`.
 func NewCmdCp(f *cmdutil.Factory) *cobra.Command {
@@ -45,7 +53,11 @@ func NewCmdCp(f *cmdutil.Factory) *cobra.Command {
 			"Files are streamed, never held in memory, --jobs at a time. A local file is\n" +
 			"written under a temporary name and renamed into place once complete: a failed\n" +
 			"or interrupted copy leaves no partial file. A copy that fails names the files\n" +
-			"it did not write. On a terminal one progress bar shows the whole copy.",
+			"it did not write. On a terminal one progress bar shows the whole copy.\n\n" +
+			"A directory tree moves as one tar stream through an execd PTY session when the\n" +
+			"sandbox has the PTY API and tar (--via auto, the default): much faster for many\n" +
+			"small files. --via files uses the files API alone, a request per file; --via\n" +
+			"tar fails rather than fall back.",
 		Example: "  osb cp ./project 3f2a:/workspace/project      # a tree into the sandbox\n" +
 			"  osb cp 3f2a:/workspace/out ./results         # and results back\n" +
 			"  osb cp 3f2a:/var/log/app.log .               # one file into this directory\n" +
@@ -54,7 +66,8 @@ func NewCmdCp(f *cmdutil.Factory) *cobra.Command {
 		Args:    []cmdutil.Arg{cmdutil.SandboxPathArg("SRC", &opts.Src), cmdutil.SandboxPathArg("DST", &opts.Dst)},
 		Formats: cmdutil.TableFormats,
 		Flags: func(fs *cmdutil.FlagSet) {
-			fs.IntVarP(&opts.Jobs, "jobs", "j", defaultJobs, "Files transferred at once (1-64).")
+			fs.IntVarP(&opts.Jobs, "jobs", "j", defaultJobs, "Files transferred at once through the files API (1-64).")
+			fs.Enum(&opts.Via, "via", "", viaAuto, []string{viaAuto, viaTar, viaFiles}, "How a directory tree moves: auto, tar or files.")
 		},
 		Run: run,
 	})

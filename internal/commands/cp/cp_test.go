@@ -138,12 +138,18 @@ func newSandbox(t *testing.T) (*cmdtest.Env, string) {
 // symlinks (also one pointing out of the tree), empty and read-only
 // directories; a unique id prefix names the sandbox.
 func TestTreeRoundTrip(t *testing.T) {
+	for _, via := range []string{"tar", "files"} {
+		t.Run(via, func(t *testing.T) { testTreeRoundTrip(t, "--via", via) })
+	}
+}
+
+func testTreeRoundTrip(t *testing.T, via ...string) {
 	env, id := newSandbox(t)
 	src := filepath.Join(t.TempDir(), "proj")
 	makeTree(t, src, project)
 	env.Must("file", "mkdir", id, "/workspace/in")
 
-	out := env.Must("cp", src, id[:8]+":/workspace/in")
+	out := env.Must(append([]string{"cp", src, id[:8] + ":/workspace/in"}, via...)...)
 	if want := "OK: Copied " + src + " → " + id[:8] + ":/workspace/in/proj (4 files, 5 directories, 2 symlinks, 78.2 KiB)\n"; out != want {
 		t.Errorf("upload said %q, want %q", out, want)
 	}
@@ -152,7 +158,7 @@ func TestTreeRoundTrip(t *testing.T) {
 	}
 
 	back := t.TempDir()
-	out = env.Must("cp", id+":/workspace/in/proj", back)
+	out = env.Must(append([]string{"cp", id + ":/workspace/in/proj", back}, via...)...)
 	if want := "OK: Copied " + id + ":/workspace/in/proj → " + filepath.Join(back, "proj") + " (4 files, 5 directories, 2 symlinks, 78.2 KiB)\n"; out != want {
 		t.Errorf("download said %q, want %q", out, want)
 	}
@@ -160,7 +166,7 @@ func TestTreeRoundTrip(t *testing.T) {
 
 	// Into a directory that does not exist yet: it becomes the copy.
 	fresh := filepath.Join(t.TempDir(), "new")
-	env.Must("cp", id+":/workspace/in/proj", fresh)
+	env.Must(append([]string{"cp", id + ":/workspace/in/proj", fresh}, via...)...)
 	compareTrees(t, readTree(t, fresh), project)
 	stagingLeft(t, back)
 }
@@ -185,14 +191,26 @@ func TestSingleFile(t *testing.T) {
 	os.WriteFile(f, []byte("#!/bin/sh\n"), 0o700)
 	env.Must("file", "mkdir", id, "/workspace/d")
 	env.Must("cp", f, id+":/workspace/d")
-	env.Must("cp", f, id+":/workspace/renamed")
+	out := env.Must("cp", f, id+":/workspace/renamed", "-o", "json")
+	want := `{
+  "source": "` + f + `",
+  "destination": "` + id + `:/workspace/renamed",
+  "files": 1,
+  "directories": 0,
+  "symlinks": 0,
+  "bytes": 10
+}
+`
+	if out != want {
+		t.Errorf("json result:\n%s\nwant:\n%s", out, want)
+	}
 	infos := env.Must("file", "info", id, "/workspace/d/tool", "/workspace/renamed", "-o", "json")
 	if strings.Count(infos, `"mode": 700`) != 2 {
 		t.Errorf("modes not kept: %s", infos)
 	}
-	out := t.TempDir()
-	env.Must("cp", id+":/workspace/renamed", out+"/")
-	if fi, err := os.Stat(filepath.Join(out, "renamed")); err != nil || fi.Mode().Perm() != 0o700 {
+	back := t.TempDir()
+	env.Must("cp", id+":/workspace/renamed", back+"/")
+	if fi, err := os.Stat(filepath.Join(back, "renamed")); err != nil || fi.Mode().Perm() != 0o700 {
 		t.Errorf("downloaded: %v %v", fi, err)
 	}
 	env.Run("cp", f, id+":/workspace/nodir/").ExpectError(t, 2, "/workspace/nodir/: no such directory in the sandbox")
@@ -273,6 +291,12 @@ func TestTarStreams(t *testing.T) {
 // A symlink already in the local destination is never followed: the file
 // that would go through it is not written, and is named.
 func TestExtractNeverFollowsLinksOut(t *testing.T) {
+	for _, via := range []string{"tar", "files"} {
+		t.Run(via, func(t *testing.T) { testExtractNeverFollowsLinksOut(t, via) })
+	}
+}
+
+func testExtractNeverFollowsLinksOut(t *testing.T, via string) {
 	env, id := newSandbox(t)
 	env.Must("file", "write", id, "/workspace/proj/sub/file", "-c", "data")
 	env.Must("file", "write", id, "/workspace/proj/top", "-c", "top")
@@ -282,8 +306,8 @@ func TestExtractNeverFollowsLinksOut(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(dest, "proj", "sub")); err != nil {
 		t.Fatal(err)
 	}
-	r := env.Run("cp", id+":/workspace/proj", dest)
-	r.ExpectError(t, 1, "not a directory; a symlink is never followed")
+	r := env.Run("cp", id+":/workspace/proj", dest, "--via", via)
+	r.ExpectError(t, 1, "not written here: "+filepath.Join(dest, "proj", "sub", "file"))
 	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
 		t.Errorf("written through the link: %v", entries)
 	}
@@ -371,6 +395,8 @@ func TestFailedDownloadLeavesNoPartialFile(t *testing.T) {
 	os.WriteFile(filepath.Join(dest, "cut"), []byte("old"), 0o644)
 	r := env.Run("cp", "sb-1:/src", filepath.Dir(dest), "--jobs", "1")
 	r.ExpectError(t, 1, "1 file(s) not written here: "+filepath.Join(dest, "cut")+" (first error: the connection ended after 500 of 1000 bytes)")
+	// This execd has no PTY API: --via tar refuses, auto (above) fell back.
+	env.Run("cp", "sb-1:/src", filepath.Dir(dest), "--via", "tar").ExpectError(t, 1, "this sandbox cannot stream a tar (no PTY API or no tar)")
 	if b, _ := os.ReadFile(filepath.Join(dest, "cut")); string(b) != "old" {
 		t.Errorf("the old file changed: %q", b)
 	}

@@ -158,6 +158,15 @@ func downloadTree(ctx context.Context, opts *options, dp *client.DataPlane, info
 	if err != nil {
 		return err
 	}
+	if opts.Via != viaFiles {
+		t, err := downloadViaTar(ctx, opts, dp, info.Path, root)
+		if err == nil {
+			return summary{Source: opts.Src.Raw, Destination: root, Files: t.files, Directories: t.dirs + 1, Symlinks: t.links, Bytes: t.bytes}.print(opts)
+		}
+		if !errors.Is(err, errNoTarPath) || opts.Via == viaTar {
+			return err
+		}
+	}
 	t, err := listRemote(ctx, dp, info.Path)
 	if err != nil {
 		return err

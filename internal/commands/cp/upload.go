@@ -99,6 +99,16 @@ func uploadTarget(ctx context.Context, dp *client.DataPlane, dst, local string, 
 // symlinks, and gives directories their modes last (a read-only directory
 // still receives its files).
 func uploadTree(ctx context.Context, opts *options, dp *client.DataPlane, local, target string, t *tree, shown string) error {
+	done := summary{Source: opts.Src.Raw, Destination: shown, Files: t.files, Directories: t.dirs + 1, Symlinks: t.links, Bytes: t.bytes}
+	if opts.Via != viaFiles {
+		err := uploadViaTar(ctx, opts, dp, local, target, t)
+		if err == nil {
+			return done.print(opts)
+		}
+		if !errors.Is(err, errNoTarPath) || opts.Via == viaTar {
+			return err
+		}
+	}
 	dirs := map[string]client.Permission{target: {Mode: 755}}
 	later := map[string]client.Permission{}
 	for _, e := range t.of(kindDir) {
@@ -126,7 +136,7 @@ func uploadTree(ctx context.Context, opts *options, dp *client.DataPlane, local,
 			return fmt.Errorf("cannot set the directories' modes: %w", err)
 		}
 	}
-	return summary{Source: opts.Src.Raw, Destination: shown, Files: t.files, Directories: t.dirs + 1, Symlinks: t.links, Bytes: t.bytes}.print(opts)
+	return done.print(opts)
 }
 
 // uploadFilesOnly streams every file of t, jobs at a time, under one

@@ -20,6 +20,7 @@ func NewCmdSandbox(f *cmdutil.Factory) *cobra.Command {
 		newCmdResume(f),
 		newCmdRenew(f),
 		newCmdEndpoint(f),
+		newCmdPortForward(f),
 		newCmdHealth(f),
 		newCmdMetrics(f),
 	)

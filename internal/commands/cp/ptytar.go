@@ -1,0 +1,444 @@
+package cp
+
+import (
+	"archive/tar"
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/osb-dev/osb/internal/client"
+	"github.com/osb-dev/osb/internal/transfer"
+)
+
+// A directory tree can also move as one tar stream through a pipe-mode PTY
+// session (tar running in the sandbox): one connection instead of a request
+// per file, which is what makes many small files fast. It needs execd's PTY
+// API and tar (and head) in the sandbox; without them the files API is used.
+
+// errNoTarPath says the tar path is not available in this sandbox.
+var errNoTarPath = errors.New("this sandbox cannot stream a tar (no PTY API or no tar)")
+
+// exitNotFound is what the scripts exit with when a tool is missing.
+const exitNotFound = 127
+
+// runPTY runs script in a pipe-mode PTY session of its own, streams stdin
+// (nil: none) to it, copies its stdout to stdout, and returns its exit code
+// and the start of its stderr. The session is deleted afterwards.
+func runPTY(ctx context.Context, dp *client.DataPlane, script string, stdin io.Reader, stdout io.Writer) (int, string, error) {
+	id, err := dp.CreatePTY(ctx, client.PTYRequest{Command: script})
+	if client.IsStatus(err, http.StatusNotFound) {
+		return 0, "", errNoTarPath
+	}
+	if err != nil {
+		return 0, "", err
+	}
+	defer dp.DeletePTY(context.WithoutCancel(ctx), id)
+	conn, err := dp.DialPTY(ctx, id, client.PTYDial{Pipe: true})
+	if err != nil {
+		return 0, "", err
+	}
+	defer conn.Close()
+	sent := make(chan error, 1)
+	if stdin != nil {
+		go func() { sent <- sendStdin(ctx, conn, stdin) }()
+	}
+	var stderr strings.Builder
+	for {
+		f, err := conn.Next(ctx)
+		if err != nil {
+			return 0, stderr.String(), err
+		}
+		switch f.Kind {
+		case client.PTYStdout:
+			if _, err := stdout.Write(f.Data); err != nil {
+				return 0, stderr.String(), err
+			}
+		case client.PTYStderr:
+			if stderr.Len() < 4096 {
+				stderr.Write(f.Data)
+			}
+		case client.PTYExit:
+			code := -1
+			if f.ExitCode != nil {
+				code = *f.ExitCode
+			}
+			return code, stderr.String(), nil
+		case client.PTYError:
+			// execd answers the end-of-input frame it does not know with
+			// INVALID_FRAME; the script does not need it (see uploadViaTar).
+			if f.Code != "INVALID_FRAME" {
+				return 0, stderr.String(), fmt.Errorf("the PTY session failed: %s %s", f.Code, f.Message)
+			}
+		}
+		select {
+		case err := <-sent:
+			if err != nil {
+				return 0, stderr.String(), err
+			}
+		default:
+		}
+	}
+}
+
+func sendStdin(ctx context.Context, conn *client.PTYConn, r io.Reader) error {
+	buf := make([]byte, 256<<10)
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			if werr := conn.WriteStdin(ctx, buf[:n]); werr != nil {
+				return werr
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return conn.CloseStdin(ctx)
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// downloadViaTar streams the remote directory remote into root as a tar,
+// extracting it as it comes. It returns errNoTarPath, having written
+// nothing, when the sandbox cannot do it.
+func downloadViaTar(ctx context.Context, opts *options, dp *client.DataPlane, remote, root string) (*tree, error) {
+	script := "command -v tar >/dev/null || exit 127\ncd -- " + shellQuote(remote) + " || exit 1\nexec tar -cf - ."
+	pr, pw := io.Pipe()
+	progress := transfer.NewProgress(opts.IOStreams, opts.Format, "Copying "+remote, -1)
+	type result struct {
+		code   int
+		stderr string
+		err    error
+	}
+	done := make(chan result, 1)
+	go func() {
+		code, stderr, err := runPTY(ctx, dp, script, nil, pw)
+		pw.Close()
+		done <- result{code, stderr, err}
+	}()
+	x := &extractor{root: root, progress: progress, written: map[string]bool{}}
+	xerr := x.extract(pr)
+	if xerr == nil {
+		io.Copy(io.Discard, pr) // tar pads its output past the end of the archive
+	}
+	pr.CloseWithError(errors.New("extraction stopped"))
+	res := <-done
+	progress.Done()
+	switch {
+	case errors.Is(res.err, errNoTarPath), res.err == nil && res.code == exitNotFound && x.t.files+x.t.dirs == 0:
+		return nil, errNoTarPath
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	}
+	err := xerr
+	if err == nil && res.err != nil {
+		err = res.err
+	}
+	if err == nil && res.code != 0 {
+		err = fmt.Errorf("tar in the sandbox exited %d: %s", res.code, strings.TrimSpace(res.stderr))
+	}
+	if err == nil && len(x.failed) > 0 {
+		err = x.firstErr
+	}
+	if err != nil {
+		return nil, x.notWritten(ctx, dp, remote, err)
+	}
+	return &x.t, x.finish()
+}
+
+// extractor unpacks a tar stream under root, safely: names that climb out
+// are refused, nothing is written through a symlink (links are made last),
+// each file is staged and renamed into place, directory modes come last.
+type extractor struct {
+	root     string
+	progress *transfer.Progress
+	t        tree
+	written  map[string]bool // rel paths of files written
+	links    []entry
+	hard     [][2]string // rel link, rel target
+	failed   []string
+	firstErr error
+}
+
+func (x *extractor) fail(rel string, err error) {
+	x.failed = append(x.failed, rel)
+	if x.firstErr == nil {
+		x.firstErr = err
+	}
+}
+
+func (x *extractor) extract(r io.Reader) error {
+	if err := os.MkdirAll(x.root, 0o755); err != nil {
+		return err
+	}
+	tr := tar.NewReader(r)
+	for {
+		hdr, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("the tar stream broke off: %w", err)
+		}
+		if strings.Trim(hdr.Name, "./") == "" {
+			if hdr.Typeflag == tar.TypeDir {
+				x.t.entries = append(x.t.entries, entry{rel: ".", kind: kindDir, perm: uint32(hdr.FileInfo().Mode().Perm())})
+			}
+			continue
+		}
+		rel, err := cleanRel(hdr.Name)
+		if err != nil {
+			x.fail(hdr.Name, err)
+			continue
+		}
+		e := entry{rel: rel, perm: uint32(hdr.FileInfo().Mode().Perm()), size: hdr.Size}
+		switch hdr.Typeflag {
+		case tar.TypeDir:
+			e.kind = kindDir
+			if err := x.mkdir(rel); err != nil {
+				x.fail(rel, err)
+				continue
+			}
+		case tar.TypeReg:
+			e.kind = kindFile
+			if err := x.file(rel, e.perm, tr, hdr.Size); err != nil {
+				x.fail(rel, err)
+				continue
+			}
+			x.written[rel] = true
+		case tar.TypeSymlink:
+			e.kind, e.link = kindLink, hdr.Linkname
+			x.links = append(x.links, e)
+		case tar.TypeLink:
+			target, err := cleanRel(hdr.Linkname)
+			if err != nil {
+				x.fail(rel, err)
+				continue
+			}
+			x.hard = append(x.hard, [2]string{rel, target})
+			e.kind = kindFile
+		default:
+			continue // devices and pipes: nothing to copy
+		}
+		x.t.add(e)
+	}
+}
+
+func (x *extractor) mkdir(rel string) error {
+	p, err := localPath(x.root, rel)
+	if err != nil {
+		return err
+	}
+	if err := os.Mkdir(p, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	if fi, err := os.Lstat(p); err != nil || !fi.IsDir() {
+		return fmt.Errorf("%s is in the way of a directory", p)
+	}
+	return nil
+}
+
+func (x *extractor) file(rel string, perm uint32, r io.Reader, size int64) error {
+	p, err := localPath(x.root, rel)
+	if err != nil {
+		return err
+	}
+	if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		if err := os.Remove(p); err != nil {
+			return err
+		}
+	}
+	dest, err := transfer.Open(p, nil)
+	if err != nil {
+		return err
+	}
+	defer dest.Abort()
+	dest.SetMode(fs.FileMode(perm))
+	if _, err := transfer.Copy(dest, x.progress.Reader(r), size); err != nil {
+		return err
+	}
+	return dest.Commit()
+}
+
+// finish makes the hard and symbolic links, then gives directories their
+// modes, deepest first.
+func (x *extractor) finish() error {
+	for _, h := range x.hard {
+		from, err := localPath(x.root, h[1])
+		if err == nil {
+			var to string
+			if to, err = localPath(x.root, h[0]); err == nil {
+				os.Remove(to)
+				err = os.Link(from, to)
+			}
+		}
+		if err != nil {
+			return err
+		}
+		x.written[h[0]] = true
+	}
+	for _, e := range x.links {
+		if err := placeLink(x.root, e); err != nil {
+			return err
+		}
+	}
+	dirs := x.t.of(kindDir)
+	slices.Reverse(dirs)
+	for _, e := range dirs {
+		p := filepath.Join(x.root, filepath.FromSlash(e.rel))
+		if err := os.Chmod(p, fs.FileMode(e.perm)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// notWritten names the remote files that did not arrive, from a listing of
+// the remote tree; the listing failing, those that failed on the way.
+func (x *extractor) notWritten(ctx context.Context, dp *client.DataPlane, remote string, cause error) error {
+	missing := slices.Clone(x.failed)
+	if t, err := listRemote(ctx, dp, remote); err == nil {
+		missing = missing[:0]
+		for _, e := range t.of(kindFile) {
+			if !x.written[e.rel] {
+				missing = append(missing, e.rel)
+			}
+		}
+	}
+	for i, rel := range missing {
+		missing[i] = filepath.Join(x.root, filepath.FromSlash(rel))
+	}
+	if len(missing) == 0 {
+		return cause
+	}
+	return &failedError{where: "here", failed: missing, first: cause}
+}
+
+// uploadViaTar sends the local tree t (rooted at local) as one tar stream
+// to tar in the sandbox, which unpacks it into target. head stops the
+// stream at its exact length: execd cannot end a session's input, and tar
+// reads to the end of its input. It returns errNoTarPath, having changed
+// nothing, when the sandbox cannot do it.
+func uploadViaTar(ctx context.Context, opts *options, dp *client.DataPlane, local, target string, t *tree) error {
+	size, err := tarSize(t)
+	if err != nil {
+		return err
+	}
+	script := fmt.Sprintf("command -v tar >/dev/null && command -v head >/dev/null || exit 127\n"+
+		"mkdir -p -- %s && cd -- %s || exit 1\nhead -c %d | tar -xf -", shellQuote(target), shellQuote(target), size)
+	progress := transfer.NewProgress(opts.IOStreams, opts.Format, "Copying "+plural(t.files, "file"), t.bytes)
+	pr, pw := io.Pipe()
+	go func() { pw.CloseWithError(writeTar(pw, local, t, progress)) }()
+	var out strings.Builder
+	code, stderr, err := runPTY(ctx, dp, script, pr, &out)
+	pr.CloseWithError(errors.New("upload ended"))
+	progress.Done()
+	switch {
+	case errors.Is(err, errNoTarPath), err == nil && code == exitNotFound:
+		return errNoTarPath
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case err == nil && code != 0:
+		err = fmt.Errorf("tar in the sandbox exited %d: %s", code, strings.TrimSpace(stderr+out.String()))
+	}
+	if err != nil {
+		return remoteNotWritten(ctx, dp, target, t, err)
+	}
+	return nil
+}
+
+// remoteNotWritten names the files of t missing in the sandbox (or of
+// another size), from a listing of target.
+func remoteNotWritten(ctx context.Context, dp *client.DataPlane, target string, t *tree, cause error) error {
+	there := map[string]int64{}
+	if rt, err := listRemote(ctx, dp, target); err == nil {
+		for _, e := range rt.of(kindFile) {
+			there[e.rel] = e.size
+		}
+	}
+	var missing []string
+	for _, e := range t.of(kindFile) {
+		if size, ok := there[e.rel]; !ok || size != e.size {
+			missing = append(missing, remoteJoin(target, e.rel))
+		}
+	}
+	if len(missing) == 0 {
+		return cause
+	}
+	return &failedError{where: "in the sandbox", failed: missing, first: cause}
+}
+
+// header is the tar header of one entry of a local tree.
+func header(e entry) *tar.Header {
+	h := &tar.Header{Name: e.rel, Mode: int64(e.perm), Format: tar.FormatPAX}
+	switch e.kind {
+	case kindDir:
+		h.Typeflag, h.Name = tar.TypeDir, e.rel+"/"
+	case kindLink:
+		h.Typeflag, h.Linkname = tar.TypeSymlink, e.link
+	case kindFile:
+		h.Typeflag, h.Size = tar.TypeReg, e.size
+	}
+	return h
+}
+
+// tarSize is the exact length of writeTar's stream for t, worked out from
+// the headers alone: each entry's header (with any PAX record) as a tar
+// writer renders it, its content padded to 512 bytes, and the two zero
+// blocks that end the archive.
+func tarSize(t *tree) (int64, error) {
+	var n int64
+	for _, e := range t.entries {
+		var c counter
+		if err := tar.NewWriter(&c).WriteHeader(header(e)); err != nil {
+			return 0, err
+		}
+		n += int64(c)
+		if e.kind == kindFile {
+			n += (e.size + 511) / 512 * 512
+		}
+	}
+	return n + 1024, nil
+}
+
+type counter int64
+
+func (c *counter) Write(p []byte) (int, error) { *c += counter(len(p)); return len(p), nil }
+
+// writeTar writes the local tree as a tar stream, each file exactly as
+// long as it was when walked (a file that changed size since is an error:
+// the stream's length was announced).
+func writeTar(w io.Writer, local string, t *tree, progress *transfer.Progress) error {
+	// Whole frames rather than one per header and per small file.
+	bw := bufio.NewWriterSize(w, 256<<10)
+	tw := tar.NewWriter(bw)
+	for _, e := range t.entries {
+		if err := tw.WriteHeader(header(e)); err != nil {
+			return err
+		}
+		if e.kind != kindFile {
+			continue
+		}
+		f, err := os.Open(filepath.Join(local, filepath.FromSlash(e.rel)))
+		if err != nil {
+			return err
+		}
+		_, err = io.CopyN(tw, progress.Reader(f), e.size)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("%s changed while being copied: %w", e.rel, err)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
