@@ -21,7 +21,7 @@ import (
 )
 
 // Snapshots. A snapshot is a copy of a sandbox's own files (the areas of
-// sandbox.Areas: /workspace, /tmp, /root) taken while it runs, kept in
+// sandbox.Areas: /workspace, /tmp, /root, /home) taken while it runs, kept in
 // <datadir>/snapshots/<id>/fs with modes, times and symlinks as they were,
 // next to snapshot.json (its record and the source's entrypoint). Processes
 // and memory are not captured. A create with snapshotId copies the files

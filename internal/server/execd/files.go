@@ -156,41 +156,6 @@ func (fa *fileAPI) refFor(w http.ResponseWriter, p string) (ref fileRef, ok bool
 	return ref, resolved(w, err, p)
 }
 
-// readRefFor is refFor for reading one path: a path outside the sandbox's
-// areas resolves in the sandbox's whole filesystem view (sandbox.OpenView),
-// which the caller hands back to release.
-func (fa *fileAPI) readRefFor(w http.ResponseWriter, p string) (fileRef, *os.Root, bool) {
-	ref, err := fa.resolve(p)
-	if errors.Is(err, sandbox.ErrOutsideFS) {
-		return fa.viewRef(w, p)
-	}
-	return ref, fa.root(), resolved(w, err, p)
-}
-
-func (fa *fileAPI) viewRef(w http.ResponseWriter, p string) (fileRef, *os.Root, bool) {
-	view, err := fa.sb.OpenView()
-	if errors.Is(err, sandbox.ErrOutsideFS) {
-		return fileRef{}, nil, resolved(w, fmt.Errorf("%w: %s", err, path.Clean(p)), p)
-	}
-	if err != nil {
-		fileRuntimeError(w, "error opening the sandbox filesystem: "+cause(err))
-		return fileRef{}, nil, false
-	}
-	abs := path.Clean(p)
-	name := strings.TrimPrefix(abs, "/")
-	if name == "" {
-		name = "."
-	}
-	return fileRef{name: name, abs: abs}, view, true
-}
-
-// release closes a view opened by readRefFor; the sandbox's own root stays.
-func (fa *fileAPI) release(root *os.Root) {
-	if root != fa.root() {
-		root.Close()
-	}
-}
-
 // dirRefFor is refFor with resolveDir.
 func (fa *fileAPI) dirRefFor(w http.ResponseWriter, p string) (ref fileRef, ok bool) {
 	ref, err := fa.resolveDir(p)
@@ -682,12 +647,11 @@ func (fa *fileAPI) download(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	ref, root, ok := fa.readRefFor(w, p)
+	ref, ok := fa.refFor(w, p)
 	if !ok {
 		return
 	}
-	defer fa.release(root)
-	f, err := root.Open(ref.name)
+	f, err := fa.root().Open(ref.name)
 	if err != nil {
 		fa.openFailed(w, err, ref)
 		return
@@ -870,12 +834,11 @@ func serveLines(w http.ResponseWriter, r *http.Request, f *os.File) {
 func (fa *fileAPI) info(w http.ResponseWriter, r *http.Request) {
 	out := map[string]fileInfo{}
 	for _, p := range r.URL.Query()["path"] {
-		ref, root, ok := fa.readRefFor(w, p)
+		ref, ok := fa.refFor(w, p)
 		if !ok {
 			return
 		}
-		fi, err := root.Lstat(ref.name)
-		fa.release(root)
+		fi, err := fa.root().Lstat(ref.name)
 		if err != nil {
 			fa.statFailed(w, err, ref)
 			return

@@ -443,7 +443,7 @@ func TestListDirectory(t *testing.T) {
 			t.Errorf("depth %q: %q, want %q", depth, got, want)
 		}
 	}
-	if got := strings.Join(paths(t, list("path", "/").body), " "); got != "/root /tmp /workspace" {
+	if got := strings.Join(paths(t, list("path", "/").body), " "); got != "/home /root /tmp /workspace" {
 		t.Errorf("list /: %q", got)
 	}
 	list("path", "p", "depth", "-1").expect(t, 400, "INVALID_REQUEST_BODY", "invalid query parameter 'depth': -1")
@@ -618,8 +618,9 @@ func TestPathsCannotEscape(t *testing.T) {
 
 // TestSystemFilesAreReadable checks that an isolated sandbox's files outside
 // its own areas read as its processes see them (the official SDKs read
-// /etc/os-release), while writes there are still refused and an unisolated
-// sandbox shows nothing of the host.
+// /etc/os-release), its execd running inside it; writes to its read-only
+// parts fail as the kernel says, and an unisolated sandbox shows nothing of
+// the host.
 func TestSystemFilesAreReadable(t *testing.T) {
 	if !sandbox.Probe().Available {
 		t.Skip("no namespaces here: " + sandbox.Probe().Reason)
@@ -629,7 +630,7 @@ func TestSystemFilesAreReadable(t *testing.T) {
 		t.Skip("this host has no /etc/os-release")
 	}
 	sb := startSandbox(t, true)
-	srv := httptest.NewServer(New(sb, Options{}))
+	srv := httptest.NewServer(handlerFor(sb, Options{}))
 	t.Cleanup(srv.Close)
 
 	got := call(t, "GET", srv.URL+"/files/download"+q("path", "/etc/os-release"), nil)
@@ -642,7 +643,14 @@ func TestSystemFilesAreReadable(t *testing.T) {
 	}
 	call(t, "GET", srv.URL+"/files/download"+q("path", "/etc"), nil).
 		expect(t, 400, "INVALID_FILE", "error reading file /etc: is a directory")
-	upload(t, srv.URL, meta("/etc/osb-written", 644), content("x")).expect(t, 400)
+	upload(t, srv.URL, meta("/etc/osb-written", 644), content("x")).
+		expect(t, 500, "RUNTIME_ERROR", "error opening destination file /etc/osb-written: read-only file system")
+	upload(t, srv.URL, meta("/usr/osb-written", 644), content("x")).
+		expect(t, 500, "RUNTIME_ERROR", "error opening destination file /usr/osb-written: read-only file system")
+	if _, err := os.Stat("/usr/osb-written"); err == nil {
+		os.Remove("/usr/osb-written")
+		t.Fatal("an upload to /usr wrote the host's /usr")
+	}
 	if _, err := os.Stat("/etc/osb-written"); err == nil {
 		os.Remove("/etc/osb-written")
 		t.Fatal("an upload to /etc wrote the host's /etc")
@@ -650,5 +658,5 @@ func TestSystemFilesAreReadable(t *testing.T) {
 
 	_, plain := fileServer(t)
 	call(t, "GET", plain+"/files/download"+q("path", "/etc/os-release"), nil).
-		expect(t, 400, "INVALID_FILE", "path is outside the sandbox filesystem (only /workspace, /tmp and /root are sandbox files): /etc/os-release")
+		expect(t, 400, "INVALID_FILE", "path is outside the sandbox filesystem (only /workspace, /tmp, /root and /home are sandbox files): /etc/os-release")
 }

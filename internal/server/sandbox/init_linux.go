@@ -32,9 +32,10 @@ func init() {
 		fmt.Fprintln(os.Stderr, "osb sandbox init:", err)
 		os.Exit(1)
 	}
-	os.Exit(0)
+	reapForever()
 }
 
+// runInit builds the sandbox and starts its agent and entrypoint.
 func runInit() error {
 	// Catch (not ignore: ignored signals stay ignored in every process the
 	// init starts) what would otherwise end it: it ends only when killed.
@@ -71,7 +72,6 @@ func runInit() error {
 	}
 	ready.Close()
 	startEntrypoint(cfg)
-	reapForever()
 	return nil
 }
 

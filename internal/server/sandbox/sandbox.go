@@ -24,11 +24,11 @@ import (
 // Areas are the writable directories of a sandbox, relative to FSDir. Each is
 // mounted at "/"+area inside an isolated sandbox, so the files API (which works
 // on FS) and commands see the same files.
-var Areas = []string{"workspace", "tmp", "root"}
+var Areas = []string{"workspace", "tmp", "root", "home"}
 
 // ErrOutsideFS is returned by ResolvePath for paths outside the sandbox's own
 // areas (host directories are shared read-only and not reachable through FS).
-var ErrOutsideFS = errors.New("path is outside the sandbox filesystem (only /workspace, /tmp and /root are sandbox files)")
+var ErrOutsideFS = errors.New("path is outside the sandbox filesystem (only /workspace, /tmp, /root and /home are sandbox files)")
 
 // ErrGone is returned when a sandbox has been killed.
 var ErrGone = errors.New("sandbox has been killed")
@@ -262,17 +262,4 @@ func (s *Sandbox) Remove() error {
 		return fmt.Errorf("sandbox %s: refusing to remove %s, mounts remain: %v", s.id, s.dir, m)
 	}
 	return errors.Join(kerr, os.RemoveAll(s.dir))
-}
-
-// OpenView opens the whole filesystem as the sandbox's processes see it:
-// the root of its init when isolated (host system directories read-only, its
-// own areas). The files API reads paths outside Areas through it, as a real
-// execd reads any path of its container. An unisolated sandbox has no view
-// of its own: ErrOutsideFS. The caller closes it.
-func (s *Sandbox) OpenView() (*os.Root, error) {
-	a := s.anchor.Load()
-	if a == nil || !a.isolated {
-		return nil, ErrOutsideFS
-	}
-	return os.OpenRoot(fmt.Sprintf("/proc/%d/root", a.initPID))
 }
