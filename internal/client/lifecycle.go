@@ -143,6 +143,10 @@ type CredentialProxy struct {
 func (c *Client) CreateSandbox(ctx context.Context, body *CreateSandboxRequest) (*Sandbox, error) {
 	var sb Sandbox
 	_, err := c.Do(ctx, &Request{Method: http.MethodPost, Path: "/sandboxes", JSON: body}, &sb)
+	if err == nil && sb.ID == "" {
+		// Nothing can be done with it, not even deleting it again.
+		err = c.recordWithoutID("POST /sandboxes", http.StatusAccepted)
+	}
 	return &sb, err
 }
 
@@ -150,7 +154,17 @@ func (c *Client) CreateSandbox(ctx context.Context, body *CreateSandboxRequest) 
 func (c *Client) GetSandbox(ctx context.Context, id string) (*Sandbox, error) {
 	var sb Sandbox
 	_, err := c.Do(ctx, &Request{Method: http.MethodGet, Path: sandboxPath(id)}, &sb)
+	if err == nil && sb.ID == "" {
+		err = c.recordWithoutID("GET "+sandboxPath(id), http.StatusOK)
+	}
 	return &sb, err
+}
+
+// recordWithoutID reports a sandbox record with no id (another object,
+// such as a listing, or an empty one): printed, it would be a blank record.
+func (c *Client) recordWithoutID(request string, status int) error {
+	method, path, _ := strings.Cut(request, " ")
+	return &BadResponseError{What: method + " " + c.addr.display + path, Status: status, Reason: "a record without an id where a sandbox was expected"}
 }
 
 // ListSandboxes fetches one page.

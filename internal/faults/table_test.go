@@ -306,6 +306,21 @@ func issue11Cases() []faultCase {
 			serve: func(run *faultRun) { run.f.handle("GET /v1/sandboxes/{id}", answer(200, "null")) },
 			args:  []string{"sandbox", "get", "sb-1"}, code: 1, json: true,
 			want: "Error: the server answered GET http://{addr}/v1/sandboxes/sb-1 with null where a record was expected (HTTP 200)"},
+		{name: "a 200 body that is not a sandbox record is not a blank record",
+			serve: func(run *faultRun) {
+				run.f.handle("GET /v1/sandboxes/{id}", answer(200, `{"items":[],"pagination":{"page":1}}`))
+			},
+			args: []string{"sandbox", "get", "sb-1"}, code: 1, json: true,
+			want: "Error: the server answered GET http://{addr}/v1/sandboxes/sb-1 with a record without an id where a sandbox was expected (HTTP 200)"},
+		{name: "a create answered without an id is an error, and nothing is deleted",
+			serve: func(run *faultRun) { run.f.handle("POST /v1/sandboxes", answer(202, `{}`)) },
+			args:  []string{"sandbox", "create", "-i", "python:3.11"}, code: 1,
+			want: "Error: the server answered POST http://{addr}/v1/sandboxes with a record without an id where a sandbox was expected (HTTP 202)",
+			check: func(run *faultRun, _ *osbResult) {
+				if got := run.f.requests(); len(got) != 1 {
+					run.t.Errorf("requests %v, want the create alone", got)
+				}
+			}},
 		{name: "osb sandbox get . is refused",
 			args: []string{"sandbox", "get", "."}, code: 2, local: true, json: true,
 			want: `Error: "." is not a valid SANDBOX_ID (see 'osb sandbox get --help')`},
