@@ -65,9 +65,9 @@ func (d *dataPlane) close() {
 
 // enforceEgress is for the runtime: once a sandbox's only way out is
 // 127.0.0.1:egress.ProxyPort in its own network, the runtime hands each
-// connection there to the returned function (and sets egress.ProxyEnv in
-// the sandbox's environment). Calling it marks the sandbox's policy
-// enforced in every policy answer. nil: the sandbox has no local sidecar.
+// connection there to the returned function (startEgress). Calling it
+// marks the sandbox's policy enforced in every policy answer. nil: the
+// sandbox has no local sidecar.
 func (d *dataPlane) enforceEgress() func(net.Conn) {
 	sc, ok := d.ports[EgressPort].(*egress.Sidecar)
 	if !ok || d.egress == nil {

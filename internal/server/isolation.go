@@ -6,7 +6,6 @@ import (
 	"net/http"
 
 	_ "github.com/osb-dev/osb/internal/server/agent" // lets this binary be a sandbox's agent
-	"github.com/osb-dev/osb/internal/server/egress"
 	"github.com/osb-dev/osb/internal/server/execd"
 	"github.com/osb-dev/osb/internal/server/sandbox"
 )
@@ -28,20 +27,11 @@ func (s *Server) startEgress(rec *record) error {
 	if !rec.sb.Isolated() {
 		return nil
 	}
-	sc, ok := rec.data.ports[EgressPort].(*egress.Sidecar)
-	if !ok {
-		return rec.sb.ListenInside(sandbox.EgressProxyAddr, func(c net.Conn) { c.Close() })
+	serve := rec.data.enforceEgress() // the data plane closes it with the sandbox
+	if serve == nil {
+		serve = func(c net.Conn) { c.Close() }
 	}
-	p := sc.NewProxy(nil)
-	if err := rec.sb.ListenInside(sandbox.EgressProxyAddr, p.ServeConn); err != nil {
-		return err
-	}
-	go func() {
-		<-rec.sb.Done()
-		p.Close()
-	}()
-	sc.SetEnforcement(egress.ProxyEnforcement)
-	return nil
+	return rec.sb.ListenInside(sandbox.EgressProxyAddr, serve)
 }
 
 // limitsFor is the cgroup limits of a new sandbox: nil for an unisolated

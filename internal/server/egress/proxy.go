@@ -19,14 +19,6 @@ import (
 // own network namespace (HTTP_PROXY=http://127.0.0.1:3128).
 const ProxyPort = 3128
 
-// ProxyEnv is the environment that points a sandbox's programs at the
-// egress proxy (curl, pip, npm, git and most HTTP libraries read it).
-func ProxyEnv() map[string]string {
-	u := "http://127.0.0.1:" + strconv.Itoa(ProxyPort)
-	return map[string]string{"HTTP_PROXY": u, "HTTPS_PROXY": u, "http_proxy": u, "https_proxy": u,
-		"NO_PROXY": "localhost,127.0.0.1,::1", "no_proxy": "localhost,127.0.0.1,::1"}
-}
-
 // ProxyEnforcement is the enforcementMode a sidecar reports once its
 // sandbox's only way out is the egress proxy.
 const ProxyEnforcement = "proxy"
