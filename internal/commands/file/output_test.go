@@ -112,7 +112,7 @@ func TestListingsInEachFormat(t *testing.T) {
 	for args, want := range map[string]string{
 		"proj":           "main.py\npkg\nreadme.md\n",
 		"proj --depth 2": "main.py\npkg\npkg/util.py\nreadme.md\n",
-		"/ --depth 1":    "root\ntmp\nworkspace\n",
+		"/ --depth 1":    "home\nroot\ntmp\nworkspace\n",
 		"proj/pkg":       "util.py\n",
 	} {
 		r := env.Run(append([]string{"file", "ls", id}, strings.Fields(args)...)...)
