@@ -26,6 +26,7 @@ type onTerminal struct {
 	cmd    *exec.Cmd
 	exited chan struct{}
 	code   int
+	before unix.Termios // the terminal's settings before osb started
 }
 
 func startOnTerminal(t *testing.T, bin string, env []string, args ...string) *onTerminal {
@@ -37,10 +38,13 @@ func startOnTerminal(t *testing.T, bin string, env []string, args ...string) *on
 	// Its own session with this terminal as the controlling one, as in a
 	// terminal window: resizes and Ctrl-C reach it the real way.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
+	// Read before osb starts: once started, it may make the terminal raw
+	// before the test gets to look.
+	before := tm.Termios()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &onTerminal{Terminal: tm, t: t, cmd: cmd, exited: make(chan struct{})}
+	p := &onTerminal{Terminal: tm, t: t, cmd: cmd, exited: make(chan struct{}), before: before}
 	go func() {
 		cmd.Wait()
 		p.code = cmd.ProcessState.ExitCode()
@@ -96,7 +100,7 @@ func TestShellOnATerminal(t *testing.T) {
 	}
 	bin, env, sb := newShellSandbox(t)
 	p := startOnTerminal(t, bin, env, "shell", sb)
-	before := p.Termios()
+	before := p.before
 	at := p.ready(0)
 	if raw := p.Termios(); raw.Lflag&(unix.ECHO|unix.ICANON|unix.ISIG) != 0 {
 		t.Errorf("the terminal is not raw during the session: lflag %#x", raw.Lflag)
@@ -154,7 +158,7 @@ func TestShellDetachAttachTakeover(t *testing.T) {
 	}
 	bin, env, sb := newShellSandbox(t)
 	p := startOnTerminal(t, bin, env, "shell", sb)
-	before := p.Termios()
+	before := p.before
 	at := p.ready(0)
 	p.Send("X=kept; echo marker-$((2+3))\r")
 	p.WaitFor(at, `marker-5\r\n`)

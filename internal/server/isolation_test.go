@@ -147,6 +147,10 @@ func TestSandboxSeesOnlyItsOwnProcesses(t *testing.T) {
 	if fmt.Sscan(lines[2], &n); n > 8 {
 		t.Errorf("sandbox sees %d processes", n)
 	}
+	// Nothing the server holds open reaches the sandbox's processes.
+	if out, _ := c.sh(id, "ls /proc/self/fd | tr '\\n' ' '"); out != "0 1 2 3 " {
+		t.Errorf("descriptors of a command: %q (ls has 3)", out)
+	}
 	if _, err := os.Stat(fmt.Sprintf("/proc/%d", os.Getpid())); err != nil {
 		t.Fatal(err)
 	}

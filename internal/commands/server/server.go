@@ -36,9 +36,11 @@ func NewCmdServer(f *cmdutil.Factory) *cobra.Command {
 		Name:  "server",
 		Short: "Run a local OpenSandbox-compatible server (no Docker needed).",
 		Long: "Run an OpenSandbox-compatible lifecycle and execd API on this machine.\n\n" +
-			"Sandboxes are process trees with their own directories; images are not pulled,\n" +
-			"the host's programs are used. The server runs in the foreground, logs to stderr,\n" +
-			"and on Ctrl-C or SIGTERM removes every sandbox.\n\n" +
+			"Sandboxes are process trees isolated from the host (own user, mount, pid and\n" +
+			"network namespaces, cgroup limits; this needs Linux and root) that run the host's\n" +
+			"programs: images are not pulled. Where sandboxes cannot be isolated the server\n" +
+			"refuses to start unless --unsafe-no-isolation. The server runs in the foreground,\n" +
+			"logs to stderr, and on Ctrl-C or SIGTERM removes every sandbox.\n\n" +
 			"The API key comes from OPEN_SANDBOX_API_KEY, else from --api-key-file (a file\n" +
 			"of mode 0600 or stricter), else a generated one that is printed once. It is never\n" +
 			"taken from the command line, which every local user can read.\n\n" +

@@ -30,6 +30,7 @@ func init() {
 		return
 	}
 	os.Unsetenv(sandbox.AgentEnv)
+	sandbox.CloseOnExecExcept(fdListener, fdReady)
 	if err := run(raw); err != nil {
 		fmt.Fprintln(os.Stderr, "osb sandbox agent:", err)
 		os.Exit(1)
@@ -49,7 +50,9 @@ func run(raw string) error {
 	if err != nil {
 		return err
 	}
-	ln, err := net.FileListener(os.NewFile(fdListener, "listener"))
+	inherited := os.NewFile(fdListener, "listener")
+	ln, err := net.FileListener(inherited)
+	inherited.Close() // the listener has its own copy; commands must not inherit this one
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -51,6 +53,14 @@ func runInit() error {
 		return fmt.Errorf("reading configuration: %w", err)
 	}
 	cf.Close()
+	keep := []int{fdReady}
+	for _, b := range cfg.Binds {
+		keep = append(keep, b.FD)
+	}
+	if cfg.Agent != nil {
+		keep = append(keep, cfg.Agent.ListenerFD)
+	}
+	CloseOnExecExcept(keep...)
 	if err := buildRoot(cfg); err != nil {
 		return err
 	}
@@ -439,4 +449,18 @@ func loopbackUp() error {
 	}
 	ifr.SetUint16(ifr.Uint16() | unix.IFF_UP)
 	return unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr)
+}
+
+// CloseOnExecExcept marks every descriptor from 3 up, but those in keep,
+// close-on-exec: what the server itself inherited (from a shell, a
+// supervisor) must not reach the sandbox's processes.
+func CloseOnExecExcept(keep ...int) {
+	entries, _ := os.ReadDir("/proc/self/fd")
+	for _, e := range entries {
+		fd, err := strconv.Atoi(e.Name())
+		if err != nil || fd < 3 || slices.Contains(keep, fd) {
+			continue
+		}
+		unix.CloseOnExec(fd)
+	}
 }

@@ -22,3 +22,6 @@ func (s *Sandbox) listenAgent() (*os.File, error) {
 func (s *Sandbox) AgentSocket() string { return "" }
 
 func openTree(string) (*os.File, error) { return nil, errors.New("sandbox namespaces need Linux") }
+
+// CloseOnExecExcept does nothing here: no sandbox runs on this system.
+func CloseOnExecExcept(...int) {}
