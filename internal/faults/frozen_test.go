@@ -89,6 +89,7 @@ func (s *osbServer) log() string {
 // ended the stream in time (exit 124, the command may still be running),
 // and a plain call runs into --request-timeout (exit 5).
 func TestFrozenServer(t *testing.T) {
+	t.Parallel()
 	s := startOsbServer(t)
 	env := cmdtest.Offline(t)
 	env.Vars["OPEN_SANDBOX_DOMAIN"] = s.addr

@@ -14,6 +14,7 @@ import (
 // A download that stalls after 4 KB ends with exit 5 once the idle timeout
 // passes, and leaves the destination as it was.
 func TestDownloadThatStalls(t *testing.T) {
+	t.Parallel()
 	f := newFake(t)
 	f.handle("GET /sb/{id}/files/download", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Length", fmt.Sprint(1<<20))
@@ -42,6 +43,7 @@ func TestDownloadThatStalls(t *testing.T) {
 // An execution stream that goes silent (no output, no ping) ends once the
 // idle timeout passes: osb's own failure, 125, with what it printed kept.
 func TestStreamThatStalls(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		route string
 		args  []string
@@ -68,6 +70,7 @@ func TestStreamThatStalls(t *testing.T) {
 // An upload the server stops taking (it reads a little, then nothing) ends
 // once the idle timeout passes, with exit 5.
 func TestUploadThatStalls(t *testing.T) {
+	t.Parallel()
 	f := newFake(t)
 	f.handle("POST /sb/{id}/files/upload", func(w http.ResponseWriter, r *http.Request) {
 		io.CopyN(io.Discard, r.Body, 64<<10)
@@ -85,6 +88,7 @@ func TestUploadThatStalls(t *testing.T) {
 // The idle timeout is about the server's silence, not the length of the
 // exchange: a stream that keeps sending pings for longer than it is fine.
 func TestSlowButAliveStreamIsNotCut(t *testing.T) {
+	t.Parallel()
 	f := newFake(t)
 	f.handle("POST /sb/{id}/command", func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
@@ -115,6 +119,7 @@ func tick(ms int) <-chan time.Time { return time.After(time.Duration(ms) * time.
 // (pings, but no end): osb stops the command itself a little after -t, and
 // reports the timeout (124).
 func TestTimeoutTheServerIgnores(t *testing.T) {
+	t.Parallel()
 	f := newFake(t)
 	stopped := make(chan struct{})
 	f.handle("POST /sb/{id}/command", func(w http.ResponseWriter, r *http.Request) {
