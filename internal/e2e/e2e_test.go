@@ -18,19 +18,51 @@ import (
 	"time"
 )
 
-// buildOsb compiles cmd/osb into a temp dir and returns the binary's path.
+// TestMain removes the osb binary the tests shared.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
+}
+
+// built is the osb binary every test of the package runs: built once, by
+// the first test that asks.
+var built struct {
+	once sync.Once
+	dir  string
+	bin  string
+	skip string // why there is no binary to build
+	err  error
+}
+
+// buildOsb compiles cmd/osb once for the package and returns the binary's
+// path.
 func buildOsb(t *testing.T) string {
 	t.Helper()
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go tool on PATH to build osb")
+	built.once.Do(func() {
+		gobin, err := exec.LookPath("go")
+		if err != nil {
+			built.skip = "no go tool on PATH to build osb"
+			return
+		}
+		if built.dir, built.err = os.MkdirTemp("", "osb-e2e-"); built.err != nil {
+			return
+		}
+		built.bin = filepath.Join(built.dir, "osb")
+		out, err := exec.Command(gobin, "build", "-o", built.bin, "github.com/osb-dev/osb/cmd/osb").CombinedOutput()
+		if err != nil {
+			built.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if built.skip != "" {
+		t.Skip(built.skip)
 	}
-	bin := filepath.Join(t.TempDir(), "osb")
-	out, err := exec.Command(gobin, "build", "-o", bin, "github.com/osb-dev/osb/cmd/osb").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	if built.err != nil {
+		t.Fatal(built.err)
 	}
-	return bin
+	return built.bin
 }
 
 // serverProcess is `osb server` running in the background.
@@ -186,6 +218,7 @@ func (r result) expect(t *testing.T, code int, args ...string) result {
 }
 
 func TestSandboxLifecycle(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the binary; skipped under -short")
 	}

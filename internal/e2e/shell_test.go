@@ -91,6 +91,7 @@ func newShellSandbox(t *testing.T) (bin string, env []string, sb string) {
 // remote sleep, a full-screen program's alternate screen, the exit code,
 // and the terminal as it was before.
 func TestShellOnATerminal(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the binary; skipped under -short")
 	}
@@ -149,6 +150,7 @@ func TestShellOnATerminal(t *testing.T) {
 // --takeover from a second terminal evicts the first, which says so and
 // restores its terminal too.
 func TestShellDetachAttachTakeover(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the binary; skipped under -short")
 	}
@@ -202,6 +204,7 @@ func TestShellDetachAttachTakeover(t *testing.T) {
 // TestShellPipeMode streams a tar archive and exact binary data through
 // pipes, as a script would.
 func TestShellPipeMode(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the binary; skipped under -short")
 	}
