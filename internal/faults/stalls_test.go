@@ -87,6 +87,8 @@ func TestUploadThatStalls(t *testing.T) {
 
 // The idle timeout is about the server's silence, not the length of the
 // exchange: a stream that keeps sending pings for longer than it is fine.
+// The pings come ten times as often as the timeout, so that a loaded
+// machine running other tests beside this one does not cut the stream.
 func TestSlowButAliveStreamIsNotCut(t *testing.T) {
 	t.Parallel()
 	f := newFake(t)
@@ -94,20 +96,20 @@ func TestSlowButAliveStreamIsNotCut(t *testing.T) {
 		io.Copy(io.Discard, r.Body)
 		streamStart(w)
 		event(w, map[string]any{"type": "init", "text": "exec-1"})
-		for i := range 12 {
+		for i := range 15 {
 			select {
 			case <-r.Context().Done():
 				return
-			case <-tick(250):
+			case <-tick(200):
 			}
 			event(w, map[string]any{"type": "ping", "text": "pong"})
-			if i == 6 {
+			if i == 7 {
 				event(w, map[string]any{"type": "stdout", "text": "half way"})
 			}
 		}
 		event(w, map[string]any{"type": "execution_complete", "execution_time": 3000})
 	})
-	r := f.env().Run("--idle-timeout", "1", "command", "run", "sb-1", "--", "make")
+	r := f.env().Run("--idle-timeout", "2", "command", "run", "sb-1", "--", "make")
 	if r.Code != 0 || r.Stdout != "half way\n" || r.Stderr != "" {
 		t.Errorf("exit %d stdout %q stderr %q", r.Code, r.Stdout, r.Stderr)
 	}
