@@ -24,44 +24,18 @@ set -euo pipefail
 RUNS=${RUNS:-5}
 SIZE_MB=${SIZE_MB:-50}
 root=$(cd "$(dirname "$0")/../.." && pwd)
-work=$(mktemp -d "${TMPDIR:-/tmp}/osb-bench-output.XXXXXX")
-server_pid=""
+. "$root/bench/lib.sh"
+bench_init output
 
-cleanup() {
-	if [ -n "$server_pid" ]; then
-		kill "$server_pid" 2>/dev/null || true
-		wait "$server_pid" 2>/dev/null || true
-	fi
-	rm -rf "$work"
-}
-trap cleanup EXIT INT TERM
+need curl curl
+need grep
+need /usr/bin/time time
+[ -n "${EPOCHREALTIME:-}" ] || die "bash 5 is needed (EPOCHREALTIME)"
 
-for tool in curl grep /usr/bin/time; do
-	command -v "$tool" >/dev/null || { echo "bench: $tool is needed" >&2; exit 1; }
-done
-[ -n "${EPOCHREALTIME:-}" ] || { echo "bench: bash 5 is needed (EPOCHREALTIME)" >&2; exit 1; }
+bench_osb
+bench_server
 
-osb=${OSB:-}
-if [ -z "$osb" ]; then
-	echo "building osb…" >&2
-	(cd "$root" && CGO_ENABLED=0 go build -trimpath -o "$work/osb" ./cmd/osb)
-	osb="$work/osb"
-fi
-
-export OPEN_SANDBOX_API_KEY="bench-key" HOME="$work/home"
-mkdir -p "$HOME"
-"$osb" server --listen 127.0.0.1:0 --data-dir "$work/data" 2>"$work/server.log" &
-server_pid=$!
-for _ in $(seq 100); do
-	addr=$(sed -n 's|^osb server listening on http://||p' "$work/server.log")
-	[ -n "$addr" ] && break
-	sleep 0.1
-done
-[ -n "$addr" ] || { echo "bench: osb server did not start" >&2; cat "$work/server.log" >&2; exit 1; }
-export OPEN_SANDBOX_DOMAIN="$addr"
-
-id=$("$osb" sandbox create -i bench -t 30m -o json | sed -n 's/^  "id": "\([^"]*\)".*/\1/p')
-[ -n "$id" ] || { echo "bench: could not create a sandbox" >&2; cat "$work/server.log" >&2; exit 1; }
+id=$(bench_sandbox -t 30m)
 
 script() { echo "head -c $(($1 * 1000000)) /dev/urandom | base64"; }
 cmd=$(script "$SIZE_MB")
