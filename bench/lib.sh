@@ -13,6 +13,9 @@
 #                            # $server_pid
 #   id=$(bench_sandbox -t 30m)   # a sandbox's id (image "bench")
 #
+# and for timing: now_us, elapsed_us CMD..., median_ms FILE, curl_command ID
+# COMMAND.
+#
 # say and die print "bench: ..." on stderr; die exits 1.
 
 say() { echo "bench: $*" >&2; }
@@ -84,4 +87,38 @@ bench_sandbox() {
 	id=$("$osb" sandbox create -i bench "$@" -q id) && [ -n "$id" ] ||
 		{ cat "$work/server.log" >&2; die "could not create a sandbox"; }
 	echo "$id"
+}
+
+# now_us: the wall clock in microseconds (bash 5).
+now_us() { local t=${EPOCHREALTIME/[.,]/}; echo "$t"; }
+
+# elapsed_us CMD...: runs CMD, its output dropped, and prints how long it
+# took in microseconds.
+elapsed_us() {
+	local t0 t1
+	t0=$(now_us)
+	"$@" >/dev/null
+	t1=$(now_us)
+	echo $((t1 - t0))
+}
+
+# median_ms FILE: the median of the microsecond figures in FILE, one a
+# line, in milliseconds.
+median_ms() { sort -n "$1" | awk '{v[NR]=$1} END {m = (NR % 2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2; printf "%.1f", m/1000}'; }
+
+# curl_command ID COMMAND: what curl does for `osb command run ID --
+# COMMAND`: look up execd's endpoint, POST /command, and read the stream
+# to its end; $work/terminal gets the time (now_us) the terminal frame came.
+curl_command() {
+	local body ep secret
+	body=$(curl -fsS -H "OPEN-SANDBOX-API-KEY: $OPEN_SANDBOX_API_KEY" \
+		"http://$OPEN_SANDBOX_DOMAIN/v1/sandboxes/$1/endpoints/44772?use_server_proxy=false")
+	ep=$(printf '%s' "$body" | sed -n 's/.*"endpoint":"\([^"]*\)".*/\1/p')
+	secret=$(printf '%s' "$body" | sed -n 's/.*"OpenSandbox-Secure-Access":"\([^"]*\)".*/\1/p')
+	curl -sSN -H "OpenSandbox-Secure-Access: $secret" -H 'Content-Type: application/json' -d "{\"command\":\"$2\"}" "http://$ep/command" |
+		{
+			grep -q -m1 -E '"type":"(execution_complete|error)"'
+			now_us >"$work/terminal"
+			cat >/dev/null
+		}
 }

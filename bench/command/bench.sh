@@ -36,33 +36,15 @@ bench_server
 id=$(bench_sandbox -t 30m)
 [ "$("$osb" command run "$id" -o raw -- echo hi)" = hi ] || die "osb command run does not work"
 
-now_us() { local t=${EPOCHREALTIME/[.,]/}; echo "$t"; }
-
-osb_once() {
-	local t0 t1
-	t0=$(now_us)
-	"$osb" command run "$id" -o raw -- echo hi >/dev/null
-	t1=$(now_us)
-	echo $((t1 - t0))
-}
+osb_once() { elapsed_us "$osb" command run "$id" -o raw -- echo hi; }
 
 # curl_once prints two durations: to the terminal frame, and to EOF.
 curl_once() {
-	local t0 t1 t2 ep body secret
+	local t0 t2
 	t0=$(now_us)
-	body=$(curl -fsS -H "OPEN-SANDBOX-API-KEY: $OPEN_SANDBOX_API_KEY" \
-		"http://$OPEN_SANDBOX_DOMAIN/v1/sandboxes/$id/endpoints/44772?use_server_proxy=false")
-	ep=$(printf '%s' "$body" | sed -n 's/.*"endpoint":"\([^"]*\)".*/\1/p')
-	secret=$(printf '%s' "$body" | sed -n 's/.*"OpenSandbox-Secure-Access":"\([^"]*\)".*/\1/p')
-	curl -sSN -H "OpenSandbox-Secure-Access: $secret" -H 'Content-Type: application/json' -d '{"command":"echo hi"}' "http://$ep/command" |
-		{
-			grep -q -m1 -E '"type":"(execution_complete|error)"'
-			now_us >"$work/terminal"
-			cat >/dev/null
-		}
+	curl_command "$id" "echo hi"
 	t2=$(now_us)
-	t1=$(cat "$work/terminal")
-	echo "$((t1 - t0)) $((t2 - t0))"
+	echo "$(($(cat "$work/terminal") - t0)) $((t2 - t0))"
 }
 
 : >"$work/t-osb"; : >"$work/t-curl"; : >"$work/t-curl-eof"
@@ -73,7 +55,6 @@ for _ in $(seq "$RUNS"); do
 	echo "$eof" >>"$work/t-curl-eof"
 done
 
-median_ms() { sort -n "$1" | awk '{v[NR]=$1} END {m = (NR % 2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2; printf "%.1f", m/1000}'; }
 osb_ms=$(median_ms "$work/t-osb")
 curl_ms=$(median_ms "$work/t-curl")
 eof_ms=$(median_ms "$work/t-curl-eof")

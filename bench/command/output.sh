@@ -41,31 +41,14 @@ script() { echo "head -c $(($1 * 1000000)) /dev/urandom | base64"; }
 cmd=$(script "$SIZE_MB")
 bytes=$("$osb" command run "$id" -o raw -- sh -c "$cmd" | wc -c)
 
-now_us() { local t=${EPOCHREALTIME/[.,]/}; echo "$t"; }
-
-osb_once() {
-	local t0 t1
-	t0=$(now_us)
-	"$osb" command run "$id" -o raw -- sh -c "$cmd" >/dev/null
-	t1=$(now_us)
-	echo $((t1 - t0))
-}
+osb_once() { elapsed_us "$osb" command run "$id" -o raw -- sh -c "$cmd"; }
 
 # curl_once prints the time to the terminal frame: the server may hold the
 # stream open after it (execd does for about a second), osb does not wait.
 curl_once() {
-	local t0 ep body secret
+	local t0
 	t0=$(now_us)
-	body=$(curl -fsS -H "OPEN-SANDBOX-API-KEY: $OPEN_SANDBOX_API_KEY" \
-		"http://$OPEN_SANDBOX_DOMAIN/v1/sandboxes/$id/endpoints/44772?use_server_proxy=false")
-	ep=$(printf '%s' "$body" | sed -n 's/.*"endpoint":"\([^"]*\)".*/\1/p')
-	secret=$(printf '%s' "$body" | sed -n 's/.*"OpenSandbox-Secure-Access":"\([^"]*\)".*/\1/p')
-	curl -sSN -H "OpenSandbox-Secure-Access: $secret" -H 'Content-Type: application/json' -d "{\"command\":\"$cmd\"}" "http://$ep/command" |
-		{
-			grep -q -m1 -F '"type":"execution_complete"'
-			now_us >"$work/terminal"
-			cat >/dev/null
-		}
+	curl_command "$id" "$cmd"
 	echo $(($(cat "$work/terminal") - t0))
 }
 
@@ -75,7 +58,6 @@ for _ in $(seq "$RUNS"); do
 	curl_once >>"$work/t-curl"
 done
 
-median_ms() { sort -n "$1" | awk '{v[NR]=$1} END {m = (NR % 2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2; printf "%.1f", m/1000}'; }
 # rss FORMAT SIZE_MB: osb's peak RSS in MiB for that output.
 rss() {
 	/usr/bin/time -f %M -o "$work/rss" "$osb" command run "$id" -o "$1" -- sh -c "$(script "$2")" >/dev/null
