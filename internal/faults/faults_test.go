@@ -256,12 +256,7 @@ func TestResetBeforeAnswer(t *testing.T) {
 // Nothing listening: exit 6, and the message says so.
 func TestConnectionRefused(t *testing.T) {
 	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := cmdtest.ClosedAddr(t)
 	env := cmdtest.Offline(t)
 	env.Vars["OPEN_SANDBOX_DOMAIN"] = addr
 	expect(t, env.Run("sandbox", "list"), 6, "cannot reach http://"+addr, "connection refused")
