@@ -10,60 +10,25 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/osb-dev/osb/internal/cmdtest"
 )
 
 // TestMain removes the osb binary the tests shared.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if built.dir != "" {
-		os.RemoveAll(built.dir)
-	}
+	cmdtest.RemoveOsb()
 	os.Exit(code)
-}
-
-// built is the osb binary every test of the package runs: built once, by
-// the first test that asks.
-var built struct {
-	once sync.Once
-	dir  string
-	bin  string
-	skip string // why there is no binary to build
-	err  error
 }
 
 // buildOsb compiles cmd/osb once for the package and returns the binary's
 // path.
-func buildOsb(t *testing.T) string {
-	t.Helper()
-	built.once.Do(func() {
-		gobin, err := exec.LookPath("go")
-		if err != nil {
-			built.skip = "no go tool on PATH to build osb"
-			return
-		}
-		if built.dir, built.err = os.MkdirTemp("", "osb-e2e-"); built.err != nil {
-			return
-		}
-		built.bin = filepath.Join(built.dir, "osb")
-		out, err := exec.Command(gobin, "build", "-o", built.bin, "github.com/osb-dev/osb/cmd/osb").CombinedOutput()
-		if err != nil {
-			built.err = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if built.skip != "" {
-		t.Skip(built.skip)
-	}
-	if built.err != nil {
-		t.Fatal(built.err)
-	}
-	return built.bin
-}
+func buildOsb(t *testing.T) string { return cmdtest.BuildOsb(t) }
 
 // serverProcess is `osb server` running in the background.
 type serverProcess struct {

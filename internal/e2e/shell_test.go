@@ -26,6 +26,9 @@ type onTerminal struct {
 	cmd    *exec.Cmd
 	exited chan struct{}
 	code   int
+	// before is the terminal's settings before osb started, read here:
+	// osb may switch to raw mode before a test could read them.
+	before unix.Termios
 }
 
 func startOnTerminal(t *testing.T, bin string, env []string, args ...string) *onTerminal {
@@ -37,10 +40,11 @@ func startOnTerminal(t *testing.T, bin string, env []string, args ...string) *on
 	// Its own session with this terminal as the controlling one, as in a
 	// terminal window: resizes and Ctrl-C reach it the real way.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
+	before := tm.Termios()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &onTerminal{Terminal: tm, t: t, cmd: cmd, exited: make(chan struct{})}
+	p := &onTerminal{Terminal: tm, t: t, cmd: cmd, exited: make(chan struct{}), before: before}
 	go func() {
 		cmd.Wait()
 		p.code = cmd.ProcessState.ExitCode()
@@ -97,7 +101,7 @@ func TestShellOnATerminal(t *testing.T) {
 	}
 	bin, env, sb := newShellSandbox(t)
 	p := startOnTerminal(t, bin, env, "shell", sb)
-	before := p.Termios()
+	before := p.before
 	at := p.ready(0)
 	if raw := p.Termios(); raw.Lflag&(unix.ECHO|unix.ICANON|unix.ISIG) != 0 {
 		t.Errorf("the terminal is not raw during the session: lflag %#x", raw.Lflag)
@@ -156,7 +160,7 @@ func TestShellDetachAttachTakeover(t *testing.T) {
 	}
 	bin, env, sb := newShellSandbox(t)
 	p := startOnTerminal(t, bin, env, "shell", sb)
-	before := p.Termios()
+	before := p.before
 	at := p.ready(0)
 	p.Send("X=kept; echo marker-$((2+3))\r")
 	p.WaitFor(at, `marker-5\r\n`)
@@ -181,7 +185,6 @@ func TestShellDetachAttachTakeover(t *testing.T) {
 	first.WaitFor(0, `marker-5\r\n`) // the replay
 	first.Send("echo $X\r")
 	first.WaitFor(0, `kept\r\n`)
-	firstBefore := before // same kind of fresh pty
 
 	second := startOnTerminal(t, bin, env, "shell", sb, "--session", sid, "--takeover")
 	second.WaitFor(0, `kept\r\n`)
@@ -189,7 +192,7 @@ func TestShellDetachAttachTakeover(t *testing.T) {
 		t.Errorf("evicted client: exit %d, want 125", code)
 	}
 	first.WaitFor(0, `osb: another client took session `+sid+` over`)
-	if after := first.Termios(); after != firstBefore {
+	if after := first.Termios(); after != first.before {
 		t.Errorf("evicted client's terminal not restored")
 	}
 	second.Send("echo still-$X\r")

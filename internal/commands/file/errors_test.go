@@ -78,6 +78,7 @@ func TestServerErrors(t *testing.T) {
 // chmod and write report that instead of success; a plain mode is not
 // checked, and succeeds as before.
 func TestSpecialBitsTheServerDrops(t *testing.T) {
+	t.Parallel()
 	env, id := newSandbox(t)
 	env.Must("file", "write", id, "/workspace/tool", "-c", "#!/bin/sh")
 	env.Run("file", "chmod", id, "/workspace/tool", "--mode", "4755").
