@@ -16,8 +16,11 @@ build:
 install:
 	CGO_ENABLED=0 $(GO) install -trimpath -ldflags '$(LDFLAGS)' ./cmd/osb
 
+# Most tests wait on processes, servers and timeouts rather than the CPU:
+# four test binaries at once, eight parallel tests in each (see
+# docs/decisions/parallel-tests.md).
 test: lint
-	$(GO) test -race -count=1 -timeout 30m ./...
+	$(GO) test -race -count=1 -p 4 -parallel 8 -timeout 30m ./...
 
 test-short:
 	$(GO) test -short -count=1 ./...

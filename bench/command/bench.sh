@@ -23,73 +23,28 @@ set -euo pipefail
 
 RUNS=${RUNS:-20}
 root=$(cd "$(dirname "$0")/../.." && pwd)
-work=$(mktemp -d "${TMPDIR:-/tmp}/osb-bench-command.XXXXXX")
-server_pid=""
+. "$root/bench/lib.sh"
+bench_init command
 
-cleanup() {
-	if [ -n "$server_pid" ]; then
-		kill "$server_pid" 2>/dev/null || true
-		wait "$server_pid" 2>/dev/null || true
-	fi
-	rm -rf "$work"
-}
-trap cleanup EXIT INT TERM
+need curl curl
+need grep
+[ -n "${EPOCHREALTIME:-}" ] || die "bash 5 is needed (EPOCHREALTIME)"
 
-for tool in curl grep; do
-	command -v "$tool" >/dev/null || { echo "bench: $tool is needed" >&2; exit 1; }
-done
-[ -n "${EPOCHREALTIME:-}" ] || { echo "bench: bash 5 is needed (EPOCHREALTIME)" >&2; exit 1; }
+bench_osb
+bench_server
 
-osb=${OSB:-}
-if [ -z "$osb" ]; then
-	echo "building osb…" >&2
-	(cd "$root" && CGO_ENABLED=0 go build -trimpath -o "$work/osb" ./cmd/osb)
-	osb="$work/osb"
-fi
+id=$(bench_sandbox -t 30m)
+[ "$("$osb" command run "$id" -o raw -- echo hi)" = hi ] || die "osb command run does not work"
 
-export OPEN_SANDBOX_API_KEY="bench-key" HOME="$work/home"
-mkdir -p "$HOME"
-"$osb" server --listen 127.0.0.1:0 --data-dir "$work/data" 2>"$work/server.log" &
-server_pid=$!
-for _ in $(seq 100); do
-	addr=$(sed -n 's|^osb server listening on http://||p' "$work/server.log")
-	[ -n "$addr" ] && break
-	sleep 0.1
-done
-[ -n "$addr" ] || { echo "bench: osb server did not start" >&2; cat "$work/server.log" >&2; exit 1; }
-export OPEN_SANDBOX_DOMAIN="$addr"
-
-id=$("$osb" sandbox create -i bench -t 30m -o json | sed -n 's/^  "id": "\([^"]*\)".*/\1/p')
-[ -n "$id" ] || { echo "bench: could not create a sandbox" >&2; cat "$work/server.log" >&2; exit 1; }
-[ "$("$osb" command run "$id" -o raw -- echo hi)" = hi ] || { echo "bench: osb command run does not work" >&2; exit 1; }
-
-now_us() { local t=${EPOCHREALTIME/[.,]/}; echo "$t"; }
-
-osb_once() {
-	local t0 t1
-	t0=$(now_us)
-	"$osb" command run "$id" -o raw -- echo hi >/dev/null
-	t1=$(now_us)
-	echo $((t1 - t0))
-}
+osb_once() { elapsed_us "$osb" command run "$id" -o raw -- echo hi; }
 
 # curl_once prints two durations: to the terminal frame, and to EOF.
 curl_once() {
-	local t0 t1 t2 ep body secret
+	local t0 t2
 	t0=$(now_us)
-	body=$(curl -fsS -H "OPEN-SANDBOX-API-KEY: $OPEN_SANDBOX_API_KEY" \
-		"http://$OPEN_SANDBOX_DOMAIN/v1/sandboxes/$id/endpoints/44772?use_server_proxy=false")
-	ep=$(printf '%s' "$body" | sed -n 's/.*"endpoint":"\([^"]*\)".*/\1/p')
-	secret=$(printf '%s' "$body" | sed -n 's/.*"OpenSandbox-Secure-Access":"\([^"]*\)".*/\1/p')
-	curl -sSN -H "OpenSandbox-Secure-Access: $secret" -H 'Content-Type: application/json' -d '{"command":"echo hi"}' "http://$ep/command" |
-		{
-			grep -q -m1 -E '"type":"(execution_complete|error)"'
-			now_us >"$work/terminal"
-			cat >/dev/null
-		}
+	curl_command "$id" "echo hi"
 	t2=$(now_us)
-	t1=$(cat "$work/terminal")
-	echo "$((t1 - t0)) $((t2 - t0))"
+	echo "$(($(cat "$work/terminal") - t0)) $((t2 - t0))"
 }
 
 : >"$work/t-osb"; : >"$work/t-curl"; : >"$work/t-curl-eof"
@@ -100,7 +55,6 @@ for _ in $(seq "$RUNS"); do
 	echo "$eof" >>"$work/t-curl-eof"
 done
 
-median_ms() { sort -n "$1" | awk '{v[NR]=$1} END {m = (NR % 2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2; printf "%.1f", m/1000}'; }
 osb_ms=$(median_ms "$work/t-osb")
 curl_ms=$(median_ms "$work/t-curl")
 eof_ms=$(median_ms "$work/t-curl-eof")

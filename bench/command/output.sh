@@ -24,74 +24,31 @@ set -euo pipefail
 RUNS=${RUNS:-5}
 SIZE_MB=${SIZE_MB:-50}
 root=$(cd "$(dirname "$0")/../.." && pwd)
-work=$(mktemp -d "${TMPDIR:-/tmp}/osb-bench-output.XXXXXX")
-server_pid=""
+. "$root/bench/lib.sh"
+bench_init output
 
-cleanup() {
-	if [ -n "$server_pid" ]; then
-		kill "$server_pid" 2>/dev/null || true
-		wait "$server_pid" 2>/dev/null || true
-	fi
-	rm -rf "$work"
-}
-trap cleanup EXIT INT TERM
+need curl curl
+need grep
+need /usr/bin/time time
+[ -n "${EPOCHREALTIME:-}" ] || die "bash 5 is needed (EPOCHREALTIME)"
 
-for tool in curl grep /usr/bin/time; do
-	command -v "$tool" >/dev/null || { echo "bench: $tool is needed" >&2; exit 1; }
-done
-[ -n "${EPOCHREALTIME:-}" ] || { echo "bench: bash 5 is needed (EPOCHREALTIME)" >&2; exit 1; }
+bench_osb
+bench_server
 
-osb=${OSB:-}
-if [ -z "$osb" ]; then
-	echo "building osb…" >&2
-	(cd "$root" && CGO_ENABLED=0 go build -trimpath -o "$work/osb" ./cmd/osb)
-	osb="$work/osb"
-fi
-
-export OPEN_SANDBOX_API_KEY="bench-key" HOME="$work/home"
-mkdir -p "$HOME"
-"$osb" server --listen 127.0.0.1:0 --data-dir "$work/data" 2>"$work/server.log" &
-server_pid=$!
-for _ in $(seq 100); do
-	addr=$(sed -n 's|^osb server listening on http://||p' "$work/server.log")
-	[ -n "$addr" ] && break
-	sleep 0.1
-done
-[ -n "$addr" ] || { echo "bench: osb server did not start" >&2; cat "$work/server.log" >&2; exit 1; }
-export OPEN_SANDBOX_DOMAIN="$addr"
-
-id=$("$osb" sandbox create -i bench -t 30m -o json | sed -n 's/^  "id": "\([^"]*\)".*/\1/p')
-[ -n "$id" ] || { echo "bench: could not create a sandbox" >&2; cat "$work/server.log" >&2; exit 1; }
+id=$(bench_sandbox -t 30m)
 
 script() { echo "head -c $(($1 * 1000000)) /dev/urandom | base64"; }
 cmd=$(script "$SIZE_MB")
 bytes=$("$osb" command run "$id" -o raw -- sh -c "$cmd" | wc -c)
 
-now_us() { local t=${EPOCHREALTIME/[.,]/}; echo "$t"; }
-
-osb_once() {
-	local t0 t1
-	t0=$(now_us)
-	"$osb" command run "$id" -o raw -- sh -c "$cmd" >/dev/null
-	t1=$(now_us)
-	echo $((t1 - t0))
-}
+osb_once() { elapsed_us "$osb" command run "$id" -o raw -- sh -c "$cmd"; }
 
 # curl_once prints the time to the terminal frame: the server may hold the
 # stream open after it (execd does for about a second), osb does not wait.
 curl_once() {
-	local t0 ep body secret
+	local t0
 	t0=$(now_us)
-	body=$(curl -fsS -H "OPEN-SANDBOX-API-KEY: $OPEN_SANDBOX_API_KEY" \
-		"http://$OPEN_SANDBOX_DOMAIN/v1/sandboxes/$id/endpoints/44772?use_server_proxy=false")
-	ep=$(printf '%s' "$body" | sed -n 's/.*"endpoint":"\([^"]*\)".*/\1/p')
-	secret=$(printf '%s' "$body" | sed -n 's/.*"OpenSandbox-Secure-Access":"\([^"]*\)".*/\1/p')
-	curl -sSN -H "OpenSandbox-Secure-Access: $secret" -H 'Content-Type: application/json' -d "{\"command\":\"$cmd\"}" "http://$ep/command" |
-		{
-			grep -q -m1 -F '"type":"execution_complete"'
-			now_us >"$work/terminal"
-			cat >/dev/null
-		}
+	curl_command "$id" "$cmd"
 	echo $(($(cat "$work/terminal") - t0))
 }
 
@@ -101,7 +58,6 @@ for _ in $(seq "$RUNS"); do
 	curl_once >>"$work/t-curl"
 done
 
-median_ms() { sort -n "$1" | awk '{v[NR]=$1} END {m = (NR % 2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2; printf "%.1f", m/1000}'; }
 # rss FORMAT SIZE_MB: osb's peak RSS in MiB for that output.
 rss() {
 	/usr/bin/time -f %M -o "$work/rss" "$osb" command run "$id" -o "$1" -- sh -c "$(script "$2")" >/dev/null

@@ -19,39 +19,15 @@ SMALL_FILES=${SMALL_FILES:-10000}
 BIG_MB=${BIG_MB:-1024}
 BIG_FILES=${BIG_FILES:-50}
 root=$(cd "$(dirname "$0")/../.." && pwd)
-work=$(mktemp -d "${TMPDIR:-/tmp}/osb-bench-cp.XXXXXX")
-server_pid=""
+. "$root/bench/lib.sh"
+bench_init cp
 
-cleanup() {
-	if [ -n "$server_pid" ]; then
-		kill "$server_pid" 2>/dev/null || true
-		wait "$server_pid" 2>/dev/null || true
-	fi
-	rm -rf "$work"
-}
-trap cleanup EXIT INT TERM
+need /usr/bin/time time
+need python3
 
-for tool in curl /usr/bin/time python3; do
-	command -v "$tool" >/dev/null || { echo "bench: $tool is needed" >&2; exit 1; }
-done
-
-osb=${OSB:-}
-if [ -z "$osb" ]; then
-	echo "building osb…" >&2
-	(cd "$root" && CGO_ENABLED=0 go build -trimpath -o "$work/osb" ./cmd/osb)
-	osb="$work/osb"
-fi
-
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-export OPEN_SANDBOX_DOMAIN="127.0.0.1:$port" OPEN_SANDBOX_API_KEY="bench-key" HOME="$work/home"
-mkdir -p "$HOME"
-"$osb" server --listen "$OPEN_SANDBOX_DOMAIN" --data-dir "$work/data" 2>"$work/server.log" &
-server_pid=$!
-for _ in $(seq 100); do
-	curl -fsS -o /dev/null -H "OPEN-SANDBOX-API-KEY: $OPEN_SANDBOX_API_KEY" "http://$OPEN_SANDBOX_DOMAIN/v1/sandboxes" 2>/dev/null && break
-	sleep 0.1
-done
-id=$("$osb" sandbox create -i bench -t 60m -q id)
+bench_osb
+bench_server
+id=$(bench_sandbox -t 60m)
 
 # seconds CMD...: wall time of a command, in seconds with milliseconds.
 seconds() {

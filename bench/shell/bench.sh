@@ -26,45 +26,19 @@ set -euo pipefail
 KEYS=${KEYS:-200}
 SIZE_MB=${SIZE_MB:-100}
 root=$(cd "$(dirname "$0")/../.." && pwd)
-work=$(mktemp -d "${TMPDIR:-/tmp}/osb-bench-shell.XXXXXX")
-server_pid=""
+. "$root/bench/lib.sh"
+bench_init shell
 
-cleanup() {
-	if [ -n "$server_pid" ]; then
-		kill "$server_pid" 2>/dev/null || true
-		wait "$server_pid" 2>/dev/null || true
-	fi
-	rm -rf "$work"
-}
-trap cleanup EXIT INT TERM
+need base64
+need cmp
+need go
+need /usr/bin/time time
 
-for tool in base64 cmp go; do
-	command -v "$tool" >/dev/null || { echo "bench: $tool is needed" >&2; exit 1; }
-done
-[ -x /usr/bin/time ] || { echo "bench: /usr/bin/time is needed (Debian package time)" >&2; exit 1; }
-
-osb=${OSB:-}
-if [ -z "$osb" ]; then
-	echo "building osb…" >&2
-	(cd "$root" && CGO_ENABLED=0 go build -trimpath -o "$work/osb" ./cmd/osb)
-	osb="$work/osb"
-fi
+bench_osb
 (cd "$root" && go build -o "$work/keystroke" ./bench/shell/keystroke)
 
-export OPEN_SANDBOX_API_KEY="bench-key" HOME="$work/home"
-mkdir -p "$HOME"
-"$osb" server --listen 127.0.0.1:0 --data-dir "$work/data" 2>"$work/server.log" &
-server_pid=$!
-addr=""
-for _ in $(seq 100); do
-	addr=$(sed -n 's|^osb server listening on http://||p' "$work/server.log")
-	[ -n "$addr" ] && break
-	sleep 0.1
-done
-[ -n "$addr" ] || { echo "bench: osb server did not start" >&2; cat "$work/server.log" >&2; exit 1; }
-export OPEN_SANDBOX_DOMAIN="$addr"
-sb=$("$osb" sandbox create -i bench --timeout 30m -o json | sed -n 's/^ *"id": "\(.*\)",*$/\1/p')
-[ -n "$sb" ] || { echo "bench: no sandbox" >&2; exit 1; }
+bench_server
+sb=$(bench_sandbox --timeout 30m)
 
 echo "keystroke echo round trip ($KEYS keys)"
 printf '  %-28s %s\n' "osb shell" "$("$work/keystroke" -n "$KEYS" -- "$osb" shell "$sb")"

@@ -20,41 +20,18 @@ SIZE_MB=${SIZE_MB:-1024}
 RUNS=${RUNS:-3}
 SPARSE=${SPARSE:-0}
 root=$(cd "$(dirname "$0")/../.." && pwd)
-work=$(mktemp -d "${TMPDIR:-/tmp}/osb-bench-transfer.XXXXXX")
-server_pid=""
+. "$root/bench/lib.sh"
+bench_init transfer
 
-cleanup() {
-	if [ -n "$server_pid" ]; then
-		kill "$server_pid" 2>/dev/null || true
-		wait "$server_pid" 2>/dev/null || true
-	fi
-	rm -rf "$work"
-}
-trap cleanup EXIT INT TERM
+need curl curl
+need /usr/bin/time time
+need python3
 
-for tool in curl /usr/bin/time python3; do
-	command -v "$tool" >/dev/null || { echo "bench: $tool is needed" >&2; exit 1; }
-done
-
-osb=${OSB:-}
-if [ -z "$osb" ]; then
-	echo "building osb…" >&2
-	(cd "$root" && CGO_ENABLED=0 go build -trimpath -o "$work/osb" ./cmd/osb)
-	osb="$work/osb"
-fi
-
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-export OPEN_SANDBOX_DOMAIN="127.0.0.1:$port" OPEN_SANDBOX_API_KEY="bench-key" HOME="$work/home"
-mkdir -p "$HOME"
-"$osb" server --listen "$OPEN_SANDBOX_DOMAIN" --data-dir "$work/data" 2>"$work/server.log" &
-server_pid=$!
-for _ in $(seq 100); do
-	curl -fsS -o /dev/null -H "OPEN-SANDBOX-API-KEY: $OPEN_SANDBOX_API_KEY" "http://$OPEN_SANDBOX_DOMAIN/v1/sandboxes" 2>/dev/null && break
-	sleep 0.1
-done
+bench_osb
+bench_server
 
 json_field() { python3 -c 'import json,sys; v=json.load(sys.stdin); print(eval("v"+sys.argv[1]))' "$1"; }
-id=$("$osb" sandbox create -i bench -t 30m -o json | json_field '["id"]')
+id=$(bench_sandbox -t 30m)
 execd="http://$("$osb" sandbox endpoint "$id" -p 44772 -o json | json_field '["endpoint"]')"
 headers=()
 while IFS= read -r h; do [ -n "$h" ] && headers+=(-H "$h"); done < <(

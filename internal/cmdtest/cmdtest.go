@@ -7,6 +7,7 @@ import (
 	"context"
 	"flag"
 	"maps"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -60,6 +61,19 @@ func New(t testing.TB, opts ...func(*server.Options)) *Env {
 func Offline(t testing.TB) *Env {
 	home := t.TempDir()
 	return &Env{T: t, Home: home, Vars: map[string]string{"HOME": home}}
+}
+
+// ClosedAddr returns a loopback host:port that nothing listens on: a port
+// that was free a moment ago, for a server that cannot be reached.
+func ClosedAddr(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
 }
 
 // Run executes one command line and returns its output and exit code.

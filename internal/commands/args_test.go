@@ -9,6 +9,7 @@ import (
 
 // An empty sandbox id is refused before any request, whatever the command.
 func TestEmptySandboxIDSendsNothing(t *testing.T) {
+	t.Parallel()
 	e := cmdtest.New(t)
 	for _, args := range [][]string{
 		{"sandbox", "get", ""},
@@ -28,6 +29,7 @@ func TestEmptySandboxIDSendsNothing(t *testing.T) {
 // refused before any request (-v would log one): an empty path, "." or ".."
 // as an id, an empty KEY in KEY=VALUE, a timeout of 0.
 func TestMeaninglessInputSendsNothing(t *testing.T) {
+	t.Parallel()
 	e := cmdtest.New(t)
 	for _, tc := range []struct {
 		args []string

@@ -16,6 +16,7 @@ import (
 // Every mistake the builder can see on the command line is exit 2 with one
 // error line, before any request: the server sees nothing.
 func TestBuilderUsageErrorsSendNoRequest(t *testing.T) {
+	t.Parallel()
 	srv, requests := countingServer(t)
 	env := cmdtest.Offline(t)
 	env.Vars["OPEN_SANDBOX_DOMAIN"] = strings.TrimPrefix(srv.URL, "http://")
@@ -53,6 +54,7 @@ func TestBuilderUsageErrorsSendNoRequest(t *testing.T) {
 // values one per line, objects indented; on records, lists, panels,
 // messages, command results and streams alike.
 func TestJQOnEveryKindOfOutput(t *testing.T) {
+	t.Parallel()
 	env := cmdtest.New(t, servertest.NoIsolation)
 	id := strings.TrimSpace(env.Must("sandbox", "create", "-i", "python:3.11", "-q", "id"))
 	if len(id) < 8 || strings.ContainsAny(id, "\"{ \n") {
@@ -104,6 +106,7 @@ func TestJQOnEveryKindOfOutput(t *testing.T) {
 
 // --template runs over the same document, with its helpers.
 func TestTemplateOutput(t *testing.T) {
+	t.Parallel()
 	env := cmdtest.New(t, servertest.NoIsolation)
 	id := strings.TrimSpace(env.Must("sandbox", "create", "-i", "python:3.11", "--output-template", "{{.id}}"))
 	for _, tc := range []struct {
@@ -127,6 +130,7 @@ func TestTemplateOutput(t *testing.T) {
 // cut cells end in "…"; a record's long values wrap instead. Piped output
 // is never cut.
 func TestTablesFitTheTerminal(t *testing.T) {
+	t.Parallel()
 	env := cmdtest.New(t, servertest.NoIsolation)
 	long := strings.Repeat("long-value-", 5) + "end"
 	id := env.NewSandbox("-m", "a="+long, "-m", "b="+long)
@@ -166,6 +170,7 @@ func TestTablesFitTheTerminal(t *testing.T) {
 // A group without a verb prints its help and exits 0, as 'osb help GROUP'
 // does; the same words are a usage error when they name nothing.
 func TestGroupsAndHelpAgree(t *testing.T) {
+	t.Parallel()
 	env := cmdtest.Offline(t)
 	group := env.Run("sandbox")
 	help := env.Run("help", "sandbox")

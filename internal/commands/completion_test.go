@@ -21,6 +21,7 @@ import (
 const noFileTrailer = "Completion ended with directive: ShellCompDirectiveNoFileComp\n"
 
 func TestCompletionScripts(t *testing.T) {
+	t.Parallel()
 	env := cmdtest.Offline(t)
 	for shell, marker := range map[string]string{
 		"bash":       "# bash completion V2 for osb",
@@ -39,6 +40,7 @@ func TestCompletionScripts(t *testing.T) {
 }
 
 func TestCompletionNoDescriptions(t *testing.T) {
+	t.Parallel()
 	env := cmdtest.Offline(t)
 	with := env.Run("completion", "zsh").ExpectCode(t, 0).Stdout
 	without := env.Run("completion", "zsh", "--no-descriptions").ExpectCode(t, 0).Stdout
@@ -60,6 +62,7 @@ func brokenConfig(t *testing.T, env *cmdtest.Env) {
 }
 
 func TestCompletionIgnoresBrokenConfig(t *testing.T) {
+	t.Parallel()
 	env := cmdtest.Offline(t)
 	brokenConfig(t, env)
 	if r := env.Run("sandbox", "list"); r.Code != 2 {
@@ -84,6 +87,7 @@ func TestCompletionIgnoresBrokenConfig(t *testing.T) {
 
 // An unreachable server gives no candidates and no error text, and exits 0.
 func TestCompletionUnreachableServer(t *testing.T) {
+	t.Parallel()
 	for name, domain := range map[string]string{
 		"refused":    "127.0.0.1:1",
 		"unresolved": "no-such-host.invalid:8080",
@@ -109,6 +113,7 @@ func TestCompletionUnreachableServer(t *testing.T) {
 }
 
 func TestCompleteSandboxIDs(t *testing.T) {
+	t.Parallel()
 	env := cmdtest.New(t)
 	a := createSandbox(t, env)
 	b := createSandbox(t, env)
@@ -140,6 +145,7 @@ func TestCompleteSandboxIDs(t *testing.T) {
 
 // The connection flags on the line being completed are honoured.
 func TestCompletionUsesFlagsOnTheLine(t *testing.T) {
+	t.Parallel()
 	env := cmdtest.New(t)
 	id := createSandbox(t, env)
 	domain := env.Vars["OPEN_SANDBOX_DOMAIN"]
@@ -158,6 +164,7 @@ func createSandbox(t *testing.T, env *cmdtest.Env) string {
 // Every command whose first argument is an id the server can list completes
 // it; a later local path keeps file completion.
 func TestIDArgumentsComplete(t *testing.T) {
+	t.Parallel()
 	ios, _, _, _ := iostreams.Test()
 	root := completingRoot(t, ios)
 	var walk func(c *cobra.Command)
@@ -180,6 +187,7 @@ func TestIDArgumentsComplete(t *testing.T) {
 }
 
 func TestLocalPathKeepsFileCompletion(t *testing.T) {
+	t.Parallel()
 	env := cmdtest.Offline(t)
 	env.Vars["OPEN_SANDBOX_DOMAIN"] = "127.0.0.1:1"
 	r := env.Run("__complete", "file", "upload", "sb-1", "").ExpectCode(t, 0)
@@ -189,6 +197,7 @@ func TestLocalPathKeepsFileCompletion(t *testing.T) {
 }
 
 func TestCompleteSnapshotAndTemplateIDs(t *testing.T) {
+	t.Parallel()
 	env := cmdtest.New(t)
 	sb := createSandbox(t, env)
 	snap := jsonField(t, env.Must("snapshot", "create", sb, "--name", "nightly", "--wait", "-o", "json"), "id")
@@ -231,6 +240,7 @@ func TestCompleteSnapshotAndTemplateIDs(t *testing.T) {
 
 // Every flag whose value is an id the server can list completes it.
 func TestIDFlagsComplete(t *testing.T) {
+	t.Parallel()
 	ios, _, _, _ := iostreams.Test()
 	root := completingRoot(t, ios)
 	seen := 0
@@ -285,6 +295,7 @@ func jsonField(t *testing.T, out, key string) string {
 // A server that accepts connections and never answers: completion gives up
 // after its short budget, offers nothing and says nothing.
 func TestCompletionSilentServer(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -33,6 +33,7 @@ func countingServer(t *testing.T) (*httptest.Server, *atomic.Int32) {
 // number, a --config file that is not there) or wrap around (a timeout
 // too large to wait).
 func TestConnectionSettingsAreCheckedBeforeAnyRequest(t *testing.T) {
+	t.Parallel()
 	srv, requests := countingServer(t)
 	for _, tc := range []struct {
 		name   string
@@ -78,6 +79,7 @@ func TestConnectionSettingsAreCheckedBeforeAnyRequest(t *testing.T) {
 // -v logs one line per exchange on stderr: method, URL, status, duration and
 // the request id; never the key.
 func TestVerboseLogsEachRequest(t *testing.T) {
+	t.Parallel()
 	env := cmdtest.New(t)
 	id := env.NewSandbox()
 	r := env.Run("-v", "--use-server-proxy", "sandbox", "health", id[:6]).ExpectCode(t, 0)
@@ -122,6 +124,7 @@ func runOnTerminal(t *testing.T, env *cmdtest.Env, args ...string) cmdtest.Resul
 // [output] color = false turn all of them off, NO_COLOR (no-color.org) the
 // colour alone.
 func TestColourOnlyOnATerminal(t *testing.T) {
+	t.Parallel()
 	env := cmdtest.New(t)
 	id := env.NewSandbox()
 	r := runOnTerminal(t, env, "sandbox", "list")

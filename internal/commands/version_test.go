@@ -14,6 +14,7 @@ import (
 
 // osb version prints what --version prints, then the server's version.
 func TestVersionWithServer(t *testing.T) {
+	t.Parallel()
 	env := cmdtest.New(t, servertest.NoIsolation)
 	flag := env.Must("--version")
 	out := env.Must("version")
@@ -38,6 +39,7 @@ func TestVersionWithServer(t *testing.T) {
 // A server that is down, or a configuration that cannot be used, is
 // reported on the server line, and the command still succeeds.
 func TestVersionWithoutServer(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 // status, parameter or field found only in specs/ is drift, unless the
 // allow-list names it with the reason real servers have it anyway.
 func TestSpecsDoNotDrift(t *testing.T) {
+	t.Parallel()
 	up := upstreamSpecs(t)
 	if up == nil {
 		t.Skip("../shared/upstream-specs is absent")
@@ -27,6 +28,7 @@ func TestSpecsDoNotDrift(t *testing.T) {
 
 // Every allow-list entry names a part the tests produce and gives a reason.
 func TestAllowListEntriesAreComplete(t *testing.T) {
+	t.Parallel()
 	parts := map[string]bool{"route": true, "request": true, "response": true, "stream": true,
 		"drift-route": true, "drift-status": true, "drift-field": true, "drift-param": true}
 	for i, d := range divergences {

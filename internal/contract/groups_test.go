@@ -31,6 +31,7 @@ func writeFile(t *testing.T, name, content string) string {
 }
 
 func TestCommandTraffic(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	id := h.createSandbox()
 	h.run(0, "command", "run", id, "--", "echo", "hi")
@@ -55,6 +56,7 @@ func TestCommandTraffic(t *testing.T) {
 }
 
 func TestFileTraffic(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	id := h.createSandbox()
 	local := writeFile(t, "data.bin", "\x00\xffbinary\n")
@@ -79,6 +81,7 @@ func TestFileTraffic(t *testing.T) {
 }
 
 func TestEgressTraffic(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	policy := writeFile(t, "policy.json", `{"defaultAction":"deny","egress":[{"action":"allow","target":"pypi.org"}]}`)
 	id := h.createSandbox("--network-policy-file", policy)
@@ -98,6 +101,7 @@ func TestEgressTraffic(t *testing.T) {
 }
 
 func TestCredentialVaultTraffic(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	policy := writeFile(t, "policy.json", `{"defaultAction":"deny","egress":[{"action":"allow","target":"api.example.com"}]}`)
 	id := h.createSandbox("--network-policy-file", policy, "--credential-proxy")
@@ -125,6 +129,7 @@ bindings:
 }
 
 func TestDiagnosticsTraffic(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	id := h.createSandbox()
 	h.run(0, "diagnostics", "logs", id, "--scope", "container")
@@ -138,6 +143,7 @@ func TestDiagnosticsTraffic(t *testing.T) {
 }
 
 func TestSnapshotAndTemplateTraffic(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	id := h.createSandbox()
 	snap := idOf(t, h.run(0, "snapshot", "create", id, "--name", "first", "--wait", "-o", "json").Stdout, "id")

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -55,15 +56,6 @@ type spec struct {
 	router routers.Router
 }
 
-func loadSpec(t testing.TB, kind contractKind, path string) *spec {
-	t.Helper()
-	s, err := readSpec(kind, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
 func readSpec(kind contractKind, path string) (*spec, error) {
 	doc, err := openapi3.NewLoader().LoadFromFile(path)
 	if err != nil {
@@ -82,14 +74,33 @@ func readSpec(kind contractKind, path string) (*spec, error) {
 	return &spec{kind: kind, file: filepath.Base(path), doc: doc, router: router}, nil
 }
 
-// ourSpecs loads specs/*.yaml for the contracts that have a file there.
+// loaded holds the specs, read once for every test of the run: loading and
+// validating them is most of a traffic test's own work. Tests only read
+// them.
+var loaded struct {
+	once     sync.Once
+	ours     map[string]*spec
+	upstream map[string]*spec
+	err      error
+}
+
+func loadSpecs() {
+	loaded.once.Do(func() {
+		loaded.ours, loaded.err = readOurSpecs()
+		if loaded.err == nil {
+			loaded.upstream, loaded.err = readUpstreamSpecs()
+		}
+	})
+}
+
+// ourSpecs gives specs/*.yaml for the contracts that have a file there.
 func ourSpecs(t testing.TB) map[string]*spec {
 	t.Helper()
-	out, err := readOurSpecs()
-	if err != nil {
-		t.Fatal(err)
+	loadSpecs()
+	if loaded.err != nil {
+		t.Fatal(loaded.err)
 	}
-	return out
+	return loaded.ours
 }
 
 func readOurSpecs() (map[string]*spec, error) {
@@ -108,18 +119,30 @@ func readOurSpecs() (map[string]*spec, error) {
 	return out, nil
 }
 
-// upstreamSpecs loads the upstream files, or returns nil when the folder
-// is not there (a checkout without the shared reference data).
+// upstreamSpecs gives the upstream files, or nil when the folder is not
+// there (a checkout without the shared reference data).
 func upstreamSpecs(t testing.TB) map[string]*spec {
 	t.Helper()
+	loadSpecs()
+	if loaded.err != nil {
+		t.Fatal(loaded.err)
+	}
+	return loaded.upstream
+}
+
+func readUpstreamSpecs() (map[string]*spec, error) {
 	if _, err := os.Stat(upstreamDir); err != nil {
-		return nil
+		return nil, nil
 	}
 	out := map[string]*spec{}
 	for _, k := range allKinds {
-		out[k.name] = loadSpec(t, k, filepath.Join(upstreamDir, k.upstream))
+		s, err := readSpec(k, filepath.Join(upstreamDir, k.upstream))
+		if err != nil {
+			return nil, err
+		}
+		out[k.name] = s
 	}
-	return out
+	return out, nil
 }
 
 // problem is one way an exchange broke a contract.

@@ -35,6 +35,7 @@ func idOf(t *testing.T, out string, key string) string {
 // The sandbox lifecycle, as osb drives it: every request osb sends and
 // every answer the local server gives must fit the contracts.
 func TestSandboxLifecycleTraffic(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	id := idOf(t, h.run(0, "sandbox", "create", "-i", "python:3.11", "-t", "30m", "-m", "team=contract", "-e", "A=1", "-o", "json").Stdout, "id")
 	h.run(0, "sandbox", "create", "-i", "python:3.11", "--timeout", "none", "--skip-health-check", "-o", "json")
@@ -63,6 +64,7 @@ func TestSandboxLifecycleTraffic(t *testing.T) {
 // Requests osb never sends (it validates first) still get answers in the
 // documented shapes: probe the server directly with the client.
 func TestServerErrorShapes(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	c, err := client.New(client.Options{Domain: h.env.Server.Addr(), APIKey: servertest.APIKey, HTTPClient: h.rec.Client()})
 	if err != nil {
@@ -182,6 +184,7 @@ func (u *untilLine) Write(p []byte) (int, error) {
 // it on every data-plane request; a request without it gets execd's 401,
 // whose {"error"} body the contracts describe.
 func TestEndpointHeadersTraffic(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	id := h.createSandbox()
 	h.run(0, "command", "run", id, "--", "true")

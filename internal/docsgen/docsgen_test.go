@@ -14,6 +14,7 @@ var docsDir = filepath.Join("..", "..", "docs")
 
 // The committed reference must be what the command tree generates now.
 func TestCommittedDocsAreCurrent(t *testing.T) {
+	t.Parallel()
 	pages, err := Generate(NewTree(), docsDir, ManStamp{})
 	if err != nil {
 		t.Fatal(err)
@@ -73,6 +74,7 @@ func TestGenerationIsStable(t *testing.T) {
 }
 
 func TestEveryCommandHasPages(t *testing.T) {
+	t.Parallel()
 	pages, _ := Generate(NewTree(), docsDir, ManStamp{})
 	for _, name := range []string{"osb.md", "osb_completion_bash.md", "osb_help_exit-codes.md", "osb_config_set.md", "README.md"} {
 		if _, ok := pages["cli"][name]; !ok {
@@ -90,6 +92,7 @@ func TestEveryCommandHasPages(t *testing.T) {
 }
 
 func TestMarkdownEscaping(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"replaces <TIME> and *all*":     `replaces \<TIME\> and \*all\*`,
 		"keep `a <b> *c*` as code":      "keep `a <b> *c*` as code",
@@ -106,6 +109,7 @@ func TestMarkdownEscaping(t *testing.T) {
 }
 
 func TestRoffEscaping(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		`.config file`:  `\&.config file`,
 		`'quoted' text`: `\&'quoted' text`,
@@ -118,6 +122,7 @@ func TestRoffEscaping(t *testing.T) {
 }
 
 func TestLiteralBlocksStayVerbatim(t *testing.T) {
+	t.Parallel()
 	text := "Codes:\n\n  0    success\n  2    usage\n\nMore prose."
 	md := mdText(text)
 	if !strings.Contains(md, "```\n0    success\n2    usage\n```") {
@@ -131,18 +136,22 @@ func TestLiteralBlocksStayVerbatim(t *testing.T) {
 
 // Every man page renders without a warning, when groff is installed.
 func TestManPagesRender(t *testing.T) {
+	t.Parallel()
 	groff, err := exec.LookPath("groff")
 	if err != nil {
 		t.Skip("groff is not installed")
 	}
 	pages, _ := Generate(NewTree(), docsDir, ManStamp{})
 	for name, page := range pages["man"] {
-		// -k runs preconv first, as man does, so UTF-8 text is read as such.
-		cmd := exec.Command(groff, "-k", "-man", "-Tutf8", "-ww", "-z")
-		cmd.Stdin = bytes.NewReader(page)
-		out, err := cmd.CombinedOutput()
-		if err != nil || len(out) > 0 {
-			t.Errorf("%s: groff: %v\n%s", name, err, out)
-		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			// -k runs preconv first, as man does, so UTF-8 text is read as such.
+			cmd := exec.Command(groff, "-k", "-man", "-Tutf8", "-ww", "-z")
+			cmd.Stdin = bytes.NewReader(page)
+			out, err := cmd.CombinedOutput()
+			if err != nil || len(out) > 0 {
+				t.Errorf("groff: %v\n%s", err, out)
+			}
+		})
 	}
 }

@@ -101,6 +101,7 @@ var officialFlags = map[string][]string{
 // migration guide's list of new commands and flags, so that the guide
 // cannot fall behind the code.
 func TestMigratingListsEveryNewCommandAndFlag(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile(filepath.Join(docsDir, "migrating.md"))
 	if err != nil {
 		t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 // the remote exit code, and Ctrl-C (a real SIGINT) stopping the remote
 // command, once and twice.
 func TestCommandRun(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the binary; skipped under -short")
 	}

@@ -10,28 +10,25 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/osb-dev/osb/internal/cmdtest"
 )
 
-// buildOsb compiles cmd/osb into a temp dir and returns the binary's path.
-func buildOsb(t *testing.T) string {
-	t.Helper()
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go tool on PATH to build osb")
-	}
-	bin := filepath.Join(t.TempDir(), "osb")
-	out, err := exec.Command(gobin, "build", "-o", bin, "github.com/osb-dev/osb/cmd/osb").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
+// TestMain removes the osb binary the tests shared.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	cmdtest.RemoveOsb()
+	os.Exit(code)
 }
+
+// buildOsb compiles cmd/osb once for the package and returns the binary's
+// path.
+func buildOsb(t *testing.T) string { return cmdtest.BuildOsb(t) }
 
 // serverProcess is `osb server` running in the background.
 type serverProcess struct {
@@ -186,6 +183,7 @@ func (r result) expect(t *testing.T, code int, args ...string) result {
 }
 
 func TestSandboxLifecycle(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the binary; skipped under -short")
 	}

@@ -17,6 +17,7 @@ import (
 // running, and the next server on its data directory removes the rest; a
 // server stopped with SIGTERM leaves nothing.
 func TestKilledServerLeavesNothingAfterRestart(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the binary; skipped under -short")
 	}

@@ -51,6 +51,7 @@ func driver(t *testing.T, py string, env []string, out any, args ...string) {
 // the same arguments: names, types, defaults, which are required and which
 // may be null, down to nested objects.
 func TestMCPInteropToolsMatchOfficialServer(t *testing.T) {
+	t.Parallel()
 	py := mcpPython(t)
 	bin := buildOsb(t)
 	env := clientEnv(t.TempDir(), "127.0.0.1:1", "unused-key")
@@ -125,6 +126,7 @@ func canon(v any, defs map[string]any) any {
 // The official Python MCP client drives `osb mcp` through a whole sandbox
 // life, over stdio and over streamable HTTP.
 func TestMCPInteropOfficialPythonClient(t *testing.T) {
+	t.Parallel()
 	py := mcpPython(t)
 	bin, env := startServer(t)
 	check := func(transport string, steps map[string]map[string]any) {
@@ -164,6 +166,7 @@ func TestMCPInteropOfficialPythonClient(t *testing.T) {
 // works against osb server: the same sandbox life through the official
 // server's own SDK.
 func TestMCPInteropOfficialServerAgainstOsbServer(t *testing.T) {
+	t.Parallel()
 	py := mcpPython(t)
 	_, env := startServer(t)
 	var steps map[string]map[string]any

@@ -94,6 +94,7 @@ func mustJSON(v any) string {
 
 // The Go SDK's client drives `osb mcp` over a real stdio subprocess.
 func TestMCPStdio(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the binary; skipped under -short")
 	}
@@ -165,6 +166,7 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 // Over HTTP, a token of the server's own is required on every request; a
 // generated one is kept in a 0600 file beside the config.
 func TestMCPHTTP(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the binary; skipped under -short")
 	}
@@ -218,6 +220,7 @@ func TestMCPHTTP(t *testing.T) {
 }
 
 func TestMCPUsageErrors(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the binary; skipped under -short")
 	}

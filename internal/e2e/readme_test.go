@@ -31,6 +31,7 @@ func readmeFirstCommand(t *testing.T) string {
 // installed and Go's bin directory is not on PATH: a fresh GOPATH and HOME,
 // PATH holding only the system directories and the go tool.
 func TestReadmeFirstCommandOnAFreshMachine(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("installs osb and runs the tour")
 	}

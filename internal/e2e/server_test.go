@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 // sandboxes run processes, and checks that it exits 0 with every process and
 // every sandbox file gone.
 func TestServerStopLeavesNothingBehind(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the binary; skipped under -short")
 	}
@@ -26,8 +28,9 @@ func TestServerStopLeavesNothingBehind(t *testing.T) {
 	srv := launchServer(t, bin, home, key, "--data-dir", data)
 	env := clientEnv(home, srv.addr, key)
 
-	// A marker no other process on the machine carries: sleep takes fractions.
-	marker := "4242.17"
+	// A marker no other process on the machine carries, not even this test
+	// run by another suite at the same time: sleep takes fractions.
+	marker := fmt.Sprintf("4242.%d", os.Getpid())
 	for i := 0; i < 2; i++ {
 		id := createSandbox(t, bin, env)
 		osb(t, bin, env, "command", "run", id, "-d", "-o", "json", "--", "sleep", marker).expect(t, 0)
@@ -68,6 +71,7 @@ func countProcesses(marker string) int {
 // Without --api-key-file or OPEN_SANDBOX_API_KEY the server makes up a key,
 // prints it once, and requires it.
 func TestServerGeneratesAKey(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the binary; skipped under -short")
 	}
@@ -93,6 +97,7 @@ func TestServerGeneratesAKey(t *testing.T) {
 // A data dir belongs to one server at a time; after a server is killed
 // outright, the next one on its data dir removes what it left.
 func TestDataDirAfterAKilledServer(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the binary; skipped under -short")
 	}
@@ -133,6 +138,7 @@ func TestDataDirAfterAKilledServer(t *testing.T) {
 // `sandbox metrics --watch` runs until Ctrl-C, which ends it with exit 0
 // and nothing on stderr.
 func TestMetricsWatchEndsOnCtrlC(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the binary; skipped under -short")
 	}

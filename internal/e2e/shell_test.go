@@ -95,6 +95,7 @@ func newShellSandbox(t *testing.T) (bin string, env []string, sb string) {
 // remote sleep, a full-screen program's alternate screen, the exit code,
 // and the terminal as it was before.
 func TestShellOnATerminal(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the binary; skipped under -short")
 	}
@@ -153,6 +154,7 @@ func TestShellOnATerminal(t *testing.T) {
 // --takeover from a second terminal evicts the first, which says so and
 // restores its terminal too.
 func TestShellDetachAttachTakeover(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the binary; skipped under -short")
 	}
@@ -183,7 +185,6 @@ func TestShellDetachAttachTakeover(t *testing.T) {
 	first.WaitFor(0, `marker-5\r\n`) // the replay
 	first.Send("echo $X\r")
 	first.WaitFor(0, `kept\r\n`)
-	firstBefore := before // same kind of fresh pty
 
 	second := startOnTerminal(t, bin, env, "shell", sb, "--session", sid, "--takeover")
 	second.WaitFor(0, `kept\r\n`)
@@ -191,7 +192,7 @@ func TestShellDetachAttachTakeover(t *testing.T) {
 		t.Errorf("evicted client: exit %d, want 125", code)
 	}
 	first.WaitFor(0, `osb: another client took session `+sid+` over`)
-	if after := first.Termios(); after != firstBefore {
+	if after := first.Termios(); after != first.before {
 		t.Errorf("evicted client's terminal not restored")
 	}
 	second.Send("echo still-$X\r")
@@ -206,6 +207,7 @@ func TestShellDetachAttachTakeover(t *testing.T) {
 // TestShellPipeMode streams a tar archive and exact binary data through
 // pipes, as a script would.
 func TestShellPipeMode(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the binary; skipped under -short")
 	}

@@ -16,6 +16,7 @@ import (
 // A 200 whose body is empty or null, where a record is expected, is an
 // error that says so, not a blank record and exit 0.
 func TestEmptyOrNullRecord(t *testing.T) {
+	t.Parallel()
 	for _, body := range []string{"", "null", "  \n"} {
 		f := newFake(t)
 		f.handle("GET /v1/sandboxes/{id}", func(w http.ResponseWriter, r *http.Request) {
@@ -40,6 +41,7 @@ func TestEmptyOrNullRecord(t *testing.T) {
 // An answer larger than osb reads for one call is refused with a clear
 // line, read no further than the cap.
 func TestAnswerTooLarge(t *testing.T) {
+	t.Parallel()
 	f := newFake(t)
 	var sent atomic.Int64
 	f.handle("GET /v1/sandboxes/{id}", func(w http.ResponseWriter, r *http.Request) {
@@ -58,9 +60,12 @@ func TestAnswerTooLarge(t *testing.T) {
 
 type zeros struct{}
 
+// zeroBlock fills reads in blocks: a loop over every byte is slow under -race.
+var zeroBlock = bytes.Repeat([]byte("0"), 32<<10)
+
 func (zeros) Read(p []byte) (int, error) {
-	for i := range p {
-		p[i] = '0'
+	for n := 0; n < len(p); {
+		n += copy(p[n:], zeroBlock)
 	}
 	return len(p), nil
 }
@@ -68,6 +73,7 @@ func (zeros) Read(p []byte) (int, error) {
 // A server (or proxy) that refuses an upload part-way with 413 and hangs
 // up: osb reports the 413, not a connection that could not be made.
 func TestUploadRefusedWith413(t *testing.T) {
+	t.Parallel()
 	f := newFake(t)
 	f.handle("POST /sb/{id}/files/upload", func(w http.ResponseWriter, r *http.Request) {
 		io.CopyN(io.Discard, r.Body, 1<<20)
@@ -92,6 +98,7 @@ func TestUploadRefusedWith413(t *testing.T) {
 // A 429 whose Retry-After is longer than osb waits is reported as the 429
 // it is, at once: not retried after an hour, not "timed out".
 func TestTooManyRequestsWithALongRetryAfter(t *testing.T) {
+	t.Parallel()
 	f := newFake(t)
 	for _, after := range []string{"3600", "Wed, 21 Oct 2099 07:28:00 GMT"} {
 		f.handle("GET /v1/sandboxes/{id}", func(w http.ResponseWriter, r *http.Request) {
@@ -119,6 +126,7 @@ func TestTooManyRequestsWithALongRetryAfter(t *testing.T) {
 // earlier one, a page number other than the one asked for, more pages
 // than any real listing has. Each ends in one line and exit 1.
 func TestListingThatNeverEnds(t *testing.T) {
+	t.Parallel()
 	record := func(id string) map[string]any {
 		return map[string]any{"id": id, "status": map[string]string{"state": "Running"}, "entrypoint": []string{"tail"}}
 	}
@@ -135,6 +143,7 @@ func TestListingThatNeverEnds(t *testing.T) {
 			"Error: stopped listing: the server still announces more after 5000 pages"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			f := newFake(t)
 			var mu sync.Mutex
 			asked := 0

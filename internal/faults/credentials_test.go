@@ -37,8 +37,10 @@ func redirect(to string, status int) http.HandlerFunc {
 // the API key sent there: whatever the status and the method, osb refuses
 // with one line (exit 1), and the other server hears nothing.
 func TestRedirectToAnotherOriginKeepsTheKey(t *testing.T) {
+	t.Parallel()
 	for _, status := range []int{301, 302, 303, 307, 308} {
 		t.Run(fmt.Sprint(status), func(t *testing.T) {
+			t.Parallel()
 			f, evil := newFake(t), attacker(t)
 			to := "http://" + evil.addr() + "/steal"
 			f.handle("GET /v1/sandboxes/{id}", redirect(to, status))
@@ -64,6 +66,7 @@ func TestRedirectToAnotherOriginKeepsTheKey(t *testing.T) {
 // From https to http is a downgrade even on the same host: the key would
 // travel in clear text.
 func TestRedirectFromHTTPSToHTTP(t *testing.T) {
+	t.Parallel()
 	evil := attacker(t)
 	tls := httptest.NewTLSServer(redirect("http://"+evil.addr()+"/v1/sandboxes/sb-1", http.StatusFound))
 	t.Cleanup(tls.Close)
@@ -80,6 +83,7 @@ func TestRedirectFromHTTPSToHTTP(t *testing.T) {
 // A redirect within the server's own origin is followed, key and all, when
 // it repeats the request; one that would turn a POST into a GET is not.
 func TestRedirectWithinTheOrigin(t *testing.T) {
+	t.Parallel()
 	f := newFake(t)
 	f.handle("GET /v1/sandboxes/{id}", redirect("/v1/moved/sb-1", http.StatusMovedPermanently))
 	f.handle("GET /v1/moved/{id}", func(w http.ResponseWriter, r *http.Request) {
@@ -100,6 +104,7 @@ func TestRedirectWithinTheOrigin(t *testing.T) {
 // A sandbox's data plane gets the endpoint's headers, and the credential
 // vault its secrets; redirected elsewhere, neither goes along.
 func TestRedirectOfTheDataPlaneKeepsHeadersAndSecrets(t *testing.T) {
+	t.Parallel()
 	f, evil := newFake(t), attacker(t)
 	f.handle("GET /v1/sandboxes/{id}/endpoints/{port}", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, 200, map[string]any{"endpoint": f.addr() + "/sb/" + r.PathValue("id"),
@@ -130,6 +135,7 @@ func oneLine(t *testing.T, r cmdtest.Result) {
 // A domain with a password never shows it: not in "cannot reach", not in
 // a timeout, not in a server error, not in the -v log.
 func TestPasswordInTheDomainIsNeverShown(t *testing.T) {
+	t.Parallel()
 	const password = "pa55-w0rd"
 	f := newFake(t)
 	f.handle("GET /v1/sandboxes/{id}", func(w http.ResponseWriter, r *http.Request) {

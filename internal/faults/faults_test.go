@@ -46,6 +46,7 @@ func containsAll(s string, parts []string) bool {
 // Every error body shape real servers and proxies send ends in one line
 // naming what went wrong, and the exit code its status stands for.
 func TestErrorBodyShapes(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name        string
 		status      int
@@ -74,6 +75,7 @@ func TestErrorBodyShapes(t *testing.T) {
 		{"empty body", 403, "", "", 3, []string{"Error: Forbidden", "HTTP 403"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			f := newFake(t)
 			f.handle("GET /v1/sandboxes/{id}", func(w http.ResponseWriter, r *http.Request) {
 				if tc.contentType != "" {
@@ -97,6 +99,7 @@ func TestErrorBodyShapes(t *testing.T) {
 
 // Under -o json the same failure is one object on stderr, stdout empty.
 func TestErrorAsJSON(t *testing.T) {
+	t.Parallel()
 	f := newFake(t)
 	f.handle("GET /v1/sandboxes/{id}", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, 404, map[string]string{"code": "DOCKER::SANDBOX_NOT_FOUND", "message": "Sandbox sb-1 not found."})
@@ -120,6 +123,7 @@ func TestErrorAsJSON(t *testing.T) {
 // A safe request is retried after 429 and succeeds; a request that creates
 // or changes something is sent exactly once.
 func TestRetryOnlyIdempotentRequests(t *testing.T) {
+	t.Parallel()
 	f := newFake(t)
 	var mu sync.Mutex
 	busy := map[string]int{}
@@ -174,6 +178,7 @@ func TestRetryOnlyIdempotentRequests(t *testing.T) {
 // A server that accepts the connection but never answers runs into
 // --request-timeout: exit 5, and the request is not repeated.
 func TestSlowHeadersTimeOut(t *testing.T) {
+	t.Parallel()
 	f := newFake(t)
 	f.handle("GET /v1/sandboxes/{id}", func(w http.ResponseWriter, r *http.Request) {
 		select {
@@ -192,6 +197,7 @@ func TestSlowHeadersTimeOut(t *testing.T) {
 // foreground command whose execd never answers ends with osb's own failure
 // (125, no remote exit code known), and the command is sent once.
 func TestSlowHeadersOnAStream(t *testing.T) {
+	t.Parallel()
 	f := newFake(t)
 	f.handle("POST /sb/{id}/command", func(w http.ResponseWriter, r *http.Request) {
 		// With the body read, the server notices when the client hangs up.
@@ -212,6 +218,7 @@ func TestSlowHeadersOnAStream(t *testing.T) {
 // succeeds; a create is sent once only (a second one could make a second
 // sandbox) and ends in exit 6, with nothing cleaned up that was never made.
 func TestResetBeforeAnswer(t *testing.T) {
+	t.Parallel()
 	f := newFake(t)
 	var mu sync.Mutex
 	resets := 0
@@ -248,12 +255,8 @@ func TestResetBeforeAnswer(t *testing.T) {
 
 // Nothing listening: exit 6, and the message says so.
 func TestConnectionRefused(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	t.Parallel()
+	addr := cmdtest.ClosedAddr(t)
 	env := cmdtest.Offline(t)
 	env.Vars["OPEN_SANDBOX_DOMAIN"] = addr
 	expect(t, env.Run("sandbox", "list"), 6, "cannot reach http://"+addr, "connection refused")
@@ -264,6 +267,7 @@ func TestConnectionRefused(t *testing.T) {
 // An endpoint lookup that answers 200 without an address (a broken
 // gateway or server) is a clear error, not a request to "http:///…".
 func TestEndpointLookupWithoutAddress(t *testing.T) {
+	t.Parallel()
 	for _, body := range []string{`{}`, `{"endpoint": "", "headers": {}}`} {
 		f := newFake(t)
 		f.handle("GET /v1/sandboxes/{id}/endpoints/{port}", func(w http.ResponseWriter, r *http.Request) {
@@ -289,6 +293,7 @@ func TestEndpointLookupWithoutAddress(t *testing.T) {
 // The lifecycle server cannot say where a sandbox's execd is: the command
 // fails with the server's reason, and nothing is sent to any data plane.
 func TestEndpointLookupFails(t *testing.T) {
+	t.Parallel()
 	f := newFake(t)
 	f.handle("GET /v1/sandboxes/{id}/endpoints/{port}", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, 500, map[string]string{"code": "DOCKER::NETWORK_MODE_ENDPOINT_UNAVAILABLE", "message": "Endpoint unavailable in host network mode."})
@@ -311,6 +316,7 @@ func TestEndpointLookupFails(t *testing.T) {
 // A stream cut by a reset after some output: what arrived is printed, the
 // error says the stream broke, exit 125, and the command is not re-sent.
 func TestResetInTheMiddleOfAStream(t *testing.T) {
+	t.Parallel()
 	f := newFake(t)
 	f.handle("POST /sb/{id}/command", func(w http.ResponseWriter, r *http.Request) {
 		streamStart(w)
@@ -332,6 +338,7 @@ func TestResetInTheMiddleOfAStream(t *testing.T) {
 // and not a hang, for a command and for a session run alike; nothing is
 // sent again.
 func TestStreamEndsWithoutTerminalEvent(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		route string
 		args  []string
@@ -341,6 +348,7 @@ func TestStreamEndsWithoutTerminalEvent(t *testing.T) {
 		{"/sb/sb-1/session/s-1/run", []string{"command", "session", "run", "sb-1", "s-1", "--", "make"}, "closed the stream before "},
 	} {
 		t.Run(tc.args[1], func(t *testing.T) {
+			t.Parallel()
 			f := newFake(t)
 			f.handle("POST "+tc.route, func(w http.ResponseWriter, r *http.Request) {
 				streamStart(w)
@@ -365,6 +373,7 @@ func TestStreamEndsWithoutTerminalEvent(t *testing.T) {
 // stays): osb returns at once with the remote exit code, rather than waiting
 // for the stream to close. A hang here would stop the test run.
 func TestStreamHeldOpenAfterTerminalEvent(t *testing.T) {
+	t.Parallel()
 	f := newFake(t)
 	f.handle("POST /sb/{id}/command", func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body) // so that the hang-up ends r.Context()
@@ -391,6 +400,7 @@ func TestStreamHeldOpenAfterTerminalEvent(t *testing.T) {
 // A malformed frame is skipped; a huge one arrives whole, as one line; an
 // empty line (text "\n") is one too.
 func TestMalformedAndHugeFrames(t *testing.T) {
+	t.Parallel()
 	huge := strings.Repeat("0123456789abcdef", 1<<20) // 16 MiB in one frame
 	f := newFake(t)
 	f.handle("POST /sb/{id}/command", func(w http.ResponseWriter, r *http.Request) {
@@ -416,6 +426,7 @@ func TestMalformedAndHugeFrames(t *testing.T) {
 // A download that breaks off mid-body leaves the destination as it was (an
 // existing file untouched, a new one never created) and no staging files.
 func TestResetInTheMiddleOfADownload(t *testing.T) {
+	t.Parallel()
 	f := newFake(t)
 	f.handle("GET /sb/{id}/files/download", func(w http.ResponseWriter, r *http.Request) {
 		conn, buf := hijack(t, w)

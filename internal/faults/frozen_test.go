@@ -36,7 +36,8 @@ func startOsbServer(t *testing.T) *osbServer {
 		t.Skip("cannot find the test binary to run as osb server")
 	}
 	s := &osbServer{cmd: exec.Command(self, "server", "--listen", "127.0.0.1:0", "--data-dir", t.TempDir())}
-	s.cmd.Env = []string{asOsb + "=1", "HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "OPEN_SANDBOX_API_KEY=" + apiKey}
+	// GORACE: under -race a process otherwise sleeps 1 s before exiting.
+	s.cmd.Env = []string{asOsb + "=1", "GORACE=atexit_sleep_ms=0", "HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "OPEN_SANDBOX_API_KEY=" + apiKey}
 	stderr, _ := s.cmd.StderrPipe()
 	if err := s.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -89,6 +90,7 @@ func (s *osbServer) log() string {
 // ended the stream in time (exit 124, the command may still be running),
 // and a plain call runs into --request-timeout (exit 5).
 func TestFrozenServer(t *testing.T) {
+	t.Parallel()
 	s := startOsbServer(t)
 	env := cmdtest.Offline(t)
 	env.Vars["OPEN_SANDBOX_DOMAIN"] = s.addr

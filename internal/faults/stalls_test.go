@@ -14,6 +14,7 @@ import (
 // A download that stalls after 4 KB ends with exit 5 once the idle timeout
 // passes, and leaves the destination as it was.
 func TestDownloadThatStalls(t *testing.T) {
+	t.Parallel()
 	f := newFake(t)
 	f.handle("GET /sb/{id}/files/download", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Length", fmt.Sprint(1<<20))
@@ -42,6 +43,7 @@ func TestDownloadThatStalls(t *testing.T) {
 // An execution stream that goes silent (no output, no ping) ends once the
 // idle timeout passes: osb's own failure, 125, with what it printed kept.
 func TestStreamThatStalls(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		route string
 		args  []string
@@ -68,6 +70,7 @@ func TestStreamThatStalls(t *testing.T) {
 // An upload the server stops taking (it reads a little, then nothing) ends
 // once the idle timeout passes, with exit 5.
 func TestUploadThatStalls(t *testing.T) {
+	t.Parallel()
 	f := newFake(t)
 	f.handle("POST /sb/{id}/files/upload", func(w http.ResponseWriter, r *http.Request) {
 		io.CopyN(io.Discard, r.Body, 64<<10)
@@ -84,26 +87,29 @@ func TestUploadThatStalls(t *testing.T) {
 
 // The idle timeout is about the server's silence, not the length of the
 // exchange: a stream that keeps sending pings for longer than it is fine.
+// The pings come ten times as often as the timeout, so that a loaded
+// machine running other tests beside this one does not cut the stream.
 func TestSlowButAliveStreamIsNotCut(t *testing.T) {
+	t.Parallel()
 	f := newFake(t)
 	f.handle("POST /sb/{id}/command", func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		streamStart(w)
 		event(w, map[string]any{"type": "init", "text": "exec-1"})
-		for i := range 12 {
+		for i := range 15 {
 			select {
 			case <-r.Context().Done():
 				return
-			case <-tick(250):
+			case <-tick(200):
 			}
 			event(w, map[string]any{"type": "ping", "text": "pong"})
-			if i == 6 {
+			if i == 7 {
 				event(w, map[string]any{"type": "stdout", "text": "half way"})
 			}
 		}
 		event(w, map[string]any{"type": "execution_complete", "execution_time": 3000})
 	})
-	r := f.env().Run("--idle-timeout", "1", "command", "run", "sb-1", "--", "make")
+	r := f.env().Run("--idle-timeout", "2", "command", "run", "sb-1", "--", "make")
 	if r.Code != 0 || r.Stdout != "half way\n" || r.Stderr != "" {
 		t.Errorf("exit %d stdout %q stderr %q", r.Code, r.Stdout, r.Stderr)
 	}
@@ -115,6 +121,7 @@ func tick(ms int) <-chan time.Time { return time.After(time.Duration(ms) * time.
 // (pings, but no end): osb stops the command itself a little after -t, and
 // reports the timeout (124).
 func TestTimeoutTheServerIgnores(t *testing.T) {
+	t.Parallel()
 	f := newFake(t)
 	stopped := make(chan struct{})
 	f.handle("POST /sb/{id}/command", func(w http.ResponseWriter, r *http.Request) {

@@ -13,6 +13,7 @@ import (
 )
 
 func TestOutputLimit(t *testing.T) {
+	t.Parallel()
 	h := start(t, osbmcp.Options{MaxOutput: 100})
 	id := h.create(nil)
 	ex := h.ok("command_run", map[string]any{"sandbox_id": id, "command": "seq 1 1000"})
@@ -47,6 +48,7 @@ func TestOutputLimit(t *testing.T) {
 
 // A client that sends a progress token hears the command's output while it runs.
 func TestCommandProgress(t *testing.T) {
+	t.Parallel()
 	h := start(t, osbmcp.Options{})
 	id := h.create(nil)
 	res := h.callParams(&mcp.CallToolParams{Name: "command_run", Meta: mcp.Meta{"progressToken": "run-1"},
@@ -91,6 +93,7 @@ func numbers(n int) string {
 
 // A call the client cancels stops the remote command too.
 func TestCancelStopsCommand(t *testing.T) {
+	t.Parallel()
 	h := start(t, osbmcp.Options{})
 	id := h.create(nil)
 	ctx, cancel := context.WithCancel(context.Background())

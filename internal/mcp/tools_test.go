@@ -16,6 +16,7 @@ import (
 
 // The whole life of a sandbox through the official tools.
 func TestSandboxLifecycle(t *testing.T) {
+	t.Parallel()
 	h := start(t, osbmcp.Options{})
 	id := h.create(map[string]any{"metadata": map[string]any{"team": "mcp"}, "env": map[string]any{"GREETING": "hi"}})
 
@@ -71,6 +72,7 @@ func TestSandboxLifecycle(t *testing.T) {
 }
 
 func TestCommandRun(t *testing.T) {
+	t.Parallel()
 	h := start(t, osbmcp.Options{})
 	id := h.create(nil)
 
@@ -121,6 +123,7 @@ func TestCommandRun(t *testing.T) {
 }
 
 func TestFiles(t *testing.T) {
+	t.Parallel()
 	h := start(t, osbmcp.Options{})
 	id := h.create(nil)
 	call := func(tool string, args map[string]any) map[string]any {
@@ -200,6 +203,7 @@ func equalJSON(a, b any) bool {
 // line, a last line without a newline is as whole as the others, and a
 // command that prints nothing on a stream has no message for it.
 func TestCommandOutputLines(t *testing.T) {
+	t.Parallel()
 	h := start(t, osbmcp.Options{})
 	id := h.create(nil)
 	cases := []struct{ command, stdout, stderr string }{
@@ -220,6 +224,7 @@ func TestCommandOutputLines(t *testing.T) {
 // Tools that reach into a sandbox act only on sandboxes this server
 // registered, unless asked to connect.
 func TestRegistry(t *testing.T) {
+	t.Parallel()
 	h := start(t, osbmcp.Options{})
 	sb := createDirectly(t, h.api)
 	waitRunning(t, h.api, sb.ID)
@@ -263,6 +268,7 @@ func createDirectly(t *testing.T, api *client.Client) *client.Sandbox {
 }
 
 func TestAllowAnySandbox(t *testing.T) {
+	t.Parallel()
 	h := start(t, osbmcp.Options{AllowAnySandbox: true})
 	sb := createDirectly(t, h.api)
 	if ex := h.ok("command_run", map[string]any{"sandbox_id": sb.ID, "command": "echo any"}); stdout(ex) != "any" {
@@ -280,6 +286,7 @@ func waitRunning(t *testing.T, c *client.Client, id string) {
 }
 
 func TestArgumentErrors(t *testing.T) {
+	t.Parallel()
 	h := start(t, osbmcp.Options{})
 	// Refused by the schema, before any request.
 	expectFailure(t, h.fails("sandbox_create", map[string]any{}), 2, "usage", "image")
@@ -293,6 +300,7 @@ func TestArgumentErrors(t *testing.T) {
 
 // A sandbox that never becomes ready is removed, as the official SDK does.
 func TestCreateNotReady(t *testing.T) {
+	t.Parallel()
 	h := start(t, osbmcp.Options{})
 	f := h.fails("sandbox_create", map[string]any{"image": "python:3.11", "ready_timeout_seconds": 1e-9})
 	expectFailure(t, f, 5, "timeout", "was not ready within")
@@ -303,6 +311,7 @@ func TestCreateNotReady(t *testing.T) {
 }
 
 func TestExtras(t *testing.T) {
+	t.Parallel()
 	h := start(t, osbmcp.Options{Tools: []string{"default", "command_logs", "file_upload", "file_download"}})
 	id := h.create(nil)
 	bin := []byte{0, 1, 2, 0xff, 0xfe, '\n', 'x'}
@@ -337,6 +346,7 @@ func TestExtras(t *testing.T) {
 }
 
 func TestToolSets(t *testing.T) {
+	t.Parallel()
 	official, extras := osbmcp.ToolNames()
 	want := []string{"sandbox_create", "sandbox_connect", "sandbox_kill", "sandbox_get_info", "sandbox_list", "sandbox_renew",
 		"sandbox_get_metrics", "sandbox_healthcheck", "command_run", "command_interrupt", "file_read", "file_write",
@@ -376,6 +386,7 @@ func TestToolSets(t *testing.T) {
 
 // The server lists exactly the tools selected.
 func TestListTools(t *testing.T) {
+	t.Parallel()
 	h := start(t, osbmcp.Options{Tools: []string{"sandbox_create", "command_logs"}})
 	res, err := h.session.ListTools(context.Background(), nil)
 	if err != nil {
@@ -397,6 +408,7 @@ func TestListTools(t *testing.T) {
 
 // shell_exec keeps one interactive shell between calls.
 func TestShellExec(t *testing.T) {
+	t.Parallel()
 	h := start(t, osbmcp.Options{Tools: []string{"default", "shell_exec"}})
 	id := h.create(nil)
 	// The echo of the typed line shows $((...)) unexpanded: only the shell's

@@ -18,6 +18,7 @@ import (
 )
 
 func TestHTTPTransport(t *testing.T) {
+	t.Parallel()
 	h := start(t, osbmcp.Options{})
 	s, err := osbmcp.New(osbmcp.Options{Client: h.api})
 	if err != nil {
@@ -72,6 +73,7 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 func TestToken(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	stored := filepath.Join(dir, "sub", osbmcp.TokenFile)
 	token, from, err := osbmcp.TokenSource{Stored: stored, APIKey: "key"}.Resolve()

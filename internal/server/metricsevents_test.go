@@ -14,6 +14,7 @@ import (
 // Every official SDK reports each create's latency to POST /v1/metrics/events
 // and the real server answers 204 with no body.
 func TestMetricsEventAccepted(t *testing.T) {
+	t.Parallel()
 	log := &cmdtest.SyncBuffer{}
 	c := newClient(t, func(o *server.Options) { o.Log = log })
 	r := c.do(http.MethodPost, "/metrics/events", map[string]any{
@@ -38,6 +39,7 @@ func TestMetricsEventAccepted(t *testing.T) {
 }
 
 func TestMetricsEventValidation(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	for _, tc := range []struct {
 		name string

@@ -49,6 +49,7 @@ func execdFrames(t *testing.T, script map[string][]string) *cmdtest.Env {
 // their own. Whether the last line ended with a newline is not sent, so it
 // always gets one, as the official SDKs join lines.
 func TestOutputIsLinePerEvent(t *testing.T) {
+	t.Parallel()
 	env := execdFrames(t, map[string][]string{
 		"ls":                                  {"stdout bin", "stdout etc", "stdout workspace"},
 		"sh -c 'echo a; echo b'":              {"stdout a", "stdout b"},

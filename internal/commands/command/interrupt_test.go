@@ -11,6 +11,7 @@ import (
 )
 
 func TestCtrlCStopsTheRemoteCommand(t *testing.T) {
+	t.Parallel()
 	env, sb := newSandbox(t)
 	token := fmt.Sprintf("1000.%d", time.Now().UnixNano()%1000000)
 	p := startPiped(t, env, "command", "run", sb, "--", "sh", "-c", "echo $$; exec sleep "+token)
@@ -35,6 +36,7 @@ func TestCtrlCStopsTheRemoteCommand(t *testing.T) {
 // command is stopped too, and osb exits as a command killed by SIGPIPE
 // would, without a word.
 func TestClosedOutputStopsTheRemoteCommand(t *testing.T) {
+	t.Parallel()
 	env, sb := newSandbox(t)
 	token := fmt.Sprintf("4000.%d", time.Now().UnixNano()%1000000)
 	p := startPiped(t, env, "command", "run", sb, "--", "yes", token)
@@ -50,6 +52,7 @@ func TestClosedOutputStopsTheRemoteCommand(t *testing.T) {
 }
 
 func TestKillAndExpiryEndSandboxProcesses(t *testing.T) {
+	t.Parallel()
 	env, sb := newSandbox(t, func(o *server.Options) { o.MinTimeout = time.Second })
 	token := fmt.Sprintf("2000.%d", time.Now().UnixNano()%1000000)
 	backgroundID(t, env, "--no-use-server-proxy", sb, "sleep "+token+" & sleep "+token)

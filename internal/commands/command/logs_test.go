@@ -31,6 +31,7 @@ func waitDone(t *testing.T, env *cmdtest.Env, sb, id string, global ...string) {
 const gated = `echo first; while [ ! -e go ]; do sleep 0.02; done; echo second >&2; printf tail; exit 4`
 
 func TestStatusAndLogs(t *testing.T) {
+	t.Parallel()
 	env, sb := newSandbox(t)
 	id := backgroundID(t, env, "--no-use-server-proxy", sb, gated)
 	labels := map[string]string{id: "<EXEC>", sb: "<SANDBOX>"}
@@ -83,6 +84,7 @@ func TestStatusAndLogs(t *testing.T) {
 }
 
 func TestLogsFollow(t *testing.T) {
+	t.Parallel()
 	env, sb := newSandbox(t)
 	id := backgroundID(t, env, "--no-use-server-proxy", sb, gated)
 	p := startPiped(t, env, "command", "logs", sb, id, "--follow")
@@ -117,6 +119,7 @@ func TestLogsFollow(t *testing.T) {
 }
 
 func TestInterruptCommand(t *testing.T) {
+	t.Parallel()
 	env, sb := newSandbox(t)
 	id := backgroundID(t, env, "--no-use-server-proxy", sb, "sleep 1000")
 	expect(t, env.Run("command", "interrupt", sb, id), 0, "OK: Interrupted: "+id+"\n", "")

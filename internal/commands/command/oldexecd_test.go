@@ -86,6 +86,7 @@ func (o *oldExecd) sent() []string {
 
 // An execd that rejects argv gets the same arguments as quoted shell text.
 func TestArgvFallsBackToShellText(t *testing.T) {
+	t.Parallel()
 	o := newOldExecd(t)
 	env := o.env(t)
 	text := `printf '%s|' 'a b' '$HOME' ''`
@@ -120,6 +121,7 @@ func jsonString(s string) string {
 
 // An error event that says nothing is still the end, reported as such.
 func TestErrorEventWithoutDetails(t *testing.T) {
+	t.Parallel()
 	env := newOldExecd(t).env(t)
 	expect(t, env.Run("command", "run", "sb-1", "--", "bare-error"), 125, "",
 		"Error: the server reported an error without details\n")

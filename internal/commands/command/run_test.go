@@ -10,6 +10,7 @@ import (
 )
 
 func TestRunExitCodes(t *testing.T) {
+	t.Parallel()
 	env, sb := newSandbox(t)
 	run := func(args ...string) cmdtest.Result {
 		return env.Run(append([]string{"command", "run", sb}, args...)...)
@@ -38,6 +39,7 @@ func TestRunExitCodes(t *testing.T) {
 }
 
 func TestRunOutput(t *testing.T) {
+	t.Parallel()
 	env, sb := newSandbox(t)
 	run := func(args ...string) cmdtest.Result {
 		return env.Run(append([]string{"command", "run", sb, "--"}, args...)...)
@@ -59,6 +61,7 @@ func TestRunOutput(t *testing.T) {
 }
 
 func TestRunEnvWorkdirUser(t *testing.T) {
+	t.Parallel()
 	env, sb := newSandbox(t)
 	r := env.Run("command", "run", sb, "-e", "FOO=bar", "-e", "EMPTY=", "-e", "FOO=baz=1", "-w", "/tmp", "--",
 		"sh", "-c", `echo "$FOO|$EMPTY|$(basename "$PWD")"`)
@@ -71,6 +74,7 @@ func TestRunEnvWorkdirUser(t *testing.T) {
 }
 
 func TestRunShowsOutputAsItComes(t *testing.T) {
+	t.Parallel()
 	env, sb := newSandbox(t)
 	p := startPiped(t, env, "command", "run", sb, "--", "sh", "-c", "echo first; while [ ! -e gate ]; do sleep 0.02; done; echo second")
 	// The first line arrives while the command still waits for its gate.
@@ -84,6 +88,7 @@ func TestRunShowsOutputAsItComes(t *testing.T) {
 }
 
 func TestRunUsageErrorsSendNothing(t *testing.T) {
+	t.Parallel()
 	env, sb := newSandbox(t)
 	cases := []struct {
 		args []string
@@ -111,6 +116,7 @@ func TestRunUsageErrorsSendNothing(t *testing.T) {
 var idRE = regexp.MustCompile(`^[0-9a-f]{32}$`)
 
 func TestRunJSONResult(t *testing.T) {
+	t.Parallel()
 	env, sb := newSandbox(t)
 	r := env.Run("command", "run", sb, "-o", "json", "--", "sh", "-c", "echo out; echo err >&2; exit 3")
 	if r.Code != 3 || r.Stderr != "" {
@@ -152,6 +158,7 @@ func TestRunJSONResult(t *testing.T) {
 }
 
 func TestRunBackground(t *testing.T) {
+	t.Parallel()
 	env, sb := newSandbox(t)
 	r := env.Run("command", "run", sb, "-d", "--", "sh", "-c", "echo started")
 	m := regexp.MustCompile(`^--- Background Command Started ---\n  execution_id: ([0-9a-f]{32})\n  sandbox_id: ` + sb + `\n  mode: background\n$`).FindStringSubmatch(r.Stdout)
@@ -174,6 +181,7 @@ func TestRunBackground(t *testing.T) {
 }
 
 func TestRunThroughProxyWithEndpointHeaders(t *testing.T) {
+	t.Parallel()
 	// Every data-plane request needs the endpoint's token header; through
 	// the server proxy the endpoint also carries a path prefix.
 	env, sb := newSandbox(t)
@@ -216,6 +224,7 @@ func sessionID(t *testing.T, env *cmdtest.Env, global, sb string, args ...string
 // any failure before the command ran. Once resumed, what was running goes
 // on and can finish (and the sandbox can be closed: the test server checks).
 func TestRunOnPausedSandbox(t *testing.T) {
+	t.Parallel()
 	env, sb := newSandbox(t)
 	sid := sessionID(t, env, "--no-use-server-proxy", sb)
 	id := backgroundID(t, env, "--no-use-server-proxy", sb, "while [ ! -e gate ]; do sleep 0.02; done; echo through")

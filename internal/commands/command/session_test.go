@@ -8,6 +8,7 @@ import (
 )
 
 func TestSessionCommands(t *testing.T) {
+	t.Parallel()
 	env, sb := newSandbox(t)
 	r := env.Run("command", "session", "create", sb, "-w", "/workspace/app")
 	m := regexp.MustCompile(`^--- Session Created ---\n  sandbox_id: ` + sb + `\n  session_id: ([0-9a-f-]{36})\n  working_directory: /workspace/app\n$`).FindStringSubmatch(r.Stdout)

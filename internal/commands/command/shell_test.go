@@ -101,6 +101,7 @@ func (p *cutProxy) cut() {
 // while the test cuts its connection: osb takes the session up again and
 // the output missed meanwhile appears once, none of it twice.
 func TestShellReconnects(t *testing.T) {
+	t.Parallel()
 	env := cmdtest.New(t, servertest.NoIsolation)
 	sb := env.NewSandbox()
 	proxy := newCutProxy(t)
@@ -150,6 +151,7 @@ func TestShellReconnects(t *testing.T) {
 }
 
 func TestShellPipeModeAndCommandRunStdin(t *testing.T) {
+	t.Parallel()
 	env, sb := newSandbox(t, servertest.NoIsolation)
 	in := make([]byte, 3<<20)
 	for i := range in {
@@ -185,6 +187,7 @@ func TestShellPipeModeAndCommandRunStdin(t *testing.T) {
 }
 
 func TestShellAndRunUsageErrors(t *testing.T) {
+	t.Parallel()
 	env := cmdtest.Offline(t) // no server: a usage error sends no request
 	env.Vars["OPEN_SANDBOX_DOMAIN"] = "127.0.0.1:1"
 	cases := []struct {
@@ -204,6 +207,7 @@ func TestShellAndRunUsageErrors(t *testing.T) {
 }
 
 func TestShellListAndKill(t *testing.T) {
+	t.Parallel()
 	env, sb := newSandbox(t, servertest.NoIsolation)
 	ctx := context.Background()
 	c, err := client.New(client.Options{Domain: env.Server.Addr(), APIKey: servertest.APIKey})
@@ -230,6 +234,7 @@ func TestShellListAndKill(t *testing.T) {
 
 // Against a real execd, which has no list route, ls says so.
 func TestShellListOnExecd(t *testing.T) {
+	t.Parallel()
 	execd := http.NotFoundHandler() // execd's answer to a route it lacks
 	lifecycle := http.NewServeMux()
 	var addr string

@@ -5,6 +5,7 @@ import "testing"
 // The expected texts are what Python's shlex.quote, joined by spaces, gives:
 // the official client sends exactly that.
 func TestShellJoin(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		args []string
 		want string

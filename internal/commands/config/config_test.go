@@ -28,6 +28,7 @@ func writeConfig(t *testing.T, path, content string, mode os.FileMode) {
 }
 
 func TestInitWritesTemplateWithPrivateMode(t *testing.T) {
+	t.Parallel()
 	e := cmdtest.Offline(t)
 	r := e.Run("config", "init").ExpectCode(t, 0)
 	path := configPath(e)
@@ -44,6 +45,7 @@ func TestInitWritesTemplateWithPrivateMode(t *testing.T) {
 }
 
 func TestInitKeepsExistingFileUnlessForced(t *testing.T) {
+	t.Parallel()
 	e := cmdtest.Offline(t)
 	path := configPath(e)
 	writeConfig(t, path, "[connection]\ndomain = \"mine\"\n", 0o600)
@@ -68,6 +70,7 @@ func TestInitKeepsExistingFileUnlessForced(t *testing.T) {
 }
 
 func TestInitHonoursConfigFlagAndCreatesParents(t *testing.T) {
+	t.Parallel()
 	e := cmdtest.Offline(t)
 	path := filepath.Join(t.TempDir(), "a", "b", "osb.toml")
 	r := e.Run("--config", path, "config", "init", "-o", "json").ExpectCode(t, 0)
@@ -83,6 +86,7 @@ func TestInitHonoursConfigFlagAndCreatesParents(t *testing.T) {
 }
 
 func TestShowFormats(t *testing.T) {
+	t.Parallel()
 	e := cmdtest.Offline(t)
 	e.Must("config", "init")
 	e.Must("config", "set", "connection.api_key", "test-key")
@@ -98,6 +102,7 @@ func TestShowFormats(t *testing.T) {
 }
 
 func TestShowNeverPrintsTheKey(t *testing.T) {
+	t.Parallel()
 	e := cmdtest.Offline(t)
 	for _, format := range []string{"table", "json", "yaml"} {
 		r := e.Run("--api-key", "super-secret-value", "config", "show", "-o", format).ExpectCode(t, 0)
@@ -111,6 +116,7 @@ func TestShowNeverPrintsTheKey(t *testing.T) {
 }
 
 func TestPrecedenceFlagEnvFile(t *testing.T) {
+	t.Parallel()
 	e := cmdtest.Offline(t)
 	e.Must("config", "init")
 	e.Must("config", "set", "connection.domain", "from-file:1")
@@ -145,6 +151,7 @@ func TestPrecedenceFlagEnvFile(t *testing.T) {
 }
 
 func TestSetKeepsCommentsAndOtherKeys(t *testing.T) {
+	t.Parallel()
 	e := cmdtest.Offline(t)
 	path := configPath(e)
 	before := "# my notes\n[connection]\n# api_key = \"x\"\ndomain = \"a:1\"  # old\nprotocol = \"http\"\n\n[output]\ncolor = true\n"
@@ -173,6 +180,7 @@ func TestSetKeepsCommentsAndOtherKeys(t *testing.T) {
 }
 
 func TestSetUncommentsTemplateLine(t *testing.T) {
+	t.Parallel()
 	e := cmdtest.Offline(t)
 	e.Must("config", "init")
 	e.Must("config", "set", "connection.use_server_proxy", "TRUE")
@@ -184,6 +192,7 @@ func TestSetUncommentsTemplateLine(t *testing.T) {
 }
 
 func TestSetRejectsBadInputAndChangesNothing(t *testing.T) {
+	t.Parallel()
 	e := cmdtest.Offline(t)
 	e.Must("config", "init")
 	cases := []struct {
@@ -210,6 +219,7 @@ func TestSetRejectsBadInputAndChangesNothing(t *testing.T) {
 }
 
 func TestSetWithoutFile(t *testing.T) {
+	t.Parallel()
 	e := cmdtest.Offline(t)
 	r := e.Run("config", "set", "connection.domain", "x").ExpectCode(t, 2)
 	want := "Error: config file not found: " + configPath(e) + ". Run 'osb config init' first\n"
@@ -222,6 +232,7 @@ func TestSetWithoutFile(t *testing.T) {
 }
 
 func TestSetMasksSecretInMessage(t *testing.T) {
+	t.Parallel()
 	e := cmdtest.Offline(t)
 	e.Must("config", "init")
 	out := e.Must("config", "set", "connection.api_key", "abcdefgh")
@@ -231,6 +242,7 @@ func TestSetMasksSecretInMessage(t *testing.T) {
 }
 
 func TestBrokenFileStopsOtherCommandsButNotConfigInit(t *testing.T) {
+	t.Parallel()
 	e := cmdtest.Offline(t)
 	path := configPath(e)
 	writeConfig(t, path, "[connection\n", 0o600)
@@ -248,6 +260,7 @@ func TestBrokenFileStopsOtherCommandsButNotConfigInit(t *testing.T) {
 }
 
 func TestGetUnknownKeyAndJSONErrorOnStderr(t *testing.T) {
+	t.Parallel()
 	e := cmdtest.Offline(t)
 	r := e.Run("config", "get", "nope.key", "-o", "json").ExpectCode(t, 2)
 	if r.Stdout != "" {
@@ -263,6 +276,7 @@ func TestGetUnknownKeyAndJSONErrorOnStderr(t *testing.T) {
 // meaning of each value: a fractional timeout, a boolean given as a word,
 // and [output] color by Python's truth ("no" is a non-empty text: true).
 func TestReadsWhatTheOfficialClientWrites(t *testing.T) {
+	t.Parallel()
 	e := cmdtest.New(t)
 	path := configPath(e)
 	writeConfig(t, path, "[connection]\nrequest_timeout = 1.5\nuse_server_proxy = \"yes\"\n\n[output]\ncolor = \"no\"\n", 0o600)
@@ -290,6 +304,7 @@ func TestReadsWhatTheOfficialClientWrites(t *testing.T) {
 // What osb's `config set` writes is TOML the official client reads with the
 // same meaning: numbers bare, booleans as booleans, text quoted.
 func TestWritesWhatTheOfficialClientReads(t *testing.T) {
+	t.Parallel()
 	e := cmdtest.Offline(t)
 	e.Must("config", "init")
 	e.Must("config", "set", "connection.request_timeout", "1.5")
@@ -317,6 +332,7 @@ func TestWritesWhatTheOfficialClientReads(t *testing.T) {
 // config set on a file that is not valid TOML is a usage error and leaves
 // the file byte for byte as it was.
 func TestSetOnABrokenFileChangesNothing(t *testing.T) {
+	t.Parallel()
 	e := cmdtest.Offline(t)
 	path := configPath(e)
 	broken := "[connection\ndomain = \"x\"\n"

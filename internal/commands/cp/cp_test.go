@@ -138,6 +138,7 @@ func newSandbox(t *testing.T) (*cmdtest.Env, string) {
 // symlinks (also one pointing out of the tree), empty and read-only
 // directories; a unique id prefix names the sandbox.
 func TestTreeRoundTrip(t *testing.T) {
+	t.Parallel()
 	for _, via := range []string{"tar", "files"} {
 		t.Run(via, func(t *testing.T) { testTreeRoundTrip(t, "--via", via) })
 	}
@@ -185,6 +186,7 @@ func stagingLeft(t *testing.T, dir string) {
 // One file goes into an existing directory under its name, keeps its mode,
 // and can be named with a new name.
 func TestSingleFile(t *testing.T) {
+	t.Parallel()
 	env, id := newSandbox(t)
 	dir := t.TempDir()
 	f := filepath.Join(dir, "tool")
@@ -220,6 +222,7 @@ func TestSingleFile(t *testing.T) {
 // name; what goes in is unpacked, and entries that would land outside the
 // destination are refused and named, the others written.
 func TestTarStreams(t *testing.T) {
+	t.Parallel()
 	env, id := newSandbox(t)
 	src := filepath.Join(t.TempDir(), "proj")
 	makeTree(t, src, project)
@@ -291,6 +294,7 @@ func TestTarStreams(t *testing.T) {
 // A symlink already in the local destination is never followed: the file
 // that would go through it is not written, and is named.
 func TestExtractNeverFollowsLinksOut(t *testing.T) {
+	t.Parallel()
 	for _, via := range []string{"tar", "files"} {
 		t.Run(via, func(t *testing.T) { testExtractNeverFollowsLinksOut(t, via) })
 	}
@@ -316,6 +320,7 @@ func testExtractNeverFollowsLinksOut(t *testing.T, via string) {
 
 // Usage errors come before any request, with exit 2.
 func TestRefusedBeforeAnyRequest(t *testing.T) {
+	t.Parallel()
 	env := cmdtest.Offline(t)
 	env.Vars["OPEN_SANDBOX_DOMAIN"] = "127.0.0.1:1"
 	dir := t.TempDir()
@@ -389,6 +394,7 @@ func faultyExecd(t *testing.T) *cmdtest.Env {
 // A download cut half way leaves no partial file and names it; a file that
 // was already there stays as it was.
 func TestFailedDownloadLeavesNoPartialFile(t *testing.T) {
+	t.Parallel()
 	env := faultyExecd(t)
 	dest := filepath.Join(t.TempDir(), "src")
 	os.MkdirAll(dest, 0o755)
@@ -405,6 +411,7 @@ func TestFailedDownloadLeavesNoPartialFile(t *testing.T) {
 
 // An upload that fails names the remote files not written.
 func TestFailedUploadNamesRemoteFiles(t *testing.T) {
+	t.Parallel()
 	env := faultyExecd(t)
 	src := filepath.Join(t.TempDir(), "proj")
 	makeTree(t, src, map[string]node{"a": {mode: 0o644, content: "a"}, "b": {mode: 0o644, content: "b"}})
@@ -415,6 +422,7 @@ func TestFailedUploadNamesRemoteFiles(t *testing.T) {
 // On a terminal one progress display covers the whole tree and is gone
 // before the result.
 func TestOneProgressForTheTree(t *testing.T) {
+	t.Parallel()
 	env, id := newSandbox(t)
 	src := filepath.Join(t.TempDir(), "proj")
 	nodes := map[string]node{}

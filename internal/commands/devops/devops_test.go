@@ -29,6 +29,7 @@ const (
 )
 
 func TestDevopsAgainstTheLocalServer(t *testing.T) {
+	t.Parallel()
 	env, id := newSandbox(t)
 	r := env.Run("devops", "logs", id, "--tail", "2").ExpectCode(t, 0)
 	if r.Stdout != "two\nthree\n" || r.Stderr != logsDeprecated {
@@ -56,6 +57,7 @@ func TestDevopsAgainstTheLocalServer(t *testing.T) {
 }
 
 func TestDevopsErrors(t *testing.T) {
+	t.Parallel()
 	env, id := newSandbox(t)
 	for _, verb := range []string{"inspect", "summary"} {
 		env.Run("devops", verb, "nope").ExpectError(t, 4, "Sandbox 'nope' not found.")
@@ -90,6 +92,7 @@ func TestDevopsErrors(t *testing.T) {
 // On the wire: Accept: text/plain, the defaults as query parameters, and
 // the body printed as it came with a newline added when it lacks one.
 func TestDevopsRequests(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var seen []string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -27,6 +27,7 @@ func newSandbox(t *testing.T) (*cmdtest.Env, string) {
 }
 
 func TestLogsAndEvents(t *testing.T) {
+	t.Parallel()
 	env, id := newSandbox(t)
 	ids := map[string]string{id: "<SB>"}
 	for _, format := range []string{"table", "json", "yaml"} {
@@ -52,6 +53,7 @@ func TestLogsAndEvents(t *testing.T) {
 }
 
 func TestTruncatedLogsWarnOnStderr(t *testing.T) {
+	t.Parallel()
 	env, id := newSandbox(t)
 	sb, _ := env.Server.Sandbox(id)
 	f, err := os.OpenFile(sb.LogPath(), os.O_APPEND|os.O_WRONLY, 0)
@@ -78,6 +80,7 @@ func TestTruncatedLogsWarnOnStderr(t *testing.T) {
 }
 
 func TestErrors(t *testing.T) {
+	t.Parallel()
 	env, id := newSandbox(t)
 	env.Run("diagnostics", "logs", id).ExpectError(t, 2, `required flag(s) "scope" not set`)
 	env.Run("diagnostics", "logs", id, "-s", " ").ExpectError(t, 2, "--scope must not be empty")
@@ -139,6 +142,7 @@ func legacyServer(w http.ResponseWriter, r *http.Request) {
 }
 
 func TestFallbackToLegacyTextOn501(t *testing.T) {
+	t.Parallel()
 	fs, env := newFakeServer(t, legacyServer)
 	r := env.Run("diagnostics", "logs", "sb1", "-s", "container").ExpectCode(t, 0)
 	if r.Stdout != "legacy line 1\nlegacy line 2\n" {
@@ -157,6 +161,7 @@ func TestFallbackToLegacyTextOn501(t *testing.T) {
 }
 
 func TestDescriptorShapes(t *testing.T) {
+	t.Parallel()
 	fs, env := newFakeServer(t, func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Query().Get("scope") {
 		case "url":

@@ -11,6 +11,7 @@ import (
 // machine allows it, so absolute /workspace paths are the sandbox's own;
 // unisolated commands run on host paths, in the sandbox's workspace.
 func TestCommandsSeeTheSameFiles(t *testing.T) {
+	t.Parallel()
 	env := cmdtest.New(t)
 	id := env.NewSandbox()
 	target := "from-command"

@@ -88,6 +88,7 @@ func expectKept(t *testing.T, dir, path string) {
 }
 
 func TestDownloadReplacesOnlyOnSuccess(t *testing.T) {
+	t.Parallel()
 	env, id := newSandbox(t)
 	dir, path := existing(t)
 
@@ -112,6 +113,7 @@ func TestDownloadReplacesOnlyOnSuccess(t *testing.T) {
 // does, with or without a trailing slash; the progress bar (on a terminal)
 // is gone from the line before the result is printed.
 func TestDownloadIntoDirectory(t *testing.T) {
+	t.Parallel()
 	env, id := newSandbox(t)
 	env.Must("file", "write", id, "/workspace/report.txt", "-c", "results")
 	dir := t.TempDir()
@@ -138,6 +140,7 @@ func TestDownloadIntoDirectory(t *testing.T) {
 }
 
 func TestDownloadCutHalfWay(t *testing.T) {
+	t.Parallel()
 	b := newBrokenExecd(t)
 	dir, path := existing(t)
 	r := b.env(t).Run("file", "download", "sb-1", "cut", path)
@@ -146,6 +149,7 @@ func TestDownloadCutHalfWay(t *testing.T) {
 }
 
 func TestDownloadInterrupted(t *testing.T) {
+	t.Parallel()
 	b := newBrokenExecd(t)
 	dir, path := existing(t)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -162,6 +166,7 @@ func TestDownloadInterrupted(t *testing.T) {
 }
 
 func TestDownloadRefusedBeforeAnyRequest(t *testing.T) {
+	t.Parallel()
 	// The server is unreachable: a refusal must come before trying it.
 	env := cmdtest.Offline(t)
 	env.Vars["OPEN_SANDBOX_DOMAIN"] = "127.0.0.1:1"
@@ -210,6 +215,7 @@ func asOsb(t *testing.T, env *cmdtest.Env, stdout *os.File, args ...string) (cod
 // file, or a file opened for appending: every name for stdout gets the
 // bytes alone, in every format, and nothing else is printed.
 func TestDownloadToStdout(t *testing.T) {
+	t.Parallel()
 	env, id := newSandbox(t)
 	payload := "payload\x00\xff"
 	env.RunStdin(payload, "file", "write", id, "/tmp/p")
@@ -227,6 +233,7 @@ func TestDownloadToStdout(t *testing.T) {
 			}
 			for _, format := range formats {
 				t.Run(fmt.Sprintf("%s/%s/%s", kind, filepath.Base(dest), format), func(t *testing.T) {
+					t.Parallel()
 					out, read := stdoutOf(t, kind)
 					d := dest
 					if d == "SELF" {
@@ -298,6 +305,7 @@ func stdoutOf(t *testing.T, kind string) (*os.File, func() string) {
 // through a download to its stdout: the bytes already written stay, osb
 // says "Aborted." and exits 130.
 func TestCtrlCDuringDownloadToStdout(t *testing.T) {
+	t.Parallel()
 	b := newBrokenExecd(t)
 	r, w, err := os.Pipe()
 	if err != nil {

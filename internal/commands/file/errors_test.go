@@ -15,6 +15,7 @@ import (
 // Bad input is refused with exit 2 before any request: the server here is
 // unreachable, so reaching it would fail differently (exit 6).
 func TestUsageErrors(t *testing.T) {
+	t.Parallel()
 	env := cmdtest.Offline(t)
 	env.Vars["OPEN_SANDBOX_DOMAIN"] = "127.0.0.1:1"
 	dir := t.TempDir()
@@ -48,6 +49,7 @@ func TestUsageErrors(t *testing.T) {
 }
 
 func TestServerErrors(t *testing.T) {
+	t.Parallel()
 	env, id := newSandbox(t)
 	env.Must("file", "write", id, "/workspace/a", "-c", "A")
 	env.Must("file", "write", id, "/workspace/b", "-c", "B")
@@ -76,6 +78,7 @@ func TestServerErrors(t *testing.T) {
 // chmod and write report that instead of success; a plain mode is not
 // checked, and succeeds as before.
 func TestSpecialBitsTheServerDrops(t *testing.T) {
+	t.Parallel()
 	env, id := newSandbox(t)
 	env.Must("file", "write", id, "/workspace/tool", "-c", "#!/bin/sh")
 	env.Run("file", "chmod", id, "/workspace/tool", "--mode", "4755").
@@ -90,6 +93,7 @@ func TestSpecialBitsTheServerDrops(t *testing.T) {
 // TestProgress: a progress bar goes to stderr only when a person can see
 // it, and never under -o json or -o yaml.
 func TestProgress(t *testing.T) {
+	t.Parallel()
 	env, id := newSandbox(t)
 	src := localFile(t, "f", strings.Repeat("x", 1<<20), 0o644)
 	for _, tc := range []struct {
@@ -128,6 +132,7 @@ func TestProgress(t *testing.T) {
 
 // TestStdinHint: write without -c tells a person at a terminal how to end input.
 func TestStdinHint(t *testing.T) {
+	t.Parallel()
 	env, id := newSandbox(t)
 	for _, tty := range []bool{true, false} {
 		ios, in, out, errOut := iostreams.Test()

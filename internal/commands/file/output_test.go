@@ -36,6 +36,7 @@ func eachFormat(t *testing.T, env *cmdtest.Env, id, name string, setup func(form
 }
 
 func TestMessagesInEachFormat(t *testing.T) {
+	t.Parallel()
 	env, id := newSandbox(t)
 	local := localFile(t, "local.txt", "local content", 0o644)
 	dlDir := t.TempDir()
@@ -94,6 +95,7 @@ func fixtureTree(t *testing.T, env *cmdtest.Env, id string) {
 }
 
 func TestListingsInEachFormat(t *testing.T) {
+	t.Parallel()
 	env, id := newSandbox(t)
 	fixtureTree(t, env, id)
 	eachFormat(t, env, id, "info", nil, func(string) []string {
@@ -141,6 +143,7 @@ func TestListingsInEachFormat(t *testing.T) {
 
 // TestTerminalRendering shows tables and messages as a person sees them.
 func TestTerminalRendering(t *testing.T) {
+	t.Parallel()
 	env, id := newSandbox(t)
 	fixtureTree(t, env, id)
 	env.TTY = true

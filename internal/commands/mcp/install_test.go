@@ -14,12 +14,14 @@ import (
 )
 
 func TestTargetsAreTheSkillsTargets(t *testing.T) {
+	t.Parallel()
 	if !slices.Equal(agentconfig.AgentNames(), skills.TargetNames()) {
 		t.Errorf("mcp install targets %v, skills targets %v", agentconfig.AgentNames(), skills.TargetNames())
 	}
 }
 
 func TestInstallGlobal(t *testing.T) {
+	t.Parallel()
 	env := cmdtest.Offline(t)
 	env.Vars["XDG_CONFIG_HOME"] = ""
 	r := env.Run("mcp", "install", "--target", "all", "--scope", "global", "--tools", "default,command_logs").ExpectCode(t, 0)
@@ -108,6 +110,7 @@ Done. Restart your coding tool so that it starts the MCP server.
 }
 
 func TestInstallErrors(t *testing.T) {
+	t.Parallel()
 	env := cmdtest.Offline(t)
 	for _, c := range []struct {
 		args []string

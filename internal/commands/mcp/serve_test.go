@@ -18,6 +18,7 @@ import (
 // Typed at a terminal, `osb mcp` says what it is for, on stderr; stdout
 // stays the protocol's. It ends when its input does.
 func TestServeAtATerminal(t *testing.T) {
+	t.Parallel()
 	env := cmdtest.New(t)
 	ios, _, stdout, stderr := iostreams.Test()
 	ios.SetTTY(true, true, true)
@@ -92,6 +93,7 @@ func decode(t *testing.T, s string) any {
 // `osb sandbox get -o json`, and so on, keys that are unset included
 // (null extensions, allocation and snapshot).
 func TestToolsReturnTheCommandsViews(t *testing.T) {
+	t.Parallel()
 	env := cmdtest.New(t)
 	plain := env.NewSandbox()
 	labelled := env.NewSandbox("--metadata", "team=mcp", "--extension", "tier=gold")
@@ -130,6 +132,7 @@ func TestToolsReturnTheCommandsViews(t *testing.T) {
 // `osb mcp` is a verb with one subcommand: any other word is refused
 // before anything is served, with the nearest name.
 func TestServeRefusesUnknownWords(t *testing.T) {
+	t.Parallel()
 	env := cmdtest.Offline(t)
 	env.Run("mcp", "instal").ExpectError(t, 2, `unknown command "instal" for "osb mcp". Did you mean "install"?`)
 	env.Run("mcp", "--max-output", "0").ExpectError(t, 2, "--max-output and --max-upload must be positive")

@@ -13,6 +13,7 @@ import (
 )
 
 func TestCreateFormats(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	for _, format := range []string{"table", "json", "yaml"} {
 		t.Run(format, func(t *testing.T) {
@@ -75,6 +76,7 @@ func lifetime(t *testing.T, sb sandboxJSON) time.Duration {
 }
 
 func TestCreateTimeouts(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	for _, tc := range []struct {
 		name     string
@@ -104,6 +106,7 @@ func TestCreateTimeouts(t *testing.T) {
 }
 
 func TestCreateConfigDefaults(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	env.WriteConfig("[defaults]\nimage = \"python:3.12\"\ntimeout = \"15m\"\n")
 	out := env.Must("sandbox", "create")
@@ -147,6 +150,7 @@ func TestCreateConfigDefaults(t *testing.T) {
 }
 
 func TestCreateRequestFile(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	f := cmdtest.WriteFile(t, "req.json", `{
   "image": {"uri": "registry.example/app:2", "auth": {"username": "robot", "password": "s3cret-pw"}},
@@ -172,6 +176,7 @@ func TestCreateRequestFile(t *testing.T) {
 // Every validation failure is exit 2, names the problem in one line, and
 // sends nothing: the server still holds no sandbox.
 func TestCreateValidation(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	dir := t.TempDir()
 	file := func(content string) string {
@@ -227,6 +232,7 @@ func TestCreateValidation(t *testing.T) {
 }
 
 func TestCreateRequestFileValidation(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	for _, tc := range []struct {
 		name, content, want string
@@ -269,6 +275,7 @@ func TestCreateRequestFileValidation(t *testing.T) {
 
 // Readiness that does not come in time deletes the sandbox and exits 5.
 func TestCreateReadinessTimeoutDeletes(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	r := env.Run("sandbox", "create", "-i", "python:3.11", "--ready-timeout", "0s")
 	r.ExpectError(t, 5, "was not ready within 0s")
@@ -291,6 +298,7 @@ func TestCreateReadinessTimeoutDeletes(t *testing.T) {
 
 // A snapshot the server does not have is its 404, exit 4.
 func TestCreateUnknownSnapshot(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	env.Run("sandbox", "create", "--snapshot-id", "snap_missing").ExpectError(t, 4, "snap_missing")
 	expectSandboxes(t, env, 0)
@@ -299,6 +307,7 @@ func TestCreateUnknownSnapshot(t *testing.T) {
 // The request bodies of each mode, seen by a scripted server, and the
 // readiness calls that follow.
 func TestCreateRequestBodies(t *testing.T) {
+	t.Parallel()
 	policy := cmdtest.WriteFile(t, "policy.json", `{"default_action": "deny", "egress": [{"action": "allow", "target": "pypi.org"}]}`)
 	volumes := cmdtest.WriteFile(t, "volumes.json", `[{"name": "data", "mount_path": "/data", "read_only": true, "pvc": {"claim_name": "c1"}}]`)
 	reqFile := cmdtest.WriteFile(t, "req.json", `{"image": "busybox", "timeout": 120, "secureAccess": true, "credentialProxy": false, "env": null}`)
@@ -361,6 +370,7 @@ func TestCreateRequestBodies(t *testing.T) {
 }
 
 func TestCreateFromTemplate(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	tpl := env.Template("python:3.11")
 	r := env.Run("sandbox", "create", "--template", tpl, "-t", "30m", "-m", "team=ml").ExpectCode(t, 0)

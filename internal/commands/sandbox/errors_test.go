@@ -2,7 +2,6 @@ package sandbox_test
 
 import (
 	"encoding/json"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"sort"
@@ -14,6 +13,7 @@ import (
 
 // Each error shape the local server sends, as one line and an exit code.
 func TestServerErrorShapes(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	id := env.NewSandbox()
 	env.Must("sandbox", "pause", id)
@@ -39,6 +39,7 @@ func TestServerErrorShapes(t *testing.T) {
 
 // Under -o json and -o yaml an error is an object on stderr; stdout stays empty.
 func TestErrorsAsObjects(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	r := env.Run("sandbox", "get", "0000", "-o", "json").ExpectCode(t, 4)
 	var e map[string]any
@@ -56,17 +57,14 @@ func TestErrorsAsObjects(t *testing.T) {
 
 // A proxy's HTML page is reported by status, without the HTML.
 func TestNonJSONError(t *testing.T) {
+	t.Parallel()
 	fs := newFakeServer(t, "sbx-1")
 	fs.env(t).Run("sandbox", "pause", "sbx-1").ExpectError(t, 1, "Bad Gateway (the server sent a non-JSON response) (HTTP 502)")
 }
 
 func TestConnectionRefused(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	t.Parallel()
+	addr := cmdtest.ClosedAddr(t)
 	env := cmdtest.Offline(t)
 	env.Vars["OPEN_SANDBOX_DOMAIN"] = addr
 	for _, args := range [][]string{
@@ -82,6 +80,7 @@ func TestConnectionRefused(t *testing.T) {
 // A server that accepts the connection and never answers: the request
 // timeout ends the command with exit 5.
 func TestRequestTimeout(t *testing.T) {
+	t.Parallel()
 	release := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {
@@ -99,6 +98,7 @@ func TestRequestTimeout(t *testing.T) {
 
 // A prefix two ids share is a usage error naming both; a unique one works.
 func TestAmbiguousPrefix(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	byFirst := map[byte][]string{}
 	var shared []string
@@ -127,6 +127,7 @@ func TestAmbiguousPrefix(t *testing.T) {
 
 // Sandbox id arguments complete to the ids the server has, with their state.
 func TestCompletion(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	a, b := env.NewSandbox(), env.NewSandbox()
 	env.Must("sandbox", "pause", b)

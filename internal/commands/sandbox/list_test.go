@@ -38,6 +38,7 @@ func listIDs(t *testing.T, out string) ([]string, listJSON) {
 }
 
 func TestListFormats(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	for _, format := range []string{"table", "json", "yaml"} {
 		golden(t, "list_empty_"+format, env.Run("sandbox", "list", "-o", format).ExpectCode(t, 0))
@@ -50,6 +51,7 @@ func TestListFormats(t *testing.T) {
 }
 
 func TestListFilters(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	a := env.NewSandbox("-m", "team=ml", "-m", "tier=gpu")
 	b := env.NewSandbox("-m", "team=web")
@@ -100,6 +102,7 @@ func TestListFilters(t *testing.T) {
 
 // --all walks every page the server has and merges them.
 func TestListAllPages(t *testing.T) {
+	t.Parallel()
 	ids := make([]string, 205)
 	for i := range ids {
 		ids[i] = fmt.Sprintf("sbx-%03d", i)
@@ -123,6 +126,7 @@ func TestListAllPages(t *testing.T) {
 }
 
 func TestListValidation(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	for _, tc := range []struct {
 		name string
@@ -145,6 +149,7 @@ func TestListValidation(t *testing.T) {
 // A table that is one page of several says so on stderr, with how to get
 // the rest; json and yaml carry it in pagination and say nothing more.
 func TestListSaysWhenMorePagesExist(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	a, b := env.NewSandbox(), env.NewSandbox()
 	r := env.Run("sandbox", "list", "--page-size", "1")

@@ -18,6 +18,7 @@ import (
 var numberRE = regexp.MustCompile(`\b\d+(\.\d+)?\b`)
 
 func TestMetrics(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	id := env.NewSandbox()
 	for _, format := range []string{"table", "json", "yaml", "raw"} {
@@ -71,47 +72,56 @@ func runInterrupted(t *testing.T, env *cmdtest.Env, n int, args ...string) cmdte
 }
 
 func TestMetricsWatch(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	id := env.NewSandbox()
 	line := regexp.MustCompile(`^\[\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z\] cpu=\d+\.\d\d% cores=\d+ mem=\d+\.\d\d/\d+\.\d\dMiB$`)
+	// The watches run side by side: each waits for two samples.
 	for _, format := range []string{"", "table", "raw"} {
-		args := []string{"sandbox", "metrics", id[:7], "--watch"}
-		if format != "" {
-			args = append(args, "-o", format)
-		}
-		r := runInterrupted(t, env, 2, args...)
+		t.Run("-o "+format, func(t *testing.T) {
+			t.Parallel()
+			args := []string{"sandbox", "metrics", id[:7], "--watch"}
+			if format != "" {
+				args = append(args, "-o", format)
+			}
+			r := runInterrupted(t, env, 2, args...)
+			if r.Code != 0 || r.Stderr != "" {
+				t.Fatalf("-o %q: exit %d, stderr %q", format, r.Code, r.Stderr)
+			}
+			for _, l := range strings.Split(strings.TrimSuffix(r.Stdout, "\n"), "\n") {
+				if !line.MatchString(l) {
+					t.Errorf("-o %q: sample line %q", format, l)
+				}
+			}
+		})
+	}
+	t.Run("-o json", func(t *testing.T) {
+		t.Parallel()
+		r := runInterrupted(t, env, 2, "sandbox", "metrics", id, "--watch", "-o", "json")
 		if r.Code != 0 || r.Stderr != "" {
-			t.Fatalf("-o %q: exit %d, stderr %q", format, r.Code, r.Stderr)
+			t.Fatalf("-o json: exit %d, stderr %q", r.Code, r.Stderr)
 		}
 		for _, l := range strings.Split(strings.TrimSuffix(r.Stdout, "\n"), "\n") {
-			if !line.MatchString(l) {
-				t.Errorf("-o %q: sample line %q", format, l)
+			var keys []string
+			dec := json.NewDecoder(strings.NewReader(l))
+			dec.Token()
+			for dec.More() {
+				k, _ := dec.Token()
+				keys = append(keys, k.(string))
+				var skip any
+				dec.Decode(&skip)
+			}
+			if strings.Join(keys, ",") != "cpu_count,cpu_used_percentage,memory_total_in_mib,memory_used_in_mib,timestamp" || strings.Contains(l, " ") {
+				t.Errorf("-o json sample is not one compact object with the SDK keys: %q", l)
 			}
 		}
-	}
-	r := runInterrupted(t, env, 2, "sandbox", "metrics", id, "--watch", "-o", "json")
-	if r.Code != 0 || r.Stderr != "" {
-		t.Fatalf("-o json: exit %d, stderr %q", r.Code, r.Stderr)
-	}
-	for _, l := range strings.Split(strings.TrimSuffix(r.Stdout, "\n"), "\n") {
-		var keys []string
-		dec := json.NewDecoder(strings.NewReader(l))
-		dec.Token()
-		for dec.More() {
-			k, _ := dec.Token()
-			keys = append(keys, k.(string))
-			var skip any
-			dec.Decode(&skip)
-		}
-		if strings.Join(keys, ",") != "cpu_count,cpu_used_percentage,memory_total_in_mib,memory_used_in_mib,timestamp" || strings.Contains(l, " ") {
-			t.Errorf("-o json sample is not one compact object with the SDK keys: %q", l)
-		}
-	}
+	})
 }
 
 // A stream in every framing execd and proxies use, with an error line in
 // the middle, rendered in each format; the stream's end ends the watch.
 func TestMetricsWatchFraming(t *testing.T) {
+	t.Parallel()
 	fs := newFakeServer(t, "sbx-1")
 	fs.watchLines = []string{
 		`{"cpu_count":2,"cpu_used_pct":12.5,"mem_total_mib":1024,"mem_used_mib":256.25,"timestamp":1767225600000}`,
@@ -141,6 +151,7 @@ func TestMetricsWatchFraming(t *testing.T) {
 // Numbers keep the type the server gave them: 2.0 stays 2.0 and 2 stays 2,
 // in json and in yaml.
 func TestMetricsNumbersAsSent(t *testing.T) {
+	t.Parallel()
 	fs := newFakeServer(t, "sbx-1")
 	fs.watchLines = []string{`{"cpu_count":2.0,"cpu_used_pct":12.50,"mem_total_mib":1024,"mem_used_mib":1e3,"timestamp":1767225600000}`}
 	env := fs.env(t)

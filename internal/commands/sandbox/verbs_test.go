@@ -8,6 +8,7 @@ import (
 )
 
 func TestGet(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	id := env.NewSandbox("-t", "30m", "-m", "team=ml", "--entrypoint", "sleep", "--entrypoint", "3600")
 	for _, format := range []string{"table", "json", "yaml"} {
@@ -21,6 +22,7 @@ func TestGet(t *testing.T) {
 }
 
 func TestKill(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	for _, format := range []string{"table", "json", "yaml"} {
 		a, b := env.NewSandbox(), env.NewSandbox()
@@ -37,6 +39,7 @@ func TestKill(t *testing.T) {
 }
 
 func TestPauseResume(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	for _, format := range []string{"table", "json", "yaml"} {
 		id := env.NewSandbox()
@@ -66,6 +69,7 @@ func TestPauseResume(t *testing.T) {
 }
 
 func TestRenew(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	id := env.NewSandbox("-t", "5m")
 	for _, format := range []string{"table", "json", "yaml"} {
@@ -94,6 +98,7 @@ func TestRenew(t *testing.T) {
 }
 
 func TestEndpoint(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	id := env.NewSandbox()
 	for _, format := range []string{"table", "json", "yaml"} {
@@ -108,6 +113,7 @@ func TestEndpoint(t *testing.T) {
 }
 
 func TestHealth(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	id := env.NewSandbox()
 	for _, format := range []string{"table", "json", "yaml"} {
@@ -125,6 +131,7 @@ func TestHealth(t *testing.T) {
 // the server sent: microseconds, the offset kept, and a text that is not a
 // time as it came.
 func TestTimestampsAsTheOfficialClientPrintsThem(t *testing.T) {
+	t.Parallel()
 	fs := newFakeServer(t, "sbx-1")
 	fs.record = map[string]any{
 		"createdAt": "2026-01-02T03:04:05.1+08:00",

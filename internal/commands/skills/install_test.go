@@ -194,6 +194,7 @@ const (
 // A test per target and scope: the file lands where the tool reads it,
 // with the text it expects, and goes again without leaving directories.
 func TestInstallEveryTargetAndScope(t *testing.T) {
+	t.Parallel()
 	for _, tool := range []string{"claude", "cursor", "codex", "copilot", "windsurf", "cline", "opencode"} {
 		for _, scope := range []string{"project", "global"} {
 			t.Run(tool+"/"+scope, func(t *testing.T) { testInstallCycle(t, tool, scope) })
@@ -245,6 +246,7 @@ func testInstallCycle(t *testing.T, tool, scope string) {
 // and has a description; a Cursor rule has a description and is not
 // always applied.
 func TestInstalledFilesAreWhatEachToolLoads(t *testing.T) {
+	t.Parallel()
 	nameRE := regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 	for _, tool := range targetNames() {
 		t.Run(tool, func(t *testing.T) {
@@ -289,6 +291,7 @@ var oldLayouts = map[string]string{
 // file goes, or only its block when the file is shared, keeping the user's
 // text byte for byte.
 func TestInstallUpgradesOldLayouts(t *testing.T) {
+	t.Parallel()
 	s, _ := lookupSkill("sandbox-lifecycle")
 	for tool, old := range oldLayouts {
 		for _, scope := range scopes {
@@ -399,6 +402,7 @@ func checkFiles(t *testing.T, root string, want map[string]fs.FileMode) {
 // Every skill an earlier osb put in a shared file moves out in one install,
 // and the file is left as the user wrote it.
 func TestUpgradeAllBuiltinsOutOfSharedFile(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	path := filepath.Join(fx.project, ".clinerules")
 	if err := os.WriteFile(path, []byte(userText), 0o644); err != nil {
@@ -428,6 +432,7 @@ func TestUpgradeAllBuiltinsOutOfSharedFile(t *testing.T) {
 }
 
 func TestInstallUpdatesChangedFiles(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	fx.ops("install", "command-execution", "--target", "all", "--scope", "global")
 	claude := filepath.Join(fx.home, ".claude/skills/command-execution/SKILL.md")
@@ -455,6 +460,7 @@ func TestInstallUpdatesChangedFiles(t *testing.T) {
 }
 
 func TestInstallKeepsOtherFilesAndDirectories(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	mine := filepath.Join(fx.project, ".claude/skills/my-skill/SKILL.md")
 	if err := os.MkdirAll(filepath.Dir(mine), 0o700); err != nil {
@@ -472,6 +478,7 @@ func TestInstallKeepsOtherFilesAndDirectories(t *testing.T) {
 }
 
 func TestUpgradeFollowsSymlinkedSharedFile(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	real := filepath.Join(t.TempDir(), "rules.md")
 	if err := os.WriteFile(real, []byte(userText), 0o644); err != nil {
@@ -500,6 +507,7 @@ func TestUpgradeFollowsSymlinkedSharedFile(t *testing.T) {
 // A directory where an old shared file was (Cline's rules directory) is the
 // user's: install and uninstall leave it alone.
 func TestOldSharedPathNowADirectory(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	rule := filepath.Join(fx.project, ".clinerules", "style.md")
 	if err := os.MkdirAll(filepath.Dir(rule), 0o755); err != nil {
@@ -517,6 +525,7 @@ func TestOldSharedPathNowADirectory(t *testing.T) {
 }
 
 func TestInstallRefusesUnmatchedMarker(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	path := filepath.Join(fx.project, ".clinerules")
 	broken := "intro\n<!-- BEGIN opensandbox-sandbox-troubleshooting -->\nhalf a block\n"
@@ -538,6 +547,7 @@ func TestInstallRefusesUnmatchedMarker(t *testing.T) {
 }
 
 func TestInstallTable(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	r := fx.run("install", "credential-vault", "--target", "cline", "--scope", "project")
 	want := "Install plan:\n\n" +
@@ -559,6 +569,7 @@ func TestInstallTable(t *testing.T) {
 }
 
 func TestUninstallDefaultsToTroubleshooting(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	fx.ops("install", "--all-builtins", "--target", "codex", "--scope", "global")
 	ops := fx.ops("uninstall", "--target", "codex", "--scope", "global")
@@ -574,6 +585,7 @@ func TestUninstallDefaultsToTroubleshooting(t *testing.T) {
 }
 
 func TestListShowsInstalledState(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	fx.ops("install", "sandbox-lifecycle", "--target", "cursor", "--scope", "project")
 	fx.ops("install", "file-operations", "--target", "copilot", "--scope", "global")
@@ -611,6 +623,7 @@ func TestListShowsInstalledState(t *testing.T) {
 }
 
 func TestEveryBundledSkillIsRegistered(t *testing.T) {
+	t.Parallel()
 	entries, err := bundled.FS.ReadDir(".")
 	if err != nil {
 		t.Fatal(err)
@@ -629,6 +642,7 @@ func TestEveryBundledSkillIsRegistered(t *testing.T) {
 }
 
 func TestSection(t *testing.T) {
+	t.Parallel()
 	body := "intro\n## When To Use\n\nfirst\n### Detail\nsub\n## Next\nafter\n### Detail\nsecond\n"
 	for heading, want := range map[string]string{
 		"When To Use": "first\n### Detail\nsub",

@@ -14,6 +14,7 @@ import (
 // holds no agent files, so every project-scope status is "not installed".
 
 func TestListFormats(t *testing.T) {
+	t.Parallel()
 	env := cmdtest.Offline(t)
 	for _, format := range []string{"table", "json", "yaml"} {
 		r := env.Run("skills", "list", "-o", format).ExpectCode(t, 0)
@@ -25,6 +26,7 @@ func TestListFormats(t *testing.T) {
 }
 
 func TestListAfterGlobalInstall(t *testing.T) {
+	t.Parallel()
 	env := cmdtest.Offline(t)
 	// A broken config file must not matter: skills never read it.
 	env.WriteConfig("[connection\n")
@@ -50,6 +52,7 @@ func TestListAfterGlobalInstall(t *testing.T) {
 
 // The default listing fits one screen: a line per skill and per tool.
 func TestListFitsOneScreen(t *testing.T) {
+	t.Parallel()
 	env := cmdtest.Offline(t)
 	out := env.Must("skills", "list")
 	if n := strings.Count(out, "\n"); n > 24 {
@@ -63,6 +66,7 @@ func TestListFitsOneScreen(t *testing.T) {
 }
 
 func TestShowFormats(t *testing.T) {
+	t.Parallel()
 	env := cmdtest.Offline(t)
 	for _, format := range []string{"table", "json", "yaml"} {
 		r := env.Run("skills", "show", "credential-vault", "-o", format).ExpectCode(t, 0)
@@ -72,6 +76,7 @@ func TestShowFormats(t *testing.T) {
 
 // Every bundled skill gives `show` something in each section it extracts.
 func TestShowEverySkill(t *testing.T) {
+	t.Parallel()
 	env := cmdtest.Offline(t)
 	for _, name := range skillSlugs {
 		var v map[string]any
@@ -94,6 +99,7 @@ func TestShowEverySkill(t *testing.T) {
 }
 
 func TestGuidanceErrors(t *testing.T) {
+	t.Parallel()
 	env := cmdtest.Offline(t)
 	for _, tc := range []struct {
 		name string

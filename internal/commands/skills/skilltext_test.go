@@ -31,6 +31,7 @@ func skillText(t *testing.T, slug string) string {
 }
 
 func TestSkillFrontMatter(t *testing.T) {
+	t.Parallel()
 	for _, slug := range skillSlugs {
 		text := skillText(t, slug)
 		head, _, ok := strings.Cut(strings.TrimPrefix(text, "---\n"), "\n---\n")
@@ -53,6 +54,7 @@ func TestSkillFrontMatter(t *testing.T) {
 // them, id prefixes, renewal and cleanup, the local server; none uses the
 // retired devops inspect/summary.
 func TestSkillContent(t *testing.T) {
+	t.Parallel()
 	for _, slug := range skillSlugs {
 		text := skillText(t, slug)
 		for _, want := range []string{
@@ -87,6 +89,7 @@ type osbCommand struct {
 // blocks must also choose an output format with -o, so that an agent
 // copying them gets parseable output.
 func TestSkillCommandsParse(t *testing.T) {
+	t.Parallel()
 	total := 0
 	for _, slug := range skillSlugs {
 		file := "opensandbox-" + slug + ".md"
@@ -114,6 +117,7 @@ func TestSkillCommandsParse(t *testing.T) {
 // command line, like `--wait-timeout` or `-t, --timeout DURATION` in a
 // table: each must be a flag of some osb command.
 func TestSkillFlagMentions(t *testing.T) {
+	t.Parallel()
 	known := treeFlags()
 	for _, slug := range skillSlugs {
 		file := "opensandbox-" + slug + ".md"
@@ -124,6 +128,7 @@ func TestSkillFlagMentions(t *testing.T) {
 }
 
 func TestUnknownFlagMentions(t *testing.T) {
+	t.Parallel()
 	md := "Use `--wait-timeout` and `-t, --timeout DURATION`; `osb x --nope` is a command line.\n" +
 		"```bash\nosb sandbox get x --fenced -o json\n```\n" +
 		"| `--bogus-flag N` | `-Q` | `--` |\n"
@@ -484,6 +489,7 @@ func clean(words []string) []string {
 }
 
 func TestShellCommands(t *testing.T) {
+	t.Parallel()
 	src := "SB=$(osb sandbox create -i x -o json | jq -r .id)\n" +
 		"osb command run \"$SB\" -o raw -- sh -c 'a && b | c' 2>&1 > out.txt # comment\n" +
 		"cat <<'EOF' > f\nosb not a command\nEOF\n" +
@@ -506,6 +512,7 @@ func TestShellCommands(t *testing.T) {
 }
 
 func TestParseOsb(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		line    string
 		mention bool
@@ -536,6 +543,7 @@ func TestParseOsb(t *testing.T) {
 }
 
 func TestOutputFlagRule(t *testing.T) {
+	t.Parallel()
 	for line, want := range map[string]bool{
 		"sandbox get x -o json":           true,
 		"sandbox get x -ojson":            true,

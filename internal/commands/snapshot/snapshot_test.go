@@ -54,6 +54,7 @@ func norm(s, format string, ids map[string]string) string {
 }
 
 func TestCreateFormats(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	sb := env.NewSandbox()
 	for _, format := range []string{"table", "json", "yaml"} {
@@ -83,6 +84,7 @@ func settle(t *testing.T, env *cmdtest.Env, id string) {
 }
 
 func TestCreateErrors(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	sb := env.NewSandbox()
 	cases := []struct {
@@ -110,6 +112,7 @@ func TestCreateErrors(t *testing.T) {
 }
 
 func TestWaitForAFailedSnapshot(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	sb := env.NewSandbox()
 	// Deeper than a capture goes: the snapshot fails.
@@ -129,6 +132,7 @@ func TestWaitForAFailedSnapshot(t *testing.T) {
 
 // A server whose snapshot never settles: --wait gives up with exit 5.
 func TestWaitTimesOut(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var requests []string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -165,6 +169,7 @@ func TestWaitTimesOut(t *testing.T) {
 }
 
 func TestGetListDelete(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	if r := env.Run("snapshot", "list"); r.Code != 0 || r.Stdout != "INFO: No snapshots found.\n" {
 		t.Errorf("empty list: %d %q %q", r.Code, r.Stdout, r.Stderr)
@@ -217,6 +222,7 @@ func TestGetListDelete(t *testing.T) {
 // a sandbox restored from its snapshot. The default server isolates
 // sandboxes where the machine allows it.
 func TestSnapshotRestoreRoundTrip(t *testing.T) {
+	t.Parallel()
 	env := cmdtest.New(t)
 	src := env.NewSandbox("--entrypoint", "sleep", "--entrypoint", "3600")
 	local := t.TempDir()

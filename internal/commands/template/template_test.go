@@ -74,6 +74,7 @@ func norm(s, format string, ids map[string]string) string {
 }
 
 func TestCreateFormats(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	for _, format := range []string{"table", "json", "yaml"} {
 		t.Run(format, func(t *testing.T) {
@@ -86,6 +87,7 @@ func TestCreateFormats(t *testing.T) {
 }
 
 func TestCreateSendsEveryFlag(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	id := create(t, env, "-i", "python:3.11", "-p", "s3://bucket/p", "--resource", "cpu=1", "--resource", "memory=512Mi",
 		"--entrypoint", "tail", "--entrypoint", "-f", "--entrypoint", "/dev/null", "-e", "A=1", "-e", "B=x=y",
@@ -110,6 +112,7 @@ func TestCreateSendsEveryFlag(t *testing.T) {
 }
 
 func TestCreateFromFile(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	path := cmdtest.WriteFile(t, "template.json", `{"image": "python:3.11", "publish": "s3://bucket/p", "resource_limits": {"cpu": "2"},
 		"readiness": {"warmup_seconds": 7}, "format": "overlaybd", "name": "ignored", "zzz": 1}`)
@@ -126,6 +129,7 @@ func TestCreateFromFile(t *testing.T) {
 }
 
 func TestCreateValidation(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	file := func(content string) string { return cmdtest.WriteFile(t, "template.json", content) }
 	cases := []struct {
@@ -164,6 +168,7 @@ func TestCreateValidation(t *testing.T) {
 }
 
 func TestGetListDelete(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	r := env.Run("template", "list")
 	if r.Code != 0 || r.Stdout != "INFO: No templates found.\n" {
@@ -203,6 +208,7 @@ func TestGetListDelete(t *testing.T) {
 
 // The sandbox group's create sends templateId; the server applies the template.
 func TestSandboxFromTemplate(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	tpl := create(t, env, "-i", "registry.example.com/app:2", "-p", "s3://bucket/p", "-m", "team=ml",
 		"--entrypoint", "sh", "--entrypoint", "-c", "--entrypoint", `printf %s "$WHO" > who; exec tail -f /dev/null`, "-e", "WHO=template")

@@ -36,6 +36,7 @@ func install(t *testing.T, a agentconfig.Agent, path string, e agentconfig.Entry
 // Each agent's file gets the entry in its own shape; a second install
 // changes nothing; a changed entry is updated in place.
 func TestInstallFormats(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		agent, want string
 	}{
@@ -110,6 +111,7 @@ func TestInstallFormats(t *testing.T) {
 
 // Everything else in the file survives, in its order.
 func TestInstallKeepsOtherEntries(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, ".claude.json")
 	orig := `{"numStartups": 3, "mcpServers": {"github": {"command": "gh-mcp", "args": []}}, "projects": {"/x": {"allowedTools": ["a"]}}}`
@@ -160,6 +162,7 @@ func TestInstallKeepsOtherEntries(t *testing.T) {
 
 // A file osb cannot read safely is left alone.
 func TestInstallRefusesUnreadableFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, c := range []struct {
 		agent, content, want string
@@ -182,6 +185,7 @@ func TestInstallRefusesUnreadableFiles(t *testing.T) {
 }
 
 func TestAgentPaths(t *testing.T) {
+	t.Parallel()
 	env := map[string]string{}
 	getenv := func(k string) string { return env[k] }
 	for _, c := range []struct{ agent, goos, want string }{
