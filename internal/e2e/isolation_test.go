@@ -3,11 +3,14 @@
 package e2e
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -116,4 +119,59 @@ func waitFor(d time.Duration, f func() bool) bool {
 		}
 	}
 	return f()
+}
+
+// Without root, sandboxes cannot be isolated: osb server refuses to start,
+// unless told to run them unisolated.
+func TestServerRefusesWithoutIsolation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary; skipped under -short")
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to run osb as another user")
+	}
+	// A directory everyone may enter, for the binary and a home.
+	dir, err := os.MkdirTemp("", "osb-nobody-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	os.Chmod(dir, 0o777)
+	bin := filepath.Join(dir, "osb")
+	b, err := os.ReadFile(buildOsb(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	nobody := &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	env := []string{"HOME=" + dir, "PATH=" + os.Getenv("PATH"), "OPEN_SANDBOX_API_KEY=k"}
+
+	cmd := exec.Command(bin, "server", "--listen", "127.0.0.1:0")
+	cmd.Env, cmd.SysProcAttr = env, nobody
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "sandboxes cannot be isolated on this host") ||
+		!strings.Contains(string(out), "refusing to start") || !strings.Contains(string(out), "--unsafe-no-isolation") {
+		t.Fatalf("as nobody: %v\n%s", err, out)
+	}
+
+	cmd = exec.Command(bin, "server", "--listen", "127.0.0.1:0", "--unsafe-no-isolation")
+	cmd.Env, cmd.SysProcAttr = env, nobody
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	sc := bufio.NewScanner(stderr)
+	var seen []string
+	for sc.Scan() {
+		seen = append(seen, sc.Text())
+		if strings.HasPrefix(sc.Text(), "osb server listening on") {
+			break
+		}
+	}
+	if len(seen) < 2 || !strings.HasPrefix(seen[len(seen)-2], "WARNING: sandboxes are NOT isolated") {
+		t.Errorf("--unsafe-no-isolation as nobody: %q", seen)
+	}
 }

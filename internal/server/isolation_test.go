@@ -15,6 +15,7 @@ import (
 	"time"
 
 	osbclient "github.com/osb-dev/osb/internal/client"
+	"github.com/osb-dev/osb/internal/server/sandbox"
 )
 
 // These tests attack the sandbox boundary from inside, as code running in a
@@ -215,6 +216,9 @@ func TestSandboxNetworkIsItsOwn(t *testing.T) {
 
 func TestSandboxLimitsHoldAndTheServerStaysResponsive(t *testing.T) {
 	c := isolatedClient(t)
+	if cg := sandbox.Cgroups(); !cg.Available {
+		t.Skip("no cgroups for limits here: " + cg.Reason)
+	}
 	limits := map[string]any{"resourceLimits": map[string]string{"cpu": "500m", "memory": "96Mi", "pids": "64"}}
 	id, other := c.create(limits), c.create(nil)
 	// Metrics come from the sandbox's cgroup: its limit is its total.

@@ -49,7 +49,10 @@ const cdWrapper = `cd -- "$0" || exit 1; exec "$@"`
 // Command prepares a process inside the sandbox. The caller sets Stdin,
 // Stdout and Stderr, then Starts and Waits as with any exec.Cmd. The process
 // gets its own process group (its pid); cancelling ctx kills that group.
-// Whatever it spawns belongs to the sandbox: Kill ends it all.
+// Whatever it spawns belongs to the sandbox: Kill ends it all. The server
+// runs commands through the agent inside an isolated sandbox (its own
+// Command, a plain child there); from the host, nsenter enters the init's
+// namespaces, for callers without an agent.
 func (s *Sandbox) Command(ctx context.Context, spec CommandSpec) (*exec.Cmd, error) {
 	argv, err := spec.argv()
 	if err != nil {
