@@ -235,7 +235,7 @@ func killGroup(sbs []*Sandbox, grace time.Duration) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	for _, sb := range sbs {
-		if a := sb.anchor.Load(); a != nil {
+		if a := sb.anchor.Load(); a != nil && a.alive() {
 			kill(-a.cmd.Process.Pid, syscall.SIGKILL)
 			kill(a.initPID, syscall.SIGKILL)
 		}
@@ -300,4 +300,16 @@ func (a *anchor) withoutInit(pids []int) []int {
 		}
 	}
 	return out
+}
+
+// alive reports whether the anchor has not been reaped yet. Once it has, its
+// pid (and group id) may already belong to a process of someone else, such
+// as another sandbox's init: it must not be signalled any more.
+func (a *anchor) alive() bool {
+	select {
+	case <-a.exited:
+		return false
+	default:
+		return true
+	}
 }
