@@ -62,6 +62,7 @@ type osbResult struct {
 // Cases that concern speed and memory (decoding rate, copies kept under
 // -o json) are measured in bench/, not here.
 func TestIssue11Faults(t *testing.T) {
+	t.Parallel()
 	bin := osbBinary(t)
 	for _, tc := range issue11Cases() {
 		t.Run(tc.name, func(t *testing.T) {
