@@ -91,7 +91,6 @@ func TestMetrics(t *testing.T) {
 	}
 }
 
-// A busy process in the sandbox shows up in cpu_used_pct.
 // A sample's values are within their bounds while the sandbox works. How
 // busy it looks depends on everything else the machine does, so only the
 // bounds are checked.
