@@ -170,6 +170,7 @@ func testTreeRoundTrip(t *testing.T, via ...string) {
 	env.Must(append([]string{"cp", id + ":/workspace/in/proj", fresh}, via...)...)
 	compareTrees(t, readTree(t, fresh), project)
 	stagingLeft(t, back)
+
 }
 
 // stagingLeft fails if a download left a staging directory under dir.
@@ -437,5 +438,63 @@ func TestOneProgressForTheTree(t *testing.T) {
 	}
 	if last := r.Stderr[strings.LastIndex(r.Stderr, "\r")+1:]; strings.TrimSpace(last) != "" {
 		t.Errorf("progress left on the line: %q", last)
+	}
+}
+
+// DIR/. copies what DIR holds, not DIR itself, both ways (as cp -a and
+// docker cp do): into DST when it exists, else as DST.
+func TestDirDotCopiesContents(t *testing.T) {
+	t.Parallel()
+	for _, via := range []string{"tar", "files"} {
+		t.Run(via, func(t *testing.T) { testDirDotCopiesContents(t, via) })
+	}
+}
+
+func testDirDotCopiesContents(t *testing.T, via string) {
+	env, id := newSandbox(t)
+	src := filepath.Join(t.TempDir(), "proj")
+	makeTree(t, src, project)
+	env.Must("file", "mkdir", id, "/workspace/in")
+
+	out := env.Must("cp", src+"/.", id+":/workspace/in", "--via", via)
+	if want := "OK: Copied " + src + "/. → " + id + ":/workspace/in (4 files, 5 directories, 2 symlinks, 78.2 KiB)\n"; out != want {
+		t.Errorf("upload said %q, want %q", out, want)
+	}
+	if got := env.Must("file", "cat", id, "/workspace/in/bin/deep/x.json"); got != `{"k":1}` {
+		t.Errorf("remote file: %q", got)
+	}
+
+	back := t.TempDir()
+	os.WriteFile(filepath.Join(back, "kept"), []byte("mine"), 0o644)
+	out = env.Must("cp", id+":/workspace/in/.", back, "--via", via)
+	if want := "OK: Copied " + id + ":/workspace/in/. → " + back + " (4 files, 5 directories, 2 symlinks, 78.2 KiB)\n"; out != want {
+		t.Errorf("download said %q, want %q", out, want)
+	}
+	want := map[string]node{"kept": {mode: 0o644, content: "mine"}}
+	for n, nd := range project {
+		want[n] = nd
+	}
+	compareTrees(t, readTree(t, back), want)
+
+	// A destination that does not exist yet becomes the copy.
+	fresh := filepath.Join(t.TempDir(), "new")
+	env.Must("cp", id+":/workspace/in/.", fresh, "--via", via)
+	compareTrees(t, readTree(t, fresh), project)
+	stagingLeft(t, back)
+
+	// As a tar stream: the entries are named as tar -C DIR . names them.
+	r := env.Run("cp", id+":/workspace/in/.", "-").ExpectCode(t, 0)
+	var names []string
+	tr := tar.NewReader(strings.NewReader(r.Stdout))
+	for {
+		hdr, err := tr.Next()
+		if err != nil {
+			break
+		}
+		names = append(names, hdr.Name)
+	}
+	sort.Strings(names)
+	if got, want := strings.Join(names, " "), "./ a.txt bin/ bin/deep/ bin/deep/x.json bin/out bin/run.sh empty/ link locked/ secret"; got != want {
+		t.Errorf("tar entries %q, want %q", got, want)
 	}
 }
