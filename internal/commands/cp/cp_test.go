@@ -498,3 +498,40 @@ func testDirDotCopiesContents(t *testing.T, via string) {
 		t.Errorf("tar entries %q, want %q", got, want)
 	}
 }
+
+// Both arguments complete as ID: (sandboxes, with what was typed as a
+// prefix, beside the local names that fit) and, after ID:, as the remote
+// directory's entries; a word that can only be local keeps the shell's
+// file completion.
+func TestCompletion(t *testing.T) {
+	t.Parallel()
+	env, id := newSandbox(t)
+	env.Must("file", "write", id, "/workspace/proj/a.txt", "-c", "a")
+	env.Must("file", "write", id, "/workspace/pics", "-c", "p")
+	env.Must("file", "write", id, "/workspace/.hidden", "-c", "h")
+	const noSpace, noSpaceNoFiles, files = ":2\n", ":6\n", ":0\n"
+	for _, tc := range []struct {
+		line []string
+		want string
+	}{
+		{[]string{"cp", id[:6]}, id + ":\tRunning\n" + noSpace},
+		{[]string{"cp", "./src", id[:6]}, id + ":\tRunning\n" + noSpace},
+		{[]string{"cp", id[:6] + ":"}, id[:6] + ":/\n" + noSpaceNoFiles},
+		{[]string{"cp", id[:6] + ":/workspace/p"}, id[:6] + ":/workspace/pics\n" + id[:6] + ":/workspace/proj/\n" + noSpaceNoFiles},
+		{[]string{"cp", "x", id + ":/workspace/proj/"}, id + ":/workspace/proj/a.txt\n" + noSpaceNoFiles},
+		{[]string{"cp", id + ":/workspace/."}, id + ":/workspace/.hidden\n" + noSpaceNoFiles},
+		{[]string{"cp", id + ":/nowhere/"}, noSpaceNoFiles},
+		{[]string{"cp", "./"}, files},
+		{[]string{"cp", "zz"}, files}, // no sandbox id starts with z
+	} {
+		r := env.Run(append([]string{"__complete"}, tc.line...)...).ExpectCode(t, 0)
+		if r.Stdout != tc.want {
+			t.Errorf("%q: got %q, want %q", tc.line, r.Stdout, tc.want)
+		}
+	}
+	// Before a colon the word may be local too: the names here are offered.
+	r := env.Run("__complete", "cp", "").ExpectCode(t, 0)
+	if !strings.Contains(r.Stdout, id+":\tRunning\n") || !strings.Contains(r.Stdout, "\ncp.go\n") {
+		t.Errorf("first word: %q", r.Stdout)
+	}
+}
