@@ -535,3 +535,29 @@ func TestCompletion(t *testing.T) {
 		t.Errorf("first word: %q", r.Stdout)
 	}
 }
+
+// A tree downloaded as a tar shows one progress bar with the total, worked
+// out from a listing while the tar starts, and the bar is gone before the
+// result.
+func TestTarDownloadProgressHasTotal(t *testing.T) {
+	t.Parallel()
+	env, id := newSandbox(t)
+	src := filepath.Join(t.TempDir(), "proj")
+	nodes := map[string]node{"sub": {mode: fs.ModeDir | 0o755}}
+	for i := range 10 {
+		nodes[fmt.Sprintf("sub/f%02d", i)] = node{mode: 0o644, content: strings.Repeat("x", 100<<10)}
+	}
+	makeTree(t, src, nodes)
+	env.Must("cp", src, id+":/workspace/p")
+	env.TTY = true
+	r := env.Run("cp", id+":/workspace/p", t.TempDir(), "--via", "tar").ExpectCode(t, 0)
+	if !strings.Contains(r.Stderr, "Copying /workspace/p") || !strings.Contains(r.Stderr, "/1.0 MB)") {
+		t.Errorf("progress without its total (10 × 100 KiB): %q", r.Stderr)
+	}
+	if last := r.Stderr[strings.LastIndex(r.Stderr, "\r")+1:]; strings.TrimSpace(last) != "" {
+		t.Errorf("progress left on the line: %q", last)
+	}
+	if !strings.HasSuffix(r.Stdout, "(10 files, 2 directories, 1000.0 KiB)\n") {
+		t.Errorf("result: %q", r.Stdout)
+	}
+}
