@@ -145,7 +145,7 @@ func (c *Client) CreateSandbox(ctx context.Context, body *CreateSandboxRequest) 
 	_, err := c.Do(ctx, &Request{Method: http.MethodPost, Path: "/sandboxes", JSON: body}, &sb)
 	if err == nil && sb.ID == "" {
 		// Nothing can be done with it, not even deleting it again.
-		err = c.recordWithoutID("POST /sandboxes", http.StatusAccepted)
+		err = c.recordWithoutID("POST /sandboxes", http.StatusAccepted, "a sandbox")
 	}
 	return &sb, err
 }
@@ -155,16 +155,17 @@ func (c *Client) GetSandbox(ctx context.Context, id string) (*Sandbox, error) {
 	var sb Sandbox
 	_, err := c.Do(ctx, &Request{Method: http.MethodGet, Path: sandboxPath(id)}, &sb)
 	if err == nil && sb.ID == "" {
-		err = c.recordWithoutID("GET "+sandboxPath(id), http.StatusOK)
+		err = c.recordWithoutID("GET "+sandboxPath(id), http.StatusOK, "a sandbox")
 	}
 	return &sb, err
 }
 
-// recordWithoutID reports a sandbox record with no id (another object,
-// such as a listing, or an empty one): printed, it would be a blank record.
-func (c *Client) recordWithoutID(request string, status int) error {
+// recordWithoutID reports a record with no id where one of what (a
+// sandbox, a template, a snapshot) was expected: another object, such as a
+// listing, or an empty one. Printed, it would be a blank record.
+func (c *Client) recordWithoutID(request string, status int, what string) error {
 	method, path, _ := strings.Cut(request, " ")
-	return &BadResponseError{What: method + " " + c.addr.display + path, Status: status, Reason: "a record without an id where a sandbox was expected"}
+	return &BadResponseError{What: method + " " + c.addr.display + path, Status: status, Reason: "a record without an id where " + what + " was expected"}
 }
 
 // ListSandboxes fetches one page.

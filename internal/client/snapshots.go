@@ -44,7 +44,11 @@ func (c *Client) CreateSnapshot(ctx context.Context, sandboxID, name string) (*S
 		body["name"] = name
 	}
 	var s Snapshot
-	_, err := c.Do(ctx, &Request{Method: http.MethodPost, Path: sandboxPath(sandboxID) + "/snapshots", JSON: body}, &s)
+	path := sandboxPath(sandboxID) + "/snapshots"
+	_, err := c.Do(ctx, &Request{Method: http.MethodPost, Path: path, JSON: body}, &s)
+	if err == nil && s.ID == "" {
+		err = c.recordWithoutID("POST "+path, http.StatusAccepted, "a snapshot")
+	}
 	return &s, err
 }
 
@@ -52,6 +56,9 @@ func (c *Client) CreateSnapshot(ctx context.Context, sandboxID, name string) (*S
 func (c *Client) GetSnapshot(ctx context.Context, id string) (*Snapshot, error) {
 	var s Snapshot
 	_, err := c.Do(ctx, &Request{Method: http.MethodGet, Path: snapshotPath(id)}, &s)
+	if err == nil && s.ID == "" {
+		err = c.recordWithoutID("GET "+snapshotPath(id), http.StatusOK, "a snapshot")
+	}
 	return &s, err
 }
 

@@ -65,6 +65,9 @@ func templatePath(id string) string { return "/templates/" + url.PathEscape(id) 
 func (c *Client) CreateTemplate(ctx context.Context, body *CreateTemplateRequest) (*Template, error) {
 	var t Template
 	_, err := c.Do(ctx, &Request{Method: http.MethodPost, Path: "/templates", JSON: body}, &t)
+	if err == nil && t.TemplateID == "" {
+		err = c.recordWithoutID("POST /templates", http.StatusCreated, "a template")
+	}
 	return &t, err
 }
 
@@ -72,6 +75,9 @@ func (c *Client) CreateTemplate(ctx context.Context, body *CreateTemplateRequest
 func (c *Client) GetTemplate(ctx context.Context, id string) (*Template, error) {
 	var t Template
 	_, err := c.Do(ctx, &Request{Method: http.MethodGet, Path: templatePath(id)}, &t)
+	if err == nil && t.TemplateID == "" {
+		err = c.recordWithoutID("GET "+templatePath(id), http.StatusOK, "a template")
+	}
 	return &t, err
 }
 

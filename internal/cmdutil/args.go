@@ -335,9 +335,10 @@ func isDriveLetter(id string) bool {
 		(id[0] >= 'a' && id[0] <= 'z' || id[0] >= 'A' && id[0] <= 'Z')
 }
 
-// SandboxPathArg is an argument that is ID:PATH, a local path or "-"; the
-// shell completes local file names.
+// SandboxPathArg is an argument that is ID:PATH, a local path or "-",
+// completed as either (see CompleteSandboxPaths).
 func SandboxPathArg(name string, p *SandboxPath) Arg {
-	return Arg{name: name, min: 1, max: 1, local: true,
-		set: func(f *Factory, w []string) { *p = parseSandboxPath(f, w[0]) }}
+	return Arg{name: name, min: 1, max: 1,
+		set:      func(f *Factory, w []string) { *p = parseSandboxPath(f, w[0]) },
+		complete: CompleteSandboxPaths}
 }

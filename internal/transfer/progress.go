@@ -51,6 +51,15 @@ func (p *Progress) Reader(r io.Reader) io.Reader {
 	return io.TeeReader(r, p.bar)
 }
 
+// SetTotal gives the display its total once it is known (a transfer that
+// starts before its size is worked out).
+func (p *Progress) SetTotal(total int64) {
+	if p == nil {
+		return
+	}
+	p.bar.ChangeMax64(total)
+}
+
 // Done stops and erases the display, so that what comes next (a result
 // line, an error) starts on a clean line.
 func (p *Progress) Done() {

@@ -45,11 +45,12 @@ func NewCmdCp(f *cmdutil.Factory) *cobra.Command {
 			"input (as SRC) or standard output (as DST). A local path with a colon in it\n" +
 			"needs a slash before the colon (./a:b).\n\n" +
 			"As with cp -r: a directory is copied with everything in it; into DST when DST\n" +
-			"is an existing directory, else as DST. A file goes into an existing directory\n" +
-			"under its own name. Permission bits are kept, and symbolic links are copied as\n" +
-			"links, never followed; a link is created only after every file is written, so\n" +
-			"no file is ever written through one, and a tar entry that would land outside\n" +
-			"DST is refused.\n\n" +
+			"is an existing directory, else as DST; DIR/. copies what DIR holds instead, in\n" +
+			"either direction. A file goes into an existing directory under its own name.\n" +
+			"Permission bits are kept, and symbolic links are copied as links, never\n" +
+			"followed; a link is created only after every file is written, so no file is\n" +
+			"ever written through one, and a tar entry that would land outside DST is\n" +
+			"refused.\n\n" +
 			"Files are streamed, never held in memory, --jobs at a time. A local file is\n" +
 			"written under a temporary name and renamed into place once complete: a failed\n" +
 			"or interrupted copy leaves no partial file. A copy that fails names the files\n" +

@@ -170,6 +170,7 @@ func testTreeRoundTrip(t *testing.T, via ...string) {
 	env.Must(append([]string{"cp", id + ":/workspace/in/proj", fresh}, via...)...)
 	compareTrees(t, readTree(t, fresh), project)
 	stagingLeft(t, back)
+
 }
 
 // stagingLeft fails if a download left a staging directory under dir.
@@ -437,5 +438,126 @@ func TestOneProgressForTheTree(t *testing.T) {
 	}
 	if last := r.Stderr[strings.LastIndex(r.Stderr, "\r")+1:]; strings.TrimSpace(last) != "" {
 		t.Errorf("progress left on the line: %q", last)
+	}
+}
+
+// DIR/. copies what DIR holds, not DIR itself, both ways (as cp -a and
+// docker cp do): into DST when it exists, else as DST.
+func TestDirDotCopiesContents(t *testing.T) {
+	t.Parallel()
+	for _, via := range []string{"tar", "files"} {
+		t.Run(via, func(t *testing.T) { testDirDotCopiesContents(t, via) })
+	}
+}
+
+func testDirDotCopiesContents(t *testing.T, via string) {
+	env, id := newSandbox(t)
+	src := filepath.Join(t.TempDir(), "proj")
+	makeTree(t, src, project)
+	env.Must("file", "mkdir", id, "/workspace/in")
+
+	out := env.Must("cp", src+"/.", id+":/workspace/in", "--via", via)
+	if want := "OK: Copied " + src + "/. → " + id + ":/workspace/in (4 files, 5 directories, 2 symlinks, 78.2 KiB)\n"; out != want {
+		t.Errorf("upload said %q, want %q", out, want)
+	}
+	if got := env.Must("file", "cat", id, "/workspace/in/bin/deep/x.json"); got != `{"k":1}` {
+		t.Errorf("remote file: %q", got)
+	}
+
+	back := t.TempDir()
+	os.WriteFile(filepath.Join(back, "kept"), []byte("mine"), 0o644)
+	out = env.Must("cp", id+":/workspace/in/.", back, "--via", via)
+	if want := "OK: Copied " + id + ":/workspace/in/. → " + back + " (4 files, 5 directories, 2 symlinks, 78.2 KiB)\n"; out != want {
+		t.Errorf("download said %q, want %q", out, want)
+	}
+	want := map[string]node{"kept": {mode: 0o644, content: "mine"}}
+	for n, nd := range project {
+		want[n] = nd
+	}
+	compareTrees(t, readTree(t, back), want)
+
+	// A destination that does not exist yet becomes the copy.
+	fresh := filepath.Join(t.TempDir(), "new")
+	env.Must("cp", id+":/workspace/in/.", fresh, "--via", via)
+	compareTrees(t, readTree(t, fresh), project)
+	stagingLeft(t, back)
+
+	// As a tar stream: the entries are named as tar -C DIR . names them.
+	r := env.Run("cp", id+":/workspace/in/.", "-").ExpectCode(t, 0)
+	var names []string
+	tr := tar.NewReader(strings.NewReader(r.Stdout))
+	for {
+		hdr, err := tr.Next()
+		if err != nil {
+			break
+		}
+		names = append(names, hdr.Name)
+	}
+	sort.Strings(names)
+	if got, want := strings.Join(names, " "), "./ a.txt bin/ bin/deep/ bin/deep/x.json bin/out bin/run.sh empty/ link locked/ secret"; got != want {
+		t.Errorf("tar entries %q, want %q", got, want)
+	}
+}
+
+// Both arguments complete as ID: (sandboxes, with what was typed as a
+// prefix, beside the local names that fit) and, after ID:, as the remote
+// directory's entries; a word that can only be local keeps the shell's
+// file completion.
+func TestCompletion(t *testing.T) {
+	t.Parallel()
+	env, id := newSandbox(t)
+	env.Must("file", "write", id, "/workspace/proj/a.txt", "-c", "a")
+	env.Must("file", "write", id, "/workspace/pics", "-c", "p")
+	env.Must("file", "write", id, "/workspace/.hidden", "-c", "h")
+	const noSpace, noSpaceNoFiles, files = ":2\n", ":6\n", ":0\n"
+	for _, tc := range []struct {
+		line []string
+		want string
+	}{
+		{[]string{"cp", id[:6]}, id + ":\tRunning\n" + noSpace},
+		{[]string{"cp", "./src", id[:6]}, id + ":\tRunning\n" + noSpace},
+		{[]string{"cp", id[:6] + ":"}, id[:6] + ":/\n" + noSpaceNoFiles},
+		{[]string{"cp", id[:6] + ":/workspace/p"}, id[:6] + ":/workspace/pics\n" + id[:6] + ":/workspace/proj/\n" + noSpaceNoFiles},
+		{[]string{"cp", "x", id + ":/workspace/proj/"}, id + ":/workspace/proj/a.txt\n" + noSpaceNoFiles},
+		{[]string{"cp", id + ":/workspace/."}, id + ":/workspace/.hidden\n" + noSpaceNoFiles},
+		{[]string{"cp", id + ":/nowhere/"}, noSpaceNoFiles},
+		{[]string{"cp", "./"}, files},
+		{[]string{"cp", "zz"}, files}, // no sandbox id starts with z
+	} {
+		r := env.Run(append([]string{"__complete"}, tc.line...)...).ExpectCode(t, 0)
+		if r.Stdout != tc.want {
+			t.Errorf("%q: got %q, want %q", tc.line, r.Stdout, tc.want)
+		}
+	}
+	// Before a colon the word may be local too: the names here are offered.
+	r := env.Run("__complete", "cp", "").ExpectCode(t, 0)
+	if !strings.Contains(r.Stdout, id+":\tRunning\n") || !strings.Contains(r.Stdout, "\ncp.go\n") {
+		t.Errorf("first word: %q", r.Stdout)
+	}
+}
+
+// A tree downloaded as a tar shows one progress bar with the total, worked
+// out from a listing while the tar starts, and the bar is gone before the
+// result.
+func TestTarDownloadProgressHasTotal(t *testing.T) {
+	t.Parallel()
+	env, id := newSandbox(t)
+	src := filepath.Join(t.TempDir(), "proj")
+	nodes := map[string]node{"sub": {mode: fs.ModeDir | 0o755}}
+	for i := range 10 {
+		nodes[fmt.Sprintf("sub/f%02d", i)] = node{mode: 0o644, content: strings.Repeat("x", 100<<10)}
+	}
+	makeTree(t, src, nodes)
+	env.Must("cp", src, id+":/workspace/p")
+	env.TTY = true
+	r := env.Run("cp", id+":/workspace/p", t.TempDir(), "--via", "tar").ExpectCode(t, 0)
+	if !strings.Contains(r.Stderr, "Copying /workspace/p") || !strings.Contains(r.Stderr, "/1.0 MB)") {
+		t.Errorf("progress without its total (10 × 100 KiB): %q", r.Stderr)
+	}
+	if last := r.Stderr[strings.LastIndex(r.Stderr, "\r")+1:]; strings.TrimSpace(last) != "" {
+		t.Errorf("progress left on the line: %q", last)
+	}
+	if !strings.HasSuffix(r.Stdout, "(10 files, 2 directories, 1000.0 KiB)\n") {
+		t.Errorf("result: %q", r.Stdout)
 	}
 }

@@ -62,6 +62,17 @@ func localTarget(local, name string, isDir bool) (string, error) {
 	return strings.TrimSuffix(local, string(filepath.Separator)), nil
 }
 
+// treeName is the name a copy of the remote directory takes: its own, or
+// "." for DIR/. (as cp -a and docker cp read it), whose contents go
+// straight into the destination. The server may have cleaned the path it
+// describes, so the name is read from what was asked.
+func treeName(asked, described string) string {
+	if asked == "." || strings.HasSuffix(asked, "/.") {
+		return "."
+	}
+	return path.Base(described)
+}
+
 // downloadOne copies one file: staged beside its destination and renamed
 // into place once complete, with the remote permission bits.
 func downloadOne(ctx context.Context, opts *options, dp *client.DataPlane, info client.FileInfo) error {
@@ -154,7 +165,7 @@ func listRemote(ctx context.Context, dp *client.DataPlane, root string) (*tree, 
 // downloadTree copies a remote directory: directories first, then files,
 // jobs at a time, then symlinks, and directory modes last.
 func downloadTree(ctx context.Context, opts *options, dp *client.DataPlane, info client.FileInfo) error {
-	root, err := localTarget(opts.Dst.Path, path.Base(info.Path), true)
+	root, err := localTarget(opts.Dst.Path, treeName(opts.Src.Path, info.Path), true)
 	if err != nil {
 		return err
 	}
@@ -268,7 +279,7 @@ func downloadTar(ctx context.Context, opts *options) error {
 		return err
 	}
 	info := infos[src]
-	base := path.Base(info.Path)
+	base := treeName(src, info.Path)
 	t := &tree{}
 	switch info.Type {
 	case "directory":

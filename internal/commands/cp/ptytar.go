@@ -125,6 +125,12 @@ func downloadViaTar(ctx context.Context, opts *options, dp *client.DataPlane, re
 		done <- result{code, stderr, err}
 	}()
 	x := &extractor{root: root, progress: progress, written: map[string]bool{}}
+	if progress != nil {
+		// The total comes from one listing, made while tar starts.
+		total := make(chan int64, 1)
+		go func() { total <- remoteBytes(ctx, dp, remote) }()
+		x.total = total
+	}
 	xerr := x.extract(pr)
 	if xerr == nil {
 		io.Copy(io.Discard, pr) // tar pads its output past the end of the archive
@@ -160,6 +166,7 @@ func downloadViaTar(ctx context.Context, opts *options, dp *client.DataPlane, re
 type extractor struct {
 	root     string
 	progress *transfer.Progress
+	total    <-chan int64 // the bytes to come (-1: unknown); nil once read
 	t        tree
 	written  map[string]bool // rel paths of files written
 	links    []entry
@@ -262,10 +269,43 @@ func (x *extractor) file(rel string, perm uint32, r io.Reader, size int64) error
 	}
 	defer dest.Abort()
 	dest.SetMode(fs.FileMode(perm))
+	x.awaitTotal()
 	if _, err := transfer.Copy(dest, x.progress.Reader(r), size); err != nil {
 		return err
 	}
 	return dest.Commit()
+}
+
+// awaitTotal gives the progress display its total before the first bytes
+// are counted. The listing started with the tar session and has usually
+// arrived by the time data flows; waiting for it here rather than drawing
+// a bar without a total and fixing it later keeps the display simple, and
+// the wait is at most the listing's own time, on a terminal only.
+func (x *extractor) awaitTotal() {
+	if x.total == nil {
+		return
+	}
+	if n := <-x.total; n >= 0 {
+		x.progress.SetTotal(n)
+	}
+	x.total = nil
+}
+
+// remoteBytes is the size of the files under remote, from one listing, or
+// -1 when it cannot be listed. A file with several hard links counts once
+// per link, where tar sends it once: the bar then ends short of its total.
+func remoteBytes(ctx context.Context, dp *client.DataPlane, remote string) int64 {
+	infos, err := dp.ListDirectory(ctx, remote, listDepth)
+	if err != nil {
+		return -1
+	}
+	var n int64
+	for _, fi := range infos {
+		if fi.Type == "file" {
+			n += fi.Size
+		}
+	}
+	return n
 }
 
 // finish makes the hard and symbolic links, then gives directories their

@@ -72,7 +72,7 @@ func newCmdCreate(f *cmdutil.Factory) *cobra.Command {
 			fs.BoolVar(&opts.CredentialProxy, "credential-proxy", false, "Enable Credential Vault injection (needs --network-policy-file).")
 			fs.StringVar(&opts.VolumesFile, "volumes-file", "", "JSON file holding an array of Volume objects.")
 			fs.BoolVar(&opts.SkipHealthCheck, "skip-health-check", false, "Return as soon as the server accepts the sandbox.")
-			fs.Duration(&opts.ReadyTimeout, "ready-timeout", "", "How long to wait for readiness (default 30s).")
+			fs.Timeout(&opts.ReadyTimeout, "ready-timeout", "", "How long to wait for readiness (default 30s; not 0: --skip-health-check does not wait).")
 		},
 		Run: runCreate,
 	})

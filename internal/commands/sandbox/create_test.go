@@ -2,9 +2,11 @@ package sandbox_test
 
 import (
 	"encoding/json"
+	"net/http"
 	"os"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -219,6 +221,9 @@ func TestCreateValidation(t *testing.T) {
 		{"bad env", []string{"-i", "x", "-e", "FOO"}, "expected KEY=VALUE format, got 'FOO'"},
 		{"bad resource", []string{"-i", "x", "--resource", "cpu"}, "expected KEY=VALUE format, got 'cpu'"},
 		{"bad ready timeout", []string{"-i", "x", "--ready-timeout", "5q"}, "invalid duration '5q'"},
+		// The official client creates the sandbox, gives up before the
+		// first check, and deletes it again.
+		{"zero ready timeout", []string{"-i", "x", "--ready-timeout", "0s"}, `invalid argument "0s" for "--ready-timeout" flag: a timeout of 0 would end at once`},
 		{"bad format", []string{"-i", "x", "-o", "xml"}, "'xml' is not one of 'table', 'json', 'yaml'"},
 		{"file conflicts", []string{"-f", goodPolicy, "-i", "x", "-t", "1m", "-e", "A=1", "--credential-proxy"}, "--file cannot be combined with: --image, --timeout, --env, --credential-proxy."},
 		{"file missing", []string{"-f", dir + "/nope.json"}, "cannot read request file '" + dir + "/nope.json': no such file or directory"},
@@ -276,16 +281,20 @@ func TestCreateRequestFileValidation(t *testing.T) {
 // Readiness that does not come in time deletes the sandbox and exits 5.
 func TestCreateReadinessTimeoutDeletes(t *testing.T) {
 	t.Parallel()
-	env := newEnv(t)
-	r := env.Run("sandbox", "create", "-i", "python:3.11", "--ready-timeout", "0s")
-	r.ExpectError(t, 5, "was not ready within 0s")
-	deleted := regexp.MustCompile(`^Error: sandbox ([0-9a-f]+) was not ready within 0s \(no answer yet\); sandbox ([0-9a-f]+) was deleted\n$`)
-	if m := deleted.FindStringSubmatch(r.Stderr); m == nil || m[1] != m[2] {
+	fs := newFakeServer(t)
+	fs.pingStatus = http.StatusServiceUnavailable
+	env := fs.env(t)
+	r := env.Run("sandbox", "create", "-i", "python:3.11", "--ready-timeout", "1s")
+	r.ExpectError(t, 5, "was not ready within 1s")
+	deleted := regexp.MustCompile(`^Error: sandbox fake-1 was not ready within 1s \([^\n]+\); sandbox fake-1 was deleted\n$`)
+	if !deleted.MatchString(r.Stderr) {
 		t.Errorf("the error should say the sandbox was deleted: %q", r.Stderr)
 	}
-	expectSandboxes(t, env, 0)
+	if log := fs.log(); !slices.Contains(log, "DELETE /v1/sandboxes/fake-1") {
+		t.Errorf("requests %v, want the delete of fake-1", log)
+	}
 
-	r = env.Run("sandbox", "create", "-i", "python:3.11", "--ready-timeout", "0s", "-o", "json").ExpectCode(t, 5)
+	r = env.Run("sandbox", "create", "-i", "python:3.11", "--ready-timeout", "1s", "-o", "json").ExpectCode(t, 5)
 	var e struct {
 		Status   string `json:"status"`
 		ExitCode int    `json:"exit_code"`
@@ -293,7 +302,9 @@ func TestCreateReadinessTimeoutDeletes(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.Stderr), &e); err != nil || e.Status != "error" || e.ExitCode != 5 || r.Stdout != "" {
 		t.Errorf("-o json error: stdout %q stderr %q", r.Stdout, r.Stderr)
 	}
-	expectSandboxes(t, env, 0)
+	if log := fs.log(); !slices.Contains(log, "DELETE /v1/sandboxes/fake-2") {
+		t.Errorf("requests %v, want the delete of fake-2", log)
+	}
 }
 
 // A snapshot the server does not have is its 404, exit 4.

@@ -26,6 +26,7 @@ type fakeServer struct {
 	pauseStatus int            // pause answers this status with an HTML page
 	paginate    bool           // honour page and pageSize (else one page of everything)
 	record      map[string]any // fields that replace those of every sandbox record
+	pingStatus  int            // execd's /ping answers this (0: 200, ready)
 
 	mu       sync.Mutex
 	requests []string // "METHOD /path?query"
@@ -53,7 +54,11 @@ func newFakeServer(t *testing.T, ids ...string) *fakeServer {
 			"headers":  map[string]string{"X-Fake-Route": r.PathValue("id")},
 		})
 	}))
-	mux.HandleFunc("GET /proxy/44772/ping", func(w http.ResponseWriter, r *http.Request) {})
+	mux.HandleFunc("GET /proxy/44772/ping", func(w http.ResponseWriter, r *http.Request) {
+		if fs.pingStatus != 0 {
+			w.WriteHeader(fs.pingStatus)
+		}
+	})
 	mux.HandleFunc("GET /proxy/44772/metrics/watch", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		for _, l := range fs.watchLines {

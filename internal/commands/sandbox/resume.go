@@ -28,7 +28,7 @@ func newCmdResume(f *cmdutil.Factory) *cobra.Command {
 		Formats: cmdutil.TableFormats,
 		Flags: func(fs *cmdutil.FlagSet) {
 			fs.BoolVar(&opts.SkipHealthCheck, "skip-health-check", false, "Return as soon as the server accepts the request.")
-			fs.Duration(&opts.ResumeTimeout, "resume-timeout", "", "How long to wait for readiness (default 30s).")
+			fs.Timeout(&opts.ResumeTimeout, "resume-timeout", "", "How long to wait for readiness (default 30s; not 0: --skip-health-check does not wait).")
 		},
 		Run: runResume,
 	})

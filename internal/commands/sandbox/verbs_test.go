@@ -63,8 +63,11 @@ func TestPauseResume(t *testing.T) {
 	env.Run("sandbox", "pause", id).ExpectError(t, 1, "SANDBOX_NOT_RUNNING")
 	env.Must("sandbox", "resume", id, "--skip-health-check")
 	env.Must("sandbox", "pause", id)
-	// The resume happens; the wait for readiness runs out at once.
-	env.Run("sandbox", "resume", id, "--resume-timeout", "0s").ExpectError(t, 5, "was not ready within 0s")
+	// A wait of 0 is refused before the resume is sent.
+	env.Run("sandbox", "resume", id, "--resume-timeout", "0").ExpectError(t, 2, `invalid argument "0" for "--resume-timeout" flag: a timeout of 0 would end at once`)
+	if sb := getJSON(t, env, id); sb.Status.State != "Paused" {
+		t.Errorf("state after a refused resume: %s", sb.Status.State)
+	}
 	env.Run("sandbox", "resume", id, "--resume-timeout", "soon").ExpectError(t, 2, "invalid duration 'soon'")
 }
 

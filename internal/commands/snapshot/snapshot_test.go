@@ -272,3 +272,49 @@ func TestSnapshotRestoreRoundTrip(t *testing.T) {
 		t.Errorf("source changed: %q", out)
 	}
 }
+
+// A snapshot record without an id (an empty object, a listing) is an error
+// in one line, exit 1, not a blank record; create --wait then polls
+// nothing.
+func TestRecordWithoutID(t *testing.T) {
+	t.Parallel()
+	for _, body := range []string{`{}`, `{"items":[],"pagination":{"page":1}}`} {
+		var mu sync.Mutex
+		var requests []string
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			requests = append(requests, r.Method+" "+r.URL.Path)
+			mu.Unlock()
+			w.Header().Set("Content-Type", "application/json")
+			if r.Method == http.MethodPost {
+				w.WriteHeader(http.StatusAccepted)
+			}
+			w.Write([]byte(body))
+		}))
+		env := cmdtest.Offline(t)
+		env.Vars["OPEN_SANDBOX_DOMAIN"] = srv.URL
+		addr := strings.TrimPrefix(srv.URL, "http://")
+		for _, tc := range []struct {
+			args []string
+			want string
+		}{
+			{[]string{"snapshot", "get", "snap_1"}, "Error: the server answered GET http://" + addr + "/v1/snapshots/snap_1 with a record without an id where a snapshot was expected (HTTP 200)\n"},
+			{[]string{"snapshot", "create", "sb1", "--wait"}, "Error: the server answered POST http://" + addr + "/v1/sandboxes/sb1/snapshots with a record without an id where a snapshot was expected (HTTP 202)\n"},
+		} {
+			r := env.Run(tc.args...).ExpectCode(t, 1)
+			if r.Stdout != "" || r.Stderr != tc.want {
+				t.Errorf("%s %v: stdout %q stderr %q, want %q", body, tc.args, r.Stdout, r.Stderr, tc.want)
+			}
+		}
+		r := env.Run("snapshot", "get", "snap_1", "-o", "json").ExpectCode(t, 1)
+		if r.Stdout != "" || !strings.Contains(r.Stderr, `"exit_code": 1`) || !strings.Contains(r.Stderr, "where a snapshot was expected") {
+			t.Errorf("-o json: stdout %q stderr %q", r.Stdout, r.Stderr)
+		}
+		srv.Close()
+		mu.Lock()
+		if want := "GET /v1/snapshots/snap_1 POST /v1/sandboxes/sb1/snapshots GET /v1/snapshots/snap_1"; strings.Join(requests, " ") != want {
+			t.Errorf("requests %v, want %s", requests, want)
+		}
+		mu.Unlock()
+	}
+}

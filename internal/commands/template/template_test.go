@@ -2,6 +2,8 @@ package template_test
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -235,4 +237,39 @@ func TestSandboxFromTemplate(t *testing.T) {
 	bad := create(t, env, "-i", "alpine", "-p", "s3://b", "--entrypoint", "no-such-program-osb")
 	settle(t, env, bad)
 	env.Run("sandbox", "create", "--template", bad, "-t", "10m").ExpectError(t, 4, "only a Succeeded template can back a sandbox")
+}
+
+// A template record without a template id (an empty object, a listing) is
+// an error in one line, exit 1, not a blank record.
+func TestRecordWithoutID(t *testing.T) {
+	t.Parallel()
+	for _, body := range []string{`{}`, `{"items":[],"pagination":{"page":1}}`} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			if r.Method == http.MethodPost {
+				w.WriteHeader(http.StatusCreated)
+			}
+			w.Write([]byte(body))
+		}))
+		env := cmdtest.Offline(t)
+		env.Vars["OPEN_SANDBOX_DOMAIN"] = srv.URL
+		addr := strings.TrimPrefix(srv.URL, "http://")
+		for _, tc := range []struct {
+			args []string
+			want string
+		}{
+			{[]string{"template", "get", "tpl_1"}, "Error: the server answered GET http://" + addr + "/v1/templates/tpl_1 with a record without an id where a template was expected (HTTP 200)\n"},
+			{[]string{"template", "create", "-i", "python:3.11", "-p", "s3://bucket/tpl"}, "Error: the server answered POST http://" + addr + "/v1/templates with a record without an id where a template was expected (HTTP 201)\n"},
+		} {
+			r := env.Run(tc.args...).ExpectCode(t, 1)
+			if r.Stdout != "" || r.Stderr != tc.want {
+				t.Errorf("%s %v: stdout %q stderr %q, want %q", body, tc.args, r.Stdout, r.Stderr, tc.want)
+			}
+		}
+		r := env.Run("template", "get", "tpl_1", "-o", "json").ExpectCode(t, 1)
+		if r.Stdout != "" || !strings.Contains(r.Stderr, `"exit_code": 1`) || !strings.Contains(r.Stderr, "where a template was expected") {
+			t.Errorf("-o json: stdout %q stderr %q", r.Stdout, r.Stderr)
+		}
+		srv.Close()
+	}
 }
