@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Cgroups. Each isolated sandbox gets a cgroup (per controller on cgroup
@@ -37,11 +39,11 @@ func Cgroups() CgroupSupport { return cgroupsOnce() }
 var v1Controllers = []string{"memory", "cpu", "pids"}
 
 func probeCgroups() CgroupSupport {
-	if os.Geteuid() != 0 {
-		return CgroupSupport{Reason: "osb server is not running as root"}
-	}
 	mounts, v2mount := cgroupMounts()
 	own := ownCgroups()
+	if rootless {
+		return probeDelegated(v2mount, own[""])
+	}
 	if len(mounts) > 0 {
 		parents := map[string]string{}
 		for _, c := range append(v1Controllers, "cpuacct") {
@@ -65,6 +67,23 @@ func probeCgroups() CgroupSupport {
 		return CgroupSupport{Reason: "no cgroup filesystem is mounted"}
 	}
 	return probeV2(v2mount, own[""])
+}
+
+// probeDelegated is a rootless server's probe: only a cgroup v2 subtree
+// delegated to its user (e.g. systemd's Delegate=yes) can be used.
+func probeDelegated(mount, own string) CgroupSupport {
+	const why = "osb server is not running as root and has no delegated cgroup v2 subtree"
+	if mount == "" {
+		return CgroupSupport{Reason: why + " (no cgroup v2 mounted)"}
+	}
+	if unix.Access(filepath.Join(mount, own, "cgroup.subtree_control"), unix.W_OK) != nil {
+		return CgroupSupport{Reason: why + " (" + filepath.Join(mount, own) + " is not writable)"}
+	}
+	cg := probeV2(mount, own)
+	if !cg.Available {
+		cg.Reason = why + " (" + cg.Reason + ")"
+	}
+	return cg
 }
 
 // probeV2 prepares <own>/osb with the memory, cpu and pids controllers.
@@ -232,6 +251,9 @@ func (cg *cgroup) splitPIDs(limit int64) error {
 	// Moving a process needs write access to the target's cgroup.procs
 	// (and on v2 to the common parent's).
 	for _, f := range []string{"procs/cgroup.procs", "procs/tasks", "cgroup.procs"} {
+		if rootless {
+			break // the sandbox's root is the server's own user: it owns them
+		}
 		if cg.version == 1 && f == "cgroup.procs" {
 			continue
 		}

@@ -55,7 +55,9 @@ func runInit() error {
 	cf.Close()
 	keep := []int{fdReady}
 	for _, b := range cfg.Binds {
-		keep = append(keep, b.FD)
+		if b.FD > 0 {
+			keep = append(keep, b.FD)
+		}
 	}
 	if cfg.Agent != nil {
 		keep = append(keep, cfg.Agent.ListenerFD)
@@ -71,10 +73,13 @@ func runInit() error {
 		return fmt.Errorf("loopback: %w", err)
 	}
 	openNetwork()
+	if cfg.SocketsFD > 0 {
+		go serveSockets(cfg.SocketsFD)
+	}
 	os.Setenv("PATH", defaultPath)
 	ready := os.NewFile(fdReady, "ready")
 	if cfg.Agent != nil {
-		if err := startAgent(cfg.Agent, ready); err != nil {
+		if err := startAgent(cfg, ready); err != nil {
 			return fmt.Errorf("agent: %w", err)
 		}
 	} else {
@@ -95,13 +100,14 @@ func startEntrypoint(cfg initConfig) {
 	}
 	cmd.Env, cmd.Dir = cfg.Env, "/workspace"
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-	cmd.SysProcAttr = lockedMountsAttr()
+	cmd.SysProcAttr = lockedMountsAttr(cfg.Rootless)
 	if err := cmd.Start(); err != nil {
 		fmt.Fprintln(os.Stderr, "osb sandbox init: entrypoint:", err)
 	}
 }
 
-func startAgent(a *agentStart, ready *os.File) error {
+func startAgent(cfg initConfig, ready *os.File) error {
+	a := cfg.Agent
 	ln := os.NewFile(uintptr(a.ListenerFD), "listener")
 	defer ln.Close()
 	cmd := exec.Command("/proc/self/exe")
@@ -110,22 +116,27 @@ func startAgent(a *agentStart, ready *os.File) error {
 	cmd.Dir = "/"
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	cmd.ExtraFiles = []*os.File{ln, ready}
-	cmd.SysProcAttr = lockedMountsAttr()
+	cmd.SysProcAttr = lockedMountsAttr(cfg.Rootless)
 	return cmd.Start()
 }
 
 // lockedMountsAttr starts a process in a user and mount namespace nested in
 // the init's, with the same ids. Mounts the init made are copied into the
 // nested namespace locked: root there cannot make the read-only binds
-// writable again, nor unmount what covers the host's tree.
-func lockedMountsAttr() *syscall.SysProcAttr {
-	ids := []syscall.SysProcIDMap{{ContainerID: 0, HostID: 0, Size: idCount}}
+// writable again, nor unmount what covers the host's tree. Rootless, the
+// init's namespace has only its root, and setgroups is denied there.
+func lockedMountsAttr(rootless bool) *syscall.SysProcAttr {
+	size := idCount
+	if rootless {
+		size = 1
+	}
+	ids := []syscall.SysProcIDMap{{ContainerID: 0, HostID: 0, Size: size}}
 	return &syscall.SysProcAttr{
 		Cloneflags:                 syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS,
 		UidMappings:                ids,
 		GidMappings:                ids,
-		GidMappingsEnableSetgroups: true,
-		Credential:                 &syscall.Credential{Uid: 0, Gid: 0},
+		GidMappingsEnableSetgroups: !rootless,
+		Credential:                 &syscall.Credential{Uid: 0, Gid: 0, NoSetGroups: rootless},
 	}
 }
 
@@ -215,7 +226,7 @@ func mountBinds(r string, cfg initConfig) error {
 		if err := os.MkdirAll(dst, 0o755); err != nil {
 			return err
 		}
-		if err := unix.MoveMount(b.FD, "", unix.AT_FDCWD, dst, unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
+		if err := attachBind(b, dst); err != nil {
 			return fmt.Errorf("mount %s: %w", b.Target, err)
 		}
 		if b.ReadOnly {
@@ -223,9 +234,21 @@ func mountBinds(r string, cfg initConfig) error {
 				return fmt.Errorf("read-only %s: %w", b.Target, err)
 			}
 		}
-		unix.Close(b.FD)
+		if b.FD > 0 {
+			unix.Close(b.FD)
+		}
 	}
 	return nil
+}
+
+// attachBind mounts a bind at dst: the detached mount the server opened
+// (as root), or, rootless, the host directory itself, which the init (the
+// server's own uid on the host) can reach until pivot_root.
+func attachBind(b bindSpec, dst string) error {
+	if b.FD > 0 {
+		return unix.MoveMount(b.FD, "", unix.AT_FDCWD, dst, unix.MOVE_MOUNT_F_EMPTY_PATH)
+	}
+	return unix.Mount(b.Source, dst, "", unix.MS_BIND|unix.MS_REC, "")
 }
 
 // bindRO shows a host directory, with whatever is mounted below it, read-only.
@@ -338,7 +361,7 @@ func copyFile(src, dst string, perm os.FileMode) error {
 // namespace cannot create device nodes).
 var devices = []string{"null", "zero", "full", "random", "urandom", "tty"}
 
-func makeDev(r string, _ initConfig) error {
+func makeDev(r string, cfg initConfig) error {
 	dev := filepath.Join(r, "dev")
 	if err := os.Mkdir(dev, 0o755); err != nil {
 		return err
@@ -360,8 +383,13 @@ func makeDev(r string, _ initConfig) error {
 			return err
 		}
 	}
-	if err := unix.Mount("devpts", filepath.Join(dev, "pts"), "devpts", unix.MS_NOSUID|unix.MS_NOEXEC,
-		"newinstance,ptmxmode=0666,mode=0620,gid=5"); err != nil {
+	// Rootless, group tty (5) does not exist in the sandbox: terminals
+	// stay root's.
+	opts := "newinstance,ptmxmode=0666,mode=0620,gid=5"
+	if cfg.Rootless {
+		opts = "newinstance,ptmxmode=0666,mode=0620"
+	}
+	if err := unix.Mount("devpts", filepath.Join(dev, "pts"), "devpts", unix.MS_NOSUID|unix.MS_NOEXEC, opts); err != nil {
 		return fmt.Errorf("/dev/pts: %w", err)
 	}
 	if err := unix.Mount("shm", filepath.Join(dev, "shm"), "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777"); err != nil {

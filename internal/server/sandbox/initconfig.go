@@ -16,11 +16,20 @@ type initConfig struct {
 	Env        []string    // of the entrypoint
 	Binds      []bindSpec  // host directories (passed as descriptors) mounted read-write
 	Agent      *agentStart // nil: no in-sandbox agent
+	// Rootless: the sandbox's user namespace maps only its root, to the
+	// server's own (unprivileged) uid and gid.
+	Rootless bool
+	// SocketsFD, when not 0, is the init's end of a socket pair on which
+	// it makes sockets in the sandbox's network for the server (see
+	// serveSockets): a server without root cannot enter that network.
+	SocketsFD int
 }
 
-// bindSpec attaches the detached mount open as descriptor FD at Target.
+// bindSpec attaches the detached mount open as descriptor FD at Target,
+// or (rootless, FD 0) bind-mounts the host directory Source there.
 type bindSpec struct {
 	FD       int
+	Source   string
 	Target   string
 	ReadOnly bool
 }

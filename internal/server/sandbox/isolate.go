@@ -20,6 +20,10 @@ type Isolation struct {
 	Reason    string // why not, when unavailable
 }
 
+// rootless: this server runs without root, so its sandboxes' user
+// namespaces map only their root, to the server's own uid and gid.
+var rootless = os.Geteuid() != 0
+
 var (
 	probeOnce   sync.Once
 	probeResult Isolation
@@ -44,6 +48,9 @@ type anchor struct {
 	pidNS    string   // isolated: the sandbox pid namespace, as readlink /proc/PID/ns/pid
 	marker   string   // unisolated: the environment entry every sandbox process carries
 	netns    *os.File // isolated: the sandbox's network namespace, kept open
+	// Isolated rootless: the server's end of the init's socket service.
+	sockets   *os.File
+	socketsMu sync.Mutex // one request at a time
 }
 
 // plainScript is the anchor of an unisolated sandbox.
@@ -115,14 +122,38 @@ func startIsolated(s *Sandbox, entrypoint []string, log *os.File) (*anchor, erro
 	}
 	defer ready.Close()
 	files = append(files, cfgR, readyW)
-	cfg := initConfig{Hostname: hostname(s.id), Entrypoint: entrypoint, Env: s.processEnv(nil)}
-	for _, b := range isolatedBinds {
-		f, err := openOwnedDir(filepath.Join(s.dir, b[0]))
+	cfg := initConfig{Hostname: hostname(s.id), Entrypoint: entrypoint, Env: s.processEnv(nil), Rootless: rootless}
+	// bind adds a host directory to mount in the sandbox: as root, a
+	// detached mount passed as a descriptor; rootless, its path.
+	bind := func(dir, target string, readOnly, owned bool) error {
+		b := bindSpec{Target: target, ReadOnly: readOnly}
+		if rootless {
+			if owned {
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					return err
+				}
+			}
+			b.Source = dir
+			cfg.Binds = append(cfg.Binds, b)
+			return nil
+		}
+		open := openTree
+		if owned {
+			open = openOwnedDir
+		}
+		f, err := open(dir)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		files = append(files, f)
-		cfg.Binds = append(cfg.Binds, bindSpec{FD: 2 + len(files), Target: b[1]})
+		b.FD = 2 + len(files)
+		cfg.Binds = append(cfg.Binds, b)
+		return nil
+	}
+	for _, b := range isolatedBinds {
+		if err := bind(filepath.Join(s.dir, b[0]), b[1], false, true); err != nil {
+			return nil, err
+		}
 	}
 	if s.agent {
 		ln, err := s.listenAgent()
@@ -132,27 +163,34 @@ func startIsolated(s *Sandbox, entrypoint []string, log *os.File) (*anchor, erro
 		files = append(files, ln)
 		cfg.Agent = &agentStart{Config: s.agentConfig(), ListenerFD: 2 + len(files)}
 	}
+	var sockets *os.File
+	if rootless {
+		mine, theirs, err := socketPair()
+		if err != nil {
+			return nil, err
+		}
+		sockets = mine
+		files = append(files, theirs)
+		cfg.SocketsFD = 2 + len(files)
+	}
 	if s.limits != nil {
 		cg, err := newCgroup(s.id, *s.limits)
 		if err != nil {
+			if sockets != nil {
+				sockets.Close()
+			}
 			return nil, fmt.Errorf("resource limits: %w", err)
 		}
 		s.cg = cg
 		if dir := cg.procsDir(); dir != "" {
-			f, err := openTree(dir)
-			if err != nil {
+			if err := bind(dir, procsCgroup[1:], false, false); err != nil {
 				return nil, err
 			}
-			files = append(files, f)
-			cfg.Binds = append(cfg.Binds, bindSpec{FD: 2 + len(files), Target: procsCgroup[1:]})
 		}
 		for name, dir := range cg.metricsMounts() {
-			f, err := openTree(dir)
-			if err != nil {
+			if err := bind(dir, metricsDir[1:]+"/"+name, true, false); err != nil {
 				return nil, err
 			}
-			files = append(files, f)
-			cfg.Binds = append(cfg.Binds, bindSpec{FD: 2 + len(files), Target: metricsDir[1:] + "/" + name, ReadOnly: true})
 		}
 	}
 	cmd := exec.Command("/proc/self/exe")
@@ -162,9 +200,12 @@ func startIsolated(s *Sandbox, entrypoint []string, log *os.File) (*anchor, erro
 	cmd.ExtraFiles = files
 	cmd.SysProcAttr = initAttr()
 	if err := cmd.Start(); err != nil {
+		if sockets != nil {
+			sockets.Close()
+		}
 		return nil, fmt.Errorf("starting sandbox init: %w", err)
 	}
-	a := &anchor{cmd: cmd, exited: make(chan struct{}), isolated: true, initPID: cmd.Process.Pid}
+	a := &anchor{cmd: cmd, exited: make(chan struct{}), isolated: true, initPID: cmd.Process.Pid, sockets: sockets}
 	go func() { cmd.Wait(); close(a.exited) }()
 	for _, f := range files {
 		f.Close()
@@ -181,6 +222,9 @@ func startIsolated(s *Sandbox, entrypoint []string, log *os.File) (*anchor, erro
 	if err != nil {
 		kill(-cmd.Process.Pid, syscall.SIGKILL)
 		<-a.exited
+		if sockets != nil {
+			sockets.Close()
+		}
 		return nil, fmt.Errorf("sandbox setup failed: %w: %s", err, tail(s.LogPath()))
 	}
 	return a, nil

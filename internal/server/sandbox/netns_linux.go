@@ -23,6 +23,9 @@ var errNoNetNS = errors.New("sandbox has no network namespace of its own")
 // openNetNS keeps the init's network namespace, so that it can be entered
 // for as long as the sandbox lives, whatever becomes of pid numbers.
 func (a *anchor) openNetNS() error {
+	if rootless {
+		return nil // reached through the init instead (sockets_linux.go)
+	}
 	f, err := os.Open(fmt.Sprintf("/proc/%d/ns/net", a.initPID))
 	if err != nil {
 		return err
@@ -86,6 +89,10 @@ func (s *Sandbox) closeNetNS() {
 		a.netns.Close()
 		a.netns = nil
 	}
+	if a := s.anchor.Load(); a != nil && a.sockets != nil {
+		a.sockets.Close()
+		a.sockets = nil
+	}
 }
 
 // DialContext opens a connection from inside the sandbox's network, so the
@@ -100,6 +107,9 @@ func (s *Sandbox) DialContext(ctx context.Context, network, addr string) (net.Co
 	addr, err := numericAddr(addr)
 	if err != nil {
 		return nil, err
+	}
+	if rootless {
+		return s.dialViaInit(network, addr)
 	}
 	var conn net.Conn
 	err = s.inNetNS(func() error {
@@ -120,11 +130,15 @@ func (s *Sandbox) ListenInside(addr string, serve func(net.Conn)) error {
 		return err
 	}
 	var ln net.Listener
-	err = s.inNetNS(func() error {
-		var err error
-		ln, err = net.Listen("tcp", addr)
-		return err
-	})
+	if rootless {
+		ln, err = s.listenViaInit(addr)
+	} else {
+		err = s.inNetNS(func() error {
+			var err error
+			ln, err = net.Listen("tcp", addr)
+			return err
+		})
+	}
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"os"
 )
 
 func (a *anchor) openNetNS() error { return nil }
@@ -21,4 +22,8 @@ func (s *Sandbox) DialContext(ctx context.Context, network, addr string) (net.Co
 // ListenInside is not available: sandboxes have no network of their own here.
 func (s *Sandbox) ListenInside(string, func(net.Conn)) error {
 	return errors.New("sandbox has no network namespace of its own")
+}
+
+func socketPair() (server, init *os.File, err error) {
+	return nil, nil, errors.New("sandbox namespaces need Linux")
 }

@@ -23,33 +23,41 @@ const (
 	idCount    = 65536
 )
 
+// Rootless (a server without root), the namespace maps only uid and gid 0,
+// to the server's own: the one mapping an unprivileged process may write
+// (no newuidmap helper), with setgroups denied as the kernel then requires.
+// Root in the sandbox is then the server's user on the host.
 func initAttr() *syscall.SysProcAttr {
-	ids := []syscall.SysProcIDMap{{ContainerID: 0, HostID: hostIDBase, Size: idCount}}
+	uids := []syscall.SysProcIDMap{{ContainerID: 0, HostID: hostIDBase, Size: idCount}}
+	gids := uids
+	if rootless {
+		uids = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Geteuid(), Size: 1}}
+		gids = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getegid(), Size: 1}}
+	}
 	return &syscall.SysProcAttr{
 		Cloneflags: syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID |
 			syscall.CLONE_NEWUTS | syscall.CLONE_NEWIPC | syscall.CLONE_NEWNET,
-		UidMappings:                ids,
-		GidMappings:                ids,
-		GidMappingsEnableSetgroups: true,
+		UidMappings:                uids,
+		GidMappings:                gids,
+		GidMappingsEnableSetgroups: !rootless,
 		// Become root of the new namespace: without this the init would keep
 		// the server's host uid.
-		Credential: &syscall.Credential{Uid: 0, Gid: 0},
+		Credential: &syscall.Credential{Uid: 0, Gid: 0, NoSetGroups: rootless},
 		Pdeathsig:  syscall.SIGKILL,
 		Setpgid:    true,
 	}
 }
 
 func probe() Isolation {
-	if os.Geteuid() != 0 {
-		return Isolation{Reason: "osb server is not running as root, and sandboxes without root (rootless user namespaces) are not supported yet"}
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "/proc/self/exe")
 	cmd.Args = []string{"osb-sandbox-probe"}
 	cmd.Env = []string{initEnv + "=probe"}
 	cmd.SysProcAttr = initAttr()
-	if out, err := cmd.CombinedOutput(); err != nil {
+	if out, err := cmd.CombinedOutput(); err != nil && rootless {
+		return Isolation{Reason: strings.TrimSpace(fmt.Sprintf("osb server is not running as root and this kernel refuses it unprivileged user namespaces: %v %s", err, out))}
+	} else if err != nil {
 		return Isolation{Reason: strings.TrimSpace(fmt.Sprintf("cannot create namespaces: %v %s", err, out))}
 	}
 	return Isolation{Available: true}
