@@ -62,8 +62,16 @@ func (b *lockedBuffer) String() string {
 // server makes up its own. A server still running at cleanup is killed.
 func launchServer(t *testing.T, bin, home, key string, args ...string) *serverProcess {
 	t.Helper()
+	return launchServerAs(t, nil, bin, home, key, args...)
+}
+
+// launchServerAs is launchServer with the server's process attributes
+// (e.g. another user's credentials); nil for the test's own.
+func launchServerAs(t *testing.T, attr *syscall.SysProcAttr, bin, home, key string, args ...string) *serverProcess {
+	t.Helper()
 	flags := []string{"server", "--listen", "127.0.0.1:0"}
 	cmd := exec.Command(bin, append(flags, args...)...)
+	cmd.SysProcAttr = attr
 	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
 	if key != "" {
 		cmd.Env = append(cmd.Env, "OPEN_SANDBOX_API_KEY="+key)

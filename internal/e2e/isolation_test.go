@@ -121,42 +121,33 @@ func waitFor(d time.Duration, f func() bool) bool {
 	return f()
 }
 
-// Without root, sandboxes cannot be isolated: osb server refuses to start,
-// unless told to run them unisolated.
-func TestServerRefusesWithoutIsolation(t *testing.T) {
+// Where the kernel refuses unprivileged user namespaces, a server without
+// root cannot isolate sandboxes: it refuses to start, unless told to run
+// them unisolated. The test makes such a kernel with a user namespace of
+// its own allowing no nested one, and runs the server as nobody in it.
+func TestServerRefusesWithoutUserNamespaces(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary; skipped under -short")
 	}
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to run osb as another user")
 	}
-	// A directory everyone may enter, for the binary and a home.
-	dir, err := os.MkdirTemp("", "osb-nobody-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	os.Chmod(dir, 0o777)
-	bin := filepath.Join(dir, "osb")
-	b, err := os.ReadFile(buildOsb(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(bin, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	nobody := &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	dir, bin := nobodyDir(t)
+	ids := []syscall.SysProcIDMap{{ContainerID: 0, HostID: 0, Size: 65536}}
+	nobody := &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER, UidMappings: ids, GidMappings: ids,
+		GidMappingsEnableSetgroups: true}
+	const asNobody = `echo 0 >/proc/sys/user/max_user_namespaces && exec setpriv --reuid 65534 --regid 65534 --clear-groups -- "$@"`
 	env := []string{"HOME=" + dir, "PATH=" + os.Getenv("PATH"), "OPEN_SANDBOX_API_KEY=k"}
 
-	cmd := exec.Command(bin, "server", "--listen", "127.0.0.1:0")
+	cmd := exec.Command("/bin/sh", "-c", asNobody, "sh", bin, "server", "--listen", "127.0.0.1:0")
 	cmd.Env, cmd.SysProcAttr = env, nobody
 	out, err := cmd.CombinedOutput()
-	if err == nil || !strings.Contains(string(out), "sandboxes cannot be isolated on this host") ||
+	if err == nil || !strings.Contains(string(out), "sandboxes cannot be isolated on this host (osb server is not running as root and this kernel refuses it unprivileged user namespaces") ||
 		!strings.Contains(string(out), "refusing to start") || !strings.Contains(string(out), "--unsafe-no-isolation") {
 		t.Fatalf("as nobody: %v\n%s", err, out)
 	}
 
-	cmd = exec.Command(bin, "server", "--listen", "127.0.0.1:0", "--unsafe-no-isolation")
+	cmd = exec.Command("/bin/sh", "-c", asNobody, "sh", bin, "server", "--listen", "127.0.0.1:0", "--unsafe-no-isolation")
 	cmd.Env, cmd.SysProcAttr = env, nobody
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {

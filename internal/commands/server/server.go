@@ -37,10 +37,14 @@ func NewCmdServer(f *cmdutil.Factory) *cobra.Command {
 		Short: "Run a local OpenSandbox-compatible server (no Docker needed).",
 		Long: "Run an OpenSandbox-compatible lifecycle and execd API on this machine.\n\n" +
 			"Sandboxes are process trees isolated from the host (own user, mount, pid and\n" +
-			"network namespaces, cgroup limits; this needs Linux and root) that run the host's\n" +
-			"programs: images are not pulled. Where sandboxes cannot be isolated the server\n" +
-			"refuses to start unless --unsafe-no-isolation. The server runs in the foreground,\n" +
-			"logs to stderr, and on Ctrl-C or SIGTERM removes every sandbox.\n\n" +
+			"network namespaces, cgroup limits; this needs Linux) that run the host's\n" +
+			"programs: images are not pulled. Run by an ordinary user, the server uses\n" +
+			"rootless user namespaces (root in a sandbox is this user on the host), and\n" +
+			"cgroup limits only in a cgroup v2 subtree delegated to the user; without one,\n" +
+			"creates fail unless --allow-unlimited. Where sandboxes cannot be isolated (the\n" +
+			"kernel refuses unprivileged user namespaces) the server refuses to start unless\n" +
+			"--unsafe-no-isolation. The server runs in the foreground, logs to stderr, and\n" +
+			"on Ctrl-C or SIGTERM removes every sandbox.\n\n" +
 			"The API key comes from OPEN_SANDBOX_API_KEY, else from --api-key-file (a file\n" +
 			"of mode 0600 or stricter), else a generated one that is printed once. It is never\n" +
 			"taken from the command line, which every local user can read.\n\n" +
