@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -181,4 +182,43 @@ func descendants(pid int) []int {
 		}
 	}
 	return out
+}
+
+// The tour (README's first command ends with it) works for an ordinary
+// user: isolated sandboxes, and where the user has no cgroups to limit them
+// the tour says why and accepts sandboxes without limits.
+func TestTourAsOrdinaryUser(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds and runs the binary; skipped under -short")
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to run the tour as another user")
+	}
+	home, bin := nobodyDir(t)
+	tour := filepath.Join(filepath.Dir(bin), "tour")
+	b, err := os.ReadFile("../../scripts/tour")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(tour, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("bash", tour)
+	cmd.Dir = home
+	cmd.Env = []string{"HOME=" + home, "PATH=" + filepath.Dir(bin) + ":/usr/sbin:/usr/bin:/sbin:/bin", "TMPDIR=" + home}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("tour as nobody: %v\n%s", err, out)
+	}
+	for _, want := range []string{"$ osb version", "isolated by user, mount, pid, uts, ipc and network namespaces", "hello from the sandbox", "copied in"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the tour as nobody did not show %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(string(out), "note: sandboxes cannot get resource limits here (") &&
+		!strings.Contains(string(out), "restarting osb server with --allow-unlimited") {
+		t.Errorf("the tour said limits are unavailable but did not say what it does about it:\n%s", out)
+	}
 }
