@@ -60,8 +60,10 @@ func TestRootlessServerIsolates(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to run osb as another user")
 	}
-	if _, err := os.Stat("/usr/bin/python3"); err != nil {
-		t.Skip("needs /usr/bin/python3 to serve a port in the sandbox")
+	for _, tool := range []string{"/usr/bin/python3", "/usr/bin/curl"} {
+		if _, err := os.Stat(tool); err != nil {
+			t.Skip("needs " + tool + " in the sandbox")
+		}
 	}
 	home, bin := nobodyDir(t)
 	secret := filepath.Join(filepath.Dir(home), "host-only.txt")
@@ -99,6 +101,13 @@ func TestRootlessServerIsolates(t *testing.T) {
 	probe := "bash -c 'echo x >/dev/tcp/127.0.0.1/" + port + "' 2>/dev/null && echo reached || echo unreachable"
 	if got := run(probe); got != "unreachable\n" {
 		t.Errorf("the host's loopback from the sandbox: %q", got)
+	}
+
+	// The egress proxy listens inside: a request that is not for a proxy
+	// gets its answer.
+	egress := "curl -s --noproxy '*' http://127.0.0.1:3128/"
+	if got := run(egress); !strings.HasPrefix(got, "osb egress proxy: send absolute http:// URLs") {
+		t.Errorf("127.0.0.1:3128 in the sandbox: %q", got)
 	}
 
 	// Files API in, a port inside served through the proxy route out.
