@@ -79,7 +79,12 @@ func (s *Sandbox) Command(ctx context.Context, spec CommandSpec) (*exec.Cmd, err
 	attr := groupAttr(false)
 	if s.isolated {
 		args := []string{"--target", strconv.Itoa(a.initPID), "--user", "--mount", "--pid", "--uts", "--ipc", "--net", "--root", "--wd"}
-		if uid != nil {
+		if rootless {
+			// The server's uid is the sandbox's root already; nsenter's
+			// setgroups would fail where setgroups is denied.
+			args = append(args, "--preserve-credentials")
+		}
+		if uid != nil && (!rootless || *uid != 0 || *gid != 0) {
 			args = append(args, "--setuid", strconv.Itoa(int(*uid)), "--setgid", strconv.Itoa(int(*gid)))
 		}
 		args = append(append(args, "--", "/bin/sh", "-c", cdWrapper, cwd), argv...)
