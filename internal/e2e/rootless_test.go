@@ -119,6 +119,9 @@ func TestRootlessServerIsolates(t *testing.T) {
 		t.Errorf("proxy route to port 8080 inside: %q", got)
 	}
 
+	// What the sandbox made read-only is still removed with it.
+	run("mkdir -p /workspace/ro/sub && echo x >/workspace/ro/sub/f && chmod 500 /workspace/ro/sub /workspace/ro")
+
 	before := descendants(srv.cmd.Process.Pid)
 	if len(before) < 3 {
 		t.Fatalf("sandbox processes not found under the server: %v", before)
@@ -126,6 +129,9 @@ func TestRootlessServerIsolates(t *testing.T) {
 	osb(t, bin, env, "sandbox", "kill", id).expect(t, 0, "kill")
 	if !waitFor(10*time.Second, func() bool { return len(descendants(srv.cmd.Process.Pid)) == 0 }) {
 		t.Errorf("processes left after kill: %v", descendants(srv.cmd.Process.Pid))
+	}
+	if _, err := os.Stat(filepath.Join(home, "data", "sandboxes", id)); err == nil {
+		t.Errorf("sandbox directory left after kill:\n%s", srv.logs.String())
 	}
 	if err := srv.stop(syscall.SIGTERM); err != nil {
 		t.Errorf("SIGTERM: %v\n%s", err, srv.logs.String())

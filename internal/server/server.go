@@ -233,7 +233,7 @@ func (s *Server) close() error {
 	s.background.Wait()
 	sandbox.ReleaseCgroups()
 	if s.tempDir {
-		errs = append(errs, os.RemoveAll(s.dataDir))
+		errs = append(errs, sandbox.RemoveTree(s.dataDir))
 	}
 	if s.lock != nil {
 		errs = append(errs, s.lock.Close())

@@ -117,7 +117,7 @@ func loadSnapshots(dir string) (*snapshotStore, error) {
 			continue // not a snapshot, or damaged: left alone
 		}
 		if m.Status.State == snapCreating {
-			os.RemoveAll(ss.fsDir(m.ID))
+			sandbox.RemoveTree(ss.fsDir(m.ID))
 			m.Status = statusJSON{State: snapFailed, Reason: "snapshot_capture_failed",
 				Message: "the server stopped before the capture finished", LastTransitionAt: formatTime(time.Now())}
 			writeJSONAtomic(ss.metaPath(m.ID), m)
@@ -168,7 +168,7 @@ func (ss *snapshotStore) finish(id string, problem error, skipped int) {
 	if problem != nil {
 		st = statusJSON{State: snapFailed, Reason: "snapshot_capture_failed", Message: problem.Error(),
 			LastTransitionAt: st.LastTransitionAt}
-		os.RemoveAll(ss.fsDir(id))
+		sandbox.RemoveTree(ss.fsDir(id))
 	}
 	e.meta.Status = st
 	writeJSONAtomic(ss.metaPath(id), e.meta)
@@ -222,7 +222,7 @@ func (ss *snapshotStore) remove(id string) error {
 		}
 	}
 	ss.mu.Unlock()
-	return os.RemoveAll(filepath.Join(ss.dir, id))
+	return sandbox.RemoveTree(filepath.Join(ss.dir, id))
 }
 
 // Restore implements SnapshotStore: it copies the snapshot's files into

@@ -261,5 +261,5 @@ func (s *Sandbox) Remove() error {
 		// Never delete through a mount point: it could reach host files.
 		return fmt.Errorf("sandbox %s: refusing to remove %s, mounts remain: %v", s.id, s.dir, m)
 	}
-	return errors.Join(kerr, os.RemoveAll(s.dir))
+	return errors.Join(kerr, RemoveTree(s.dir))
 }
