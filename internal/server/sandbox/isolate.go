@@ -69,7 +69,7 @@ func startPlain(s *Sandbox, entrypoint []string, log *os.File) (*anchor, error) 
 	cmd.Env = s.processEnv(nil)
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.SysProcAttr = groupAttr(true)
-	if err := cmd.Start(); err != nil {
+	if err := startSteady(cmd); err != nil {
 		return nil, err
 	}
 	a := &anchor{cmd: cmd, exited: make(chan struct{}), initPID: cmd.Process.Pid, marker: s.marker()}
@@ -199,7 +199,7 @@ func startIsolated(s *Sandbox, entrypoint []string, log *os.File) (*anchor, erro
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.ExtraFiles = files
 	cmd.SysProcAttr = initAttr()
-	if err := cmd.Start(); err != nil {
+	if err := startSteady(cmd); err != nil {
 		if sockets != nil {
 			sockets.Close()
 		}

@@ -1,6 +1,11 @@
 package sandbox
 
-import "syscall"
+import (
+	"os/exec"
+	"runtime"
+	"sync"
+	"syscall"
+)
 
 // The process control sandboxes need; sys_other.go says what other
 // systems get instead (osb server runs on Linux only).
@@ -27,3 +32,32 @@ func runAs(attr *syscall.SysProcAttr, uid, gid uint32) {
 
 // kill signals a process, or with a negative pid a process group.
 func kill(pid int, sig syscall.Signal) { syscall.Kill(pid, sig) }
+
+// startSteady starts cmd from an OS thread that never ends. Pdeathsig is
+// sent when the thread that forked the child ends, not the process, and a
+// Go thread ends when a goroutine exits while locked to it (as one that
+// entered a sandbox's network and could not leave does): a sandbox started
+// from such a thread would be killed with it, the server still running.
+func startSteady(cmd *exec.Cmd) error {
+	spawnerOnce.Do(func() { go spawner() })
+	done := make(chan error, 1)
+	spawns <- spawnRequest{cmd, done}
+	return <-done
+}
+
+type spawnRequest struct {
+	cmd  *exec.Cmd
+	done chan error
+}
+
+var (
+	spawnerOnce sync.Once
+	spawns      = make(chan spawnRequest)
+)
+
+func spawner() {
+	runtime.LockOSThread() // never unlocked: the thread lives as long as the server
+	for r := range spawns {
+		r.done <- r.cmd.Start()
+	}
+}

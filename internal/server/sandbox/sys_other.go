@@ -2,7 +2,10 @@
 
 package sandbox
 
-import "syscall"
+import (
+	"os/exec"
+	"syscall"
+)
 
 // osb server runs sandboxes on Linux only (see serve_other.go of the server
 // command); this lets the package build elsewhere, so the rest of osb can
@@ -18,3 +21,5 @@ func groupAttr(bool) *syscall.SysProcAttr { return &syscall.SysProcAttr{} }
 func runAs(*syscall.SysProcAttr, uint32, uint32) {}
 
 func kill(int, syscall.Signal) {}
+
+func startSteady(cmd *exec.Cmd) error { return cmd.Start() }
