@@ -78,7 +78,7 @@ func (s *Server) provision(req createRequest) (rec *record, status int, code str
 		return nil, status, code, err
 	}
 	sb, err := sandbox.New(sandbox.Config{ID: id, Dir: filepath.Join(s.dataDir, "sandboxes", id),
-		Env: req.env, Isolated: s.isolation.Available, Agent: true, Limits: limits})
+		Env: req.env, Isolated: s.isolation.Available, Agent: true, Limits: limits, TrustedCA: s.egressCA.PEM()})
 	if err != nil {
 		return nil, http.StatusInternalServerError, codeCreateFailed, err
 	}

@@ -116,6 +116,7 @@ func startIsolated(s *Sandbox, entrypoint []string, log *os.File) (*anchor, erro
 	defer ready.Close()
 	files = append(files, cfgR, readyW)
 	cfg := initConfig{Hostname: hostname(s.id), Entrypoint: entrypoint, Env: s.processEnv(nil)}
+	cfg.TrustedCA = s.caPEM
 	for _, b := range isolatedBinds {
 		f, err := openOwnedDir(filepath.Join(s.dir, b[0]))
 		if err != nil {
