@@ -18,6 +18,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -101,10 +102,24 @@ func TestHTTPSCredentialsFromInsideASandbox(t *testing.T) {
 	if got := curl("-o /dev/null https://denied.example.test/"); got != "000 56" {
 		t.Errorf("denied host: %q", got)
 	}
+	// A sandbox without credentialProxy does not trust the egress CA: its
+	// bundle holds one certificate less.
+	plain := c.create(map[string]any{"networkPolicy": map[string]any{"defaultAction": "deny"}})
+	count := "grep -c 'BEGIN CERTIFICATE' $SSL_CERT_FILE"
+	with, _ := c.sh(id, count)
+	without, _ := c.sh(plain, count)
+	if n, m := atoiOr0(with), atoiOr0(without); n != m+1 {
+		t.Errorf("certificates in the bundle: %q with credentialProxy, %q without", with, without)
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	want := "api.example.test /v1/models auth=Bearer " + token + "\nplain.example.test /x auth="
 	if got := strings.Join(seen, "\n"); got != want {
 		t.Errorf("outside saw\n%s\nwant\n%s", got, want)
 	}
+}
+
+func atoiOr0(s string) int {
+	n, _ := strconv.Atoi(strings.TrimSpace(s))
+	return n
 }
