@@ -31,6 +31,7 @@ type CA struct {
 const (
 	caLifetime   = 2 * 365 * 24 * time.Hour
 	leafLifetime = 7 * 24 * time.Hour
+	maxLeaves    = 1024
 )
 
 // NewCA makes a fresh CA.
@@ -95,6 +96,9 @@ func (ca *CA) leaf(host string) (*tls.Certificate, error) {
 		return nil, err
 	}
 	c := &tls.Certificate{Certificate: [][]byte{der, ca.cert.Raw}, PrivateKey: key, Leaf: parsed}
+	if len(ca.leaves) >= maxLeaves { // a wildcard binding admits any number of names
+		clear(ca.leaves)
+	}
 	ca.leaves[host] = c
 	return c, nil
 }
