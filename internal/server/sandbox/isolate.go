@@ -116,7 +116,6 @@ func startIsolated(s *Sandbox, entrypoint []string, log *os.File) (*anchor, erro
 	defer ready.Close()
 	files = append(files, cfgR, readyW)
 	cfg := initConfig{Hostname: hostname(s.id), Entrypoint: entrypoint, Env: s.processEnv(nil)}
-	cfg.TrustedCA = s.caPEM
 	for _, b := range isolatedBinds {
 		f, err := openOwnedDir(filepath.Join(s.dir, b[0]))
 		if err != nil {
@@ -156,6 +155,7 @@ func startIsolated(s *Sandbox, entrypoint []string, log *os.File) (*anchor, erro
 			cfg.Binds = append(cfg.Binds, bindSpec{FD: 2 + len(files), Target: metricsDir[1:] + "/" + name, ReadOnly: true})
 		}
 	}
+	cfg.TrustedCA = s.caPEM
 	cmd := exec.Command("/proc/self/exe")
 	cmd.Args = []string{"osb-sandbox-init"}
 	cmd.Env = []string{initEnv + "=1"} // never the server's environment
