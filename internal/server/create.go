@@ -77,8 +77,14 @@ func (s *Server) provision(req createRequest) (rec *record, status int, code str
 	if err != nil {
 		return nil, status, code, err
 	}
+	// Only a sandbox that asked for Credential Proxy trusts the egress CA,
+	// as upstream installs its MITM CA only then.
+	var trustedCA []byte
+	if req.egress.credentialProxy {
+		trustedCA = s.egressCA.PEM()
+	}
 	sb, err := sandbox.New(sandbox.Config{ID: id, Dir: filepath.Join(s.dataDir, "sandboxes", id),
-		Env: req.env, Isolated: s.isolation.Available, Agent: true, Limits: limits})
+		Env: req.env, Isolated: s.isolation.Available, Agent: true, Limits: limits, TrustedCA: trustedCA})
 	if err != nil {
 		return nil, http.StatusInternalServerError, codeCreateFailed, err
 	}

@@ -50,6 +50,7 @@ func (s *Server) startDataPlane(rec *record) *dataPlane {
 	}
 	if sc, ok := d.ports[EgressPort].(*egress.Sidecar); ok {
 		d.egress = sc.NewProxy(s.opts.EgressDial)
+		d.egress.InterceptWith(s.egressCA, s.opts.EgressRoots)
 	}
 	d.done, d.cancel = context.WithCancel(context.Background())
 	return d

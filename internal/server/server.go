@@ -6,6 +6,7 @@ package server
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -54,6 +55,10 @@ type Options struct {
 	// EgressDial is how sandboxes' egress proxies reach the outside world;
 	// nil means egress.PublicDial. Tests map names to their own listeners.
 	EgressDial egress.DialFunc
+	// EgressRoots verifies the hosts the egress proxy reaches over TLS when
+	// it intercepts HTTPS for a Credential Vault binding; nil means the
+	// system's roots. Tests trust their own servers' certificates.
+	EgressRoots *x509.CertPool
 	// Snapshots resolves snapshotId on create; nil means every id is unknown (404).
 	Snapshots SnapshotStore
 }
@@ -95,6 +100,7 @@ type Server struct {
 	lock      *os.File // holds the data dir's lock until Close
 	isolation sandbox.Isolation
 	log       *logger
+	egressCA  *egress.CA // signs the certificates of intercepted HTTPS; sandboxes trust it
 
 	listener net.Listener
 	http     *http.Server
@@ -125,6 +131,10 @@ func New(opts Options) (*Server, error) {
 	s.isolation = sandbox.Probe()
 	if opts.NoIsolation {
 		s.isolation = sandbox.Isolation{Reason: "disabled by configuration"}
+	}
+	var err error
+	if s.egressCA, err = egress.NewCA(); err != nil {
+		return nil, fmt.Errorf("egress proxy CA: %w", err)
 	}
 	if err := s.initDataDir(); err != nil {
 		return nil, err

@@ -29,9 +29,10 @@ type DialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
 // Proxy is a sandbox's HTTP egress proxy: it forwards plain HTTP requests
 // (absolute-form) and opens CONNECT tunnels, each to a host the sidecar's
 // live policy allows, so that a policy change applies to the next request.
-// Plain HTTP requests matching a Credential Vault binding get its
-// credentials; HTTPS inside a tunnel is passed through unread, so nothing
-// is injected there (that would take a certificate the sandbox trusts).
+// Requests matching a Credential Vault binding get its credentials: plain
+// HTTP ones as they pass, HTTPS ones by intercepting the tunnel (intercept.go)
+// when its host:port has an https binding. Other tunnels are passed
+// through unread.
 type Proxy struct {
 	sc   *Sidecar
 	dial DialFunc
@@ -40,6 +41,13 @@ type Proxy struct {
 	once sync.Once
 	ln   *connListener
 	srv  *http.Server
+
+	// Interception (intercept.go); nil ca: every tunnel is blind.
+	ca       *CA
+	https    *http.Transport
+	mitmOnce sync.Once
+	mitmLn   *connListener
+	mitmSrv  *http.Server
 
 	mu      sync.Mutex
 	tunnels map[net.Conn]bool // both ends of every open CONNECT tunnel; Close cuts them
@@ -52,8 +60,10 @@ func (s *Sidecar) NewProxy(dial DialFunc) *Proxy {
 	if dial == nil {
 		dial = PublicDial
 	}
-	p := &Proxy{sc: s, dial: dial, ln: newConnListener(), tunnels: map[net.Conn]bool{}}
+	p := &Proxy{sc: s, dial: dial, ln: newConnListener(), mitmLn: newConnListener(), tunnels: map[net.Conn]bool{}}
 	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 30 * time.Second}
+	p.mitmSrv = &http.Server{Handler: http.HandlerFunc(p.serveIntercepted), ReadHeaderTimeout: 30 * time.Second,
+		IdleTimeout: 2 * time.Minute, ConnContext: tunnelContext}
 	p.http = &http.Transport{
 		DialContext:           dial,
 		Proxy:                 nil, // never chain to the server's own proxy settings
@@ -74,7 +84,12 @@ func (p *Proxy) ServeConn(c net.Conn) {
 // Close stops serving and cuts the open connections and tunnels.
 func (p *Proxy) Close() error {
 	p.ln.Close()
+	p.mitmLn.Close()
+	p.mitmSrv.Close()
 	p.http.CloseIdleConnections()
+	if p.https != nil {
+		p.https.CloseIdleConnections()
+	}
 	p.mu.Lock()
 	p.closed = true
 	for c := range p.tunnels {
@@ -117,6 +132,12 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "osb egress proxy: send absolute http:// URLs, or CONNECT for https", http.StatusBadRequest)
 		return
 	}
+	p.relay(w, r, p.http)
+}
+
+// relay checks r (absolute-form, scheme http or https) against the live
+// policy, adds the credentials of its binding and forwards it over rt.
+func (p *Proxy) relay(w http.ResponseWriter, r *http.Request, rt http.RoundTripper) {
 	if !p.allowed(w, r.URL.Hostname()) {
 		return
 	}
@@ -127,7 +148,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "osb egress proxy: "+err.Error(), http.StatusBadGateway)
 		return
 	}
-	resp, err := p.http.RoundTrip(out)
+	resp, err := rt.RoundTrip(out)
 	if err != nil {
 		http.Error(w, "osb egress proxy: "+dialProblem(err), http.StatusBadGateway)
 		return
@@ -160,6 +181,10 @@ func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !p.allowed(w, host) {
+		return
+	}
+	if p.intercepts(host, port) {
+		p.intercept(w, r.Host)
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 30*time.Second)
@@ -273,7 +298,7 @@ func dialProblem(err error) string {
 }
 
 // inject adds the credentials of the Credential Vault binding that matches
-// a plain HTTP request, if any. Exact host matches take precedence over
+// a request (plain HTTP, or HTTPS inside an intercepted tunnel), if any. Exact host matches take precedence over
 // wildcard ones; the vault refuses overlapping bindings of one kind.
 func (s *Sidecar) inject(r *http.Request) error {
 	s.mu.Lock()
@@ -340,13 +365,17 @@ func hostKinds(hosts []string, host string) (exact, wildcard bool) {
 	return exact, wildcard
 }
 
-// requestMatches checks scheme, method, port and path of a plain HTTP request.
+// schemePorts is the port each binding scheme implies.
+var schemePorts = map[string]string{"http": "80", "https": "443"}
+
+// requestMatches checks scheme, method, port and path of a request: plain
+// HTTP, or HTTPS read inside an intercepted tunnel.
 func requestMatches(m Match, r *http.Request) bool {
-	port := r.URL.Port()
+	scheme, port := r.URL.Scheme, r.URL.Port()
 	if port == "" {
-		port = "80"
+		port = schemePorts[scheme]
 	}
-	if !contains(m.Schemes, "http") || !contains(m.Methods, r.Method) || port != "80" {
+	if !contains(m.Schemes, scheme) || !contains(m.Methods, r.Method) || port != schemePorts[scheme] {
 		return false
 	}
 	for _, pattern := range m.Paths {

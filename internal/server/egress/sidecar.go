@@ -2,7 +2,8 @@
 // the /policy API and the sandbox-local Credential Vault of the OpenSandbox
 // egress contract, with its status codes and text/plain errors, and the
 // sandbox's HTTP egress proxy (proxy.go), which enforces that policy and
-// injects the vault's credentials into plain HTTP requests.
+// injects the vault's credentials into plain HTTP requests and, by
+// intercepting the tunnels to bound hosts (intercept.go), into HTTPS ones.
 //
 // The policy is enforced only where the runtime makes the proxy the
 // sandbox's only way out and says so (SetEnforcement); until then every

@@ -124,10 +124,15 @@ func (s *Sidecar) deleteVault(w http.ResponseWriter, r *http.Request) {
 }
 
 // logVault records a change by counts and revision only: no name of a
-// header, no value.
+// header, no value. Without the egress proxy (SetEnforcement) nothing
+// injects the credentials, and the line says so.
 func (s *Sidecar) logVault(what string, v *vault) {
-	s.log("sandbox %s: credential vault %s (revision %d, %d credential(s), %d binding(s)); stored only: the local runtime injects no credentials",
-		s.id, what, v.revision, len(v.credentials), len(v.bindings))
+	note := ""
+	if !s.Enforced() {
+		note = "; stored only: the local runtime injects no credentials"
+	}
+	s.log("sandbox %s: credential vault %s (revision %d, %d credential(s), %d binding(s))%s",
+		s.id, what, v.revision, len(v.credentials), len(v.bindings), note)
 }
 
 // answer writes what pick takes from the vault, or 404 with notFound when

@@ -165,6 +165,11 @@ func (s *Sandbox) processEnv(extra map[string]string) []string {
 			env[k] = EgressProxyURL
 		}
 		env["NO_PROXY"], env["no_proxy"] = "localhost,127.0.0.1", "localhost,127.0.0.1"
+		// TLS clients trust the proxy's CA (for intercepted HTTPS) as
+		// well as the system's roots, whichever variable they read.
+		for _, k := range []string{"SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "NODE_EXTRA_CA_CERTS", "GIT_SSL_CAINFO"} {
+			env[k] = CABundle
+		}
 	} else {
 		env["PATH"] = os.Getenv("PATH")
 		if env["PATH"] == "" {

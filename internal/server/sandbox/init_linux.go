@@ -310,7 +310,7 @@ func makeEtc(r string, cfg initConfig) error {
 			return err
 		}
 	}
-	return nil
+	return writeCABundle(r, cfg.TrustedCA)
 }
 
 // shareEtc shows one host /etc entry: directories bind-mounted read-only,

@@ -12,6 +12,7 @@ const (
 // initConfig is what the host tells the init.
 type initConfig struct {
 	Hostname   string
+	TrustedCA  []byte // PEM added to the system's roots in CABundle
 	Entrypoint []string
 	Env        []string    // of the entrypoint
 	Binds      []bindSpec  // host directories (passed as descriptors) mounted read-write

@@ -193,6 +193,7 @@ func startIsolated(s *Sandbox, entrypoint []string, log *os.File) (*anchor, erro
 			}
 		}
 	}
+	cfg.TrustedCA = s.caPEM
 	cmd := exec.Command("/proc/self/exe")
 	cmd.Args = []string{"osb-sandbox-init"}
 	cmd.Env = []string{initEnv + "=1"} // never the server's environment

@@ -41,6 +41,9 @@ type Config struct {
 	Isolated bool              // run in namespaces; only honoured when Probe reports them available
 	Agent    bool              // isolated: run the execd agent inside (the binary must link package agent)
 	Limits   *Limits           // isolated: enforce these with a cgroup; nil: no limits
+	// TrustedCA (PEM), isolated: a CA the sandbox's TLS clients trust on
+	// top of the system's (the egress proxy's, see CABundle).
+	TrustedCA []byte
 }
 
 // Sandbox is one running sandbox. Its methods are safe for concurrent use.
@@ -54,6 +57,7 @@ type Sandbox struct {
 	inside   bool     // this is the agent's view from inside the sandbox (Inside)
 	dirFile  *os.File // isolated with agent: path-only descriptor of dir, for the agent socket
 	limits   *Limits  // isolated: what the cgroup enforces
+	caPEM    []byte   // isolated: Config.TrustedCA
 	cg       *cgroup  // isolated with limits, once started
 	root     *os.Root
 	logFile  *os.File
@@ -82,6 +86,7 @@ func New(cfg Config) (*Sandbox, error) {
 	s.agent = s.isolated && cfg.Agent
 	if s.isolated {
 		s.limits = cfg.Limits
+		s.caPEM = cfg.TrustedCA
 	}
 	for _, a := range append([]string{"root"}, prefixAll("fs/", Areas)...) {
 		if err := os.MkdirAll(filepath.Join(cfg.Dir, a), 0o755); err != nil {

@@ -1,0 +1,125 @@
+//go:build linux
+
+package server_test
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"log"
+	"math/big"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/osb-dev/osb/internal/server"
+)
+
+// TestHTTPSCredentialsFromInsideASandbox: curl in an isolated sandbox
+// reaches an HTTPS host with a vault binding through the egress proxy,
+// which intercepts it with a certificate the sandbox trusts and adds the
+// credential; HTTPS to an unbound host is tunnelled untouched. "Outside"
+// is one loopback TLS server of this test, reached by name through the
+// server's EgressDial and trusted through EgressRoots.
+func TestHTTPSCredentialsFromInsideASandbox(t *testing.T) {
+	const token = "sk-inside-DO-NOT-LEAK-77"
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "outside test root"},
+		DNSNames: []string{"api.example.test", "plain.example.test"}, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, _ := x509.ParseCertificate(der)
+	var mu sync.Mutex
+	var seen []string
+	outside := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, fmt.Sprintf("%s %s auth=%s", r.Host, r.URL.Path, r.Header.Get("Authorization")))
+		mu.Unlock()
+		fmt.Fprintf(w, "hello from %s", r.Host)
+	}))
+	outside.TLS = &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}
+	outside.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshake below is expected
+	outside.StartTLS()
+	defer outside.Close()
+	roots := x509.NewCertPool()
+	roots.AddCert(cert)
+	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if !strings.HasSuffix(addr, ".example.test:443") {
+			return nil, fmt.Errorf("no such host in this test: %s", addr)
+		}
+		var d net.Dialer
+		return d.DialContext(ctx, network, outside.Listener.Addr().String())
+	}
+	c := newClient(t, func(o *server.Options) { o.EgressDial, o.EgressRoots = dial, roots })
+	if !c.srv.Isolated() {
+		t.Skip("sandboxes cannot be isolated on this machine")
+	}
+	id := c.create(map[string]any{"credentialProxy": map[string]any{"enabled": true},
+		"networkPolicy": map[string]any{"defaultAction": "deny", "egress": []map[string]string{
+			{"action": "allow", "target": "api.example.test"}, {"action": "allow", "target": "plain.example.test"}}}})
+	e := c.endpoint(id, server.EgressPort, false)
+	c.expect(201, c.do("POST", "http://"+e.Endpoint+"/credential-vault", `{"credentials":[{"name":"token","source":{"type":"inline","value":"`+token+`"}}],
+		"bindings":[{"name":"api","match":{"hosts":["api.example.test"]},"auth":{"type":"bearer","credential":"token"}}]}`))
+
+	curl := func(args string) string {
+		t.Helper()
+		out, _ := c.sh(id, "curl -s -m 60 -w ' %{http_code}' "+args+"; echo \" $?\"")
+		return strings.TrimSpace(out)
+	}
+	// The sandbox trusts the proxy's CA by default.
+	if got := curl("https://api.example.test/v1/models"); got != "hello from api.example.test 200 0" {
+		t.Errorf("bound host: %q", got)
+	}
+	// Trusting only the outside server's own root shows who answered TLS:
+	// the proxy for the bound host, the real server for the unbound one.
+	rootPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+	c.sh(id, "printf '%s' '"+string(rootPEM)+"' > /tmp/outside-root.pem")
+	if got := curl("--cacert /tmp/outside-root.pem https://plain.example.test/x"); got != "hello from plain.example.test 200 0" {
+		t.Errorf("unbound host, blind tunnel: %q", got)
+	}
+	if got := curl("--cacert /tmp/outside-root.pem https://api.example.test/v1/models"); got != "000 60" {
+		t.Errorf("bound host seen with the outside root only: %q (want curl's certificate error 60)", got)
+	}
+	if got := curl("-o /dev/null https://denied.example.test/"); got != "000 56" {
+		t.Errorf("denied host: %q", got)
+	}
+	// A sandbox without credentialProxy does not trust the egress CA: its
+	// bundle holds one certificate less.
+	plain := c.create(map[string]any{"networkPolicy": map[string]any{"defaultAction": "deny"}})
+	count := "grep -c 'BEGIN CERTIFICATE' $SSL_CERT_FILE"
+	with, _ := c.sh(id, count)
+	without, _ := c.sh(plain, count)
+	if n, m := atoiOr0(with), atoiOr0(without); n != m+1 {
+		t.Errorf("certificates in the bundle: %q with credentialProxy, %q without", with, without)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	want := "api.example.test /v1/models auth=Bearer " + token + "\nplain.example.test /x auth="
+	if got := strings.Join(seen, "\n"); got != want {
+		t.Errorf("outside saw\n%s\nwant\n%s", got, want)
+	}
+}
+
+func atoiOr0(s string) int {
+	n, _ := strconv.Atoi(strings.TrimSpace(s))
+	return n
+}
