@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -265,10 +266,17 @@ func issue11Cases() []faultCase {
 		// Unbounded memory.
 		{name: "a 300 MB JSON body to sandbox get is refused at the cap",
 			serve: func(run *faultRun) {
+				var sent atomic.Int64
 				run.f.handle("GET /v1/sandboxes/{id}", func(w http.ResponseWriter, r *http.Request) {
 					w.Header().Set("Content-Type", "application/json")
 					io.WriteString(w, `{"id":"sb-1","metadata":{"pad":"`)
-					io.Copy(w, io.LimitReader(zeros{}, 300<<20))
+					n, _ := io.Copy(w, io.LimitReader(zeros{}, 300<<20))
+					sent.Store(n)
+				})
+				run.t.Cleanup(func() {
+					if sent.Load() >= 300<<20 {
+						run.t.Errorf("osb read the whole body, past its cap")
+					}
 				})
 			},
 			args: []string{"sandbox", "get", "sb-1"}, code: 1, json: true,
