@@ -33,6 +33,9 @@ type dataPlane struct {
 
 	// egress is the sandbox's egress proxy; nil without the local sidecar.
 	egress *egress.Proxy
+	// intent holds a template sandbox's policy for its egress proxy: such a
+	// sandbox has no sidecar port, its policy is the lifecycle server's.
+	intent *egress.Sidecar
 
 	// done is cancelled by close: it ends the requests still running
 	// (streams, WebSockets) when the sandbox goes away.
@@ -48,7 +51,12 @@ func (s *Server) startDataPlane(rec *record) *dataPlane {
 			d.ports[port] = mk(rec.sb)
 		}
 	}
-	if sc, ok := d.ports[EgressPort].(*egress.Sidecar); ok {
+	sc, ok := d.ports[EgressPort].(*egress.Sidecar)
+	if _, local := s.opts.PortHandlers[EgressPort]; !ok && local && rec.origin == originTemplate {
+		sc, ok = egress.New(rec.sb, egress.Options{Log: s.log.event}), true
+		d.intent = sc
+	}
+	if ok {
 		d.egress = sc.NewProxy(s.opts.EgressDial)
 		d.egress.InterceptWith(s.egressCA, s.opts.EgressRoots)
 	}
@@ -71,7 +79,10 @@ func (d *dataPlane) close() {
 // sandbox has no local sidecar.
 func (d *dataPlane) enforceEgress() func(net.Conn) {
 	sc, ok := d.ports[EgressPort].(*egress.Sidecar)
-	if !ok || d.egress == nil {
+	if !ok {
+		sc = d.intent
+	}
+	if sc == nil || d.egress == nil {
 		return nil
 	}
 	sc.SetEnforcement(egress.ProxyEnforcement)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/osb-dev/osb/internal/server"
 )
@@ -70,5 +71,53 @@ func TestEgressFromInsideASandbox(t *testing.T) {
 	}
 	if n := direct.Load(); n != 0 {
 		t.Errorf("the host's loopback server was reached directly %d times", n)
+	}
+}
+
+// TestTemplateSandboxEgressFollowsItsPolicy: a sandbox made from a template
+// has no sidecar port, its policy is kept by the lifecycle server; its
+// egress proxy still applies that policy, live, and says so.
+func TestTemplateSandboxEgressFollowsItsPolicy(t *testing.T) {
+	outside := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "%s answered", r.Host)
+	}))
+	defer outside.Close()
+	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if !strings.HasSuffix(addr, ".example.test:80") {
+			return nil, fmt.Errorf("no such host in this test: %s", addr)
+		}
+		var d net.Dialer
+		return d.DialContext(ctx, network, outside.Listener.Addr().String())
+	}
+	c := newClient(t, func(o *server.Options) { o.EgressDial = dial })
+	if !c.srv.Isolated() {
+		t.Skip("sandboxes cannot be isolated on this machine")
+	}
+	tpl := c.expect(201, c.do("POST", "/templates", map[string]any{"image": "python:3.11", "publish": "s3://bucket/tpl"})).json(t)["templateId"].(string)
+	if !eventually(t, 30*time.Second, func() bool {
+		return strings.Contains(string(c.do("GET", "/templates/"+tpl, nil).body), `"Succeeded"`)
+	}) {
+		t.Fatal("template never succeeded")
+	}
+	id := c.expect(202, c.do("POST", "/sandboxes", map[string]any{"templateId": tpl, "timeout": 600,
+		"networkPolicy": map[string]any{"defaultAction": "deny", "egress": []map[string]string{{"action": "allow", "target": "pypi.example.test"}}}})).json(t)["id"].(string)
+	path := "/sandboxes/" + id + "/networkpolicy"
+	if body := string(c.expect(200, c.do("GET", path, nil)).body); !strings.Contains(body, `"enforcementMode":"proxy"`) {
+		t.Errorf("policy of an isolated template sandbox: %s", body)
+	}
+	curl := func(url string) string {
+		t.Helper()
+		out, _ := c.sh(id, "curl -s -m 60 -w ' %{http_code}' "+url+" 2>&1; true")
+		return out
+	}
+	if got := curl("http://pypi.example.test/"); got != "pypi.example.test answered 200" {
+		t.Errorf("allowed host: %q", got)
+	}
+	if got := curl("-o /dev/null http://other.example.test/"); got != " 403" {
+		t.Errorf("denied host: %q", got)
+	}
+	c.expect(200, c.do("PATCH", path, []map[string]string{{"action": "allow", "target": "other.example.test"}}))
+	if got := curl("http://other.example.test/"); got != "other.example.test answered 200" {
+		t.Errorf("after the patch: %q", got)
 	}
 }

@@ -196,6 +196,9 @@ func (s *Server) seedEgress(rec *record, seed egressSeed) {
 		if seed.policy != nil {
 			rec.egressIntent = *seed.policy
 		}
+		if in := rec.data.intent; in != nil {
+			in.Configure(&rec.egressIntent, false)
+		}
 		return
 	}
 	if sc, ok := rec.data.ports[EgressPort].(interface {
@@ -294,15 +297,22 @@ func (s *Server) networkPolicy(w http.ResponseWriter, r *http.Request, raw []byt
 	next, err := change(rec.egressIntent)
 	if err == nil {
 		rec.egressIntent = next
+		if in := rec.data.intent; in != nil {
+			in.Configure(&next, false)
+		}
 	}
 	s.mu.Unlock()
 	if err != nil {
 		writeError(w, http.StatusBadRequest, codeInvalidParameter, "Invalid network policy: "+err.Error())
 		return
 	}
-	if r.Method != http.MethodGet {
-		s.log.event("sandbox %s: egress intent %s: default %s, %d rule(s) (not enforced by the local runtime)",
-			rec.id, r.Method, next.DefaultAction, len(next.Egress))
+	st := egress.StatusOf(next, true)
+	if in := rec.data.intent; in != nil {
+		st = in.Status(true)
 	}
-	writeJSON(w, http.StatusOK, egress.StatusOf(next, true))
+	if r.Method != http.MethodGet {
+		s.log.event("sandbox %s: egress intent %s: default %s, %d rule(s), enforcement %s",
+			rec.id, r.Method, next.DefaultAction, len(next.Egress), st.EnforcementMode)
+	}
+	writeJSON(w, http.StatusOK, st)
 }

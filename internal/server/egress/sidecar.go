@@ -138,6 +138,13 @@ type Status struct {
 	Policy          *Policy `json:"policy,omitempty"`
 }
 
+// Status reports the sidecar's policy and how it is enforced.
+func (s *Sidecar) Status(withPolicy bool) Status {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return statusOf(s.policy, withPolicy, s.enforcement)
+}
+
 // StatusOf reports a policy that nothing enforces; withPolicy includes it
 // (GET does, changes do not).
 func StatusOf(p Policy, withPolicy bool) Status {
