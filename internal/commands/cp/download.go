@@ -22,18 +22,25 @@ import (
 // listDepth is deep enough for any real tree; execd needs a number.
 const listDepth = 4096
 
-// download copies a file or tree of the sandbox to this machine.
-func download(ctx context.Context, opts *options) error {
+// describeSource connects to the source sandbox and describes the path to copy.
+func describeSource(ctx context.Context, opts *options) (*client.DataPlane, client.FileInfo, error) {
 	dp, err := connect(ctx, opts)
 	if err != nil {
-		return err
+		return nil, client.FileInfo{}, err
 	}
-	src := opts.Src.Path
-	infos, err := dp.FileInfo(ctx, []string{src})
+	infos, err := dp.FileInfo(ctx, []string{opts.Src.Path})
+	if err != nil {
+		return nil, client.FileInfo{}, err
+	}
+	return dp, infos[opts.Src.Path], nil
+}
+
+// download copies a file or tree of the sandbox to this machine.
+func download(ctx context.Context, opts *options) error {
+	dp, info, err := describeSource(ctx, opts)
 	if err != nil {
 		return err
 	}
-	info := infos[src]
 	switch info.Type {
 	case "file":
 		return downloadOne(ctx, opts, dp, info)
@@ -42,7 +49,7 @@ func download(ctx context.Context, opts *options) error {
 	case "symlink":
 		return downloadLink(ctx, opts, dp, info)
 	}
-	return cmdutil.UsageErrorf("%s is a %s in the sandbox; only files, directories and symlinks are copied", src, info.Type)
+	return cmdutil.UsageErrorf("%s is a %s in the sandbox; only files, directories and symlinks are copied", opts.Src.Path, info.Type)
 }
 
 // localTarget is where a copy of the remote name goes: inside local when it
@@ -269,16 +276,11 @@ func downloadLink(ctx context.Context, opts *options, dp *client.DataPlane, info
 // stream, one file after the other as it downloads, named as tar -C
 // PARENT NAME would name them.
 func downloadTar(ctx context.Context, opts *options) error {
-	dp, err := connect(ctx, opts)
+	dp, info, err := describeSource(ctx, opts)
 	if err != nil {
 		return err
 	}
 	src := opts.Src.Path
-	infos, err := dp.FileInfo(ctx, []string{src})
-	if err != nil {
-		return err
-	}
-	info := infos[src]
 	base := treeName(src, info.Path)
 	t := &tree{}
 	switch info.Type {
