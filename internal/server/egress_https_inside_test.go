@@ -3,7 +3,6 @@
 package server_test
 
 import (
-	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -15,7 +14,6 @@ import (
 	"io"
 	"log"
 	"math/big"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -62,13 +60,7 @@ func TestHTTPSCredentialsFromInsideASandbox(t *testing.T) {
 	defer outside.Close()
 	roots := x509.NewCertPool()
 	roots.AddCert(cert)
-	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
-		if !strings.HasSuffix(addr, ".example.test:443") {
-			return nil, fmt.Errorf("no such host in this test: %s", addr)
-		}
-		var d net.Dialer
-		return d.DialContext(ctx, network, outside.Listener.Addr().String())
-	}
+	dial := exampleDial(443, outside)
 	c := newClient(t, func(o *server.Options) { o.EgressDial, o.EgressRoots = dial, roots })
 	if !c.srv.Isolated() {
 		t.Skip("sandboxes cannot be isolated on this machine")

@@ -29,13 +29,7 @@ func TestEgressFromInsideASandbox(t *testing.T) {
 		fmt.Fprintf(w, "%s answered %s", r.Host, r.URL.Path)
 	}))
 	defer outside.Close()
-	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
-		if !strings.HasSuffix(addr, ".example.test:80") {
-			return nil, fmt.Errorf("no such host in this test: %s", addr)
-		}
-		var d net.Dialer
-		return d.DialContext(ctx, network, outside.Listener.Addr().String())
-	}
+	dial := exampleDial(80, outside)
 	c := newClient(t, func(o *server.Options) { o.EgressDial = dial })
 	if !c.srv.Isolated() {
 		t.Skip("sandboxes cannot be isolated on this machine")
@@ -82,13 +76,7 @@ func TestTemplateSandboxEgressFollowsItsPolicy(t *testing.T) {
 		fmt.Fprintf(w, "%s answered", r.Host)
 	}))
 	defer outside.Close()
-	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
-		if !strings.HasSuffix(addr, ".example.test:80") {
-			return nil, fmt.Errorf("no such host in this test: %s", addr)
-		}
-		var d net.Dialer
-		return d.DialContext(ctx, network, outside.Listener.Addr().String())
-	}
+	dial := exampleDial(80, outside)
 	c := newClient(t, func(o *server.Options) { o.EgressDial = dial })
 	if !c.srv.Isolated() {
 		t.Skip("sandboxes cannot be isolated on this machine")
@@ -119,5 +107,18 @@ func TestTemplateSandboxEgressFollowsItsPolicy(t *testing.T) {
 	c.expect(200, c.do("PATCH", path, []map[string]string{{"action": "allow", "target": "other.example.test"}}))
 	if got := curl("http://other.example.test/"); got != "other.example.test answered 200" {
 		t.Errorf("after the patch: %q", got)
+	}
+}
+
+// exampleDial is an EgressDial for tests: every name under example.test on
+// port reaches the test's own server outside; nothing else is dialled.
+func exampleDial(port int, outside *httptest.Server) func(context.Context, string, string) (net.Conn, error) {
+	suffix := fmt.Sprintf(".example.test:%d", port)
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if !strings.HasSuffix(addr, suffix) {
+			return nil, fmt.Errorf("no such host in this test: %s", addr)
+		}
+		var d net.Dialer
+		return d.DialContext(ctx, network, outside.Listener.Addr().String())
 	}
 }
