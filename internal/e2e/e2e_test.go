@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -33,28 +32,10 @@ func buildOsb(t *testing.T) string { return cmdtest.BuildOsb(t) }
 // serverProcess is `osb server` running in the background.
 type serverProcess struct {
 	cmd  *exec.Cmd
-	addr string        // the host:port it listens on
-	key  string        // the API key it printed, when it generated one
-	logs lockedBuffer  // its stderr so far
-	done chan struct{} // closed when its stderr ends
-}
-
-// lockedBuffer is a buffer a test may read while the server still writes.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) WriteString(s string) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.buf.WriteString(s)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
+	addr string             // the host:port it listens on
+	key  string             // the API key it printed, when it generated one
+	logs cmdtest.SyncBuffer // its stderr so far
+	done chan struct{}      // closed when its stderr ends
 }
 
 // launchServer starts `osb server` on a free loopback port, args added to
@@ -97,7 +78,7 @@ func launchServerAs(t *testing.T, attr *syscall.SysProcAttr, bin, home, key stri
 		sc := bufio.NewScanner(stderr)
 		var generated string
 		for sc.Scan() {
-			s.logs.WriteString(sc.Text() + "\n")
+			fmt.Fprintln(&s.logs, sc.Text())
 			if rest, ok := strings.CutPrefix(sc.Text(), "Generated API key: "); ok {
 				generated = rest
 			}
