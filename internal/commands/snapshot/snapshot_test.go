@@ -279,21 +279,7 @@ func TestSnapshotRestoreRoundTrip(t *testing.T) {
 func TestRecordWithoutID(t *testing.T) {
 	t.Parallel()
 	for _, body := range []string{`{}`, `{"items":[],"pagination":{"page":1}}`} {
-		var mu sync.Mutex
-		var requests []string
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			mu.Lock()
-			requests = append(requests, r.Method+" "+r.URL.Path)
-			mu.Unlock()
-			w.Header().Set("Content-Type", "application/json")
-			if r.Method == http.MethodPost {
-				w.WriteHeader(http.StatusAccepted)
-			}
-			w.Write([]byte(body))
-		}))
-		env := cmdtest.Offline(t)
-		env.Vars["OPEN_SANDBOX_DOMAIN"] = srv.URL
-		addr := strings.TrimPrefix(srv.URL, "http://")
+		env, addr, requests := cmdtest.Answering(t, body, http.StatusAccepted)
 		for _, tc := range []struct {
 			args []string
 			want string
@@ -310,11 +296,8 @@ func TestRecordWithoutID(t *testing.T) {
 		if r.Stdout != "" || !strings.Contains(r.Stderr, `"exit_code": 1`) || !strings.Contains(r.Stderr, "where a snapshot was expected") {
 			t.Errorf("-o json: stdout %q stderr %q", r.Stdout, r.Stderr)
 		}
-		srv.Close()
-		mu.Lock()
-		if want := "GET /v1/snapshots/snap_1 POST /v1/sandboxes/sb1/snapshots GET /v1/snapshots/snap_1"; strings.Join(requests, " ") != want {
-			t.Errorf("requests %v, want %s", requests, want)
+		if want := "GET /v1/snapshots/snap_1 POST /v1/sandboxes/sb1/snapshots GET /v1/snapshots/snap_1"; strings.Join(requests(), " ") != want {
+			t.Errorf("requests %v, want %s", requests(), want)
 		}
-		mu.Unlock()
 	}
 }

@@ -3,7 +3,6 @@ package template_test
 import (
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -244,16 +243,7 @@ func TestSandboxFromTemplate(t *testing.T) {
 func TestRecordWithoutID(t *testing.T) {
 	t.Parallel()
 	for _, body := range []string{`{}`, `{"items":[],"pagination":{"page":1}}`} {
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "application/json")
-			if r.Method == http.MethodPost {
-				w.WriteHeader(http.StatusCreated)
-			}
-			w.Write([]byte(body))
-		}))
-		env := cmdtest.Offline(t)
-		env.Vars["OPEN_SANDBOX_DOMAIN"] = srv.URL
-		addr := strings.TrimPrefix(srv.URL, "http://")
+		env, addr, _ := cmdtest.Answering(t, body, http.StatusCreated)
 		for _, tc := range []struct {
 			args []string
 			want string
@@ -270,6 +260,5 @@ func TestRecordWithoutID(t *testing.T) {
 		if r.Stdout != "" || !strings.Contains(r.Stderr, `"exit_code": 1`) || !strings.Contains(r.Stderr, "where a template was expected") {
 			t.Errorf("-o json: stdout %q stderr %q", r.Stdout, r.Stderr)
 		}
-		srv.Close()
 	}
 }
