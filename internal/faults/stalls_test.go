@@ -123,6 +123,21 @@ func tick(ms int) <-chan time.Time { return time.After(time.Duration(ms) * time.
 func TestTimeoutTheServerIgnores(t *testing.T) {
 	t.Parallel()
 	f := newFake(t)
+	commandUntilStopped(f, true)
+	r := f.env().Run("command", "run", "sb-1", "-t", "1s", "--", "sleep", "100")
+	if r.Code != 124 || r.Stdout != "started\n" || r.Stderr != "The command has not ended 5s after its timeout of 1s: stopping it...\n"+
+		"Error: the command did not finish within 1s; osb stopped it, as the server had not\n" {
+		t.Errorf("exit %d stdout %q stderr %q", r.Code, r.Stdout, r.Stderr)
+	}
+	if n := f.count("DELETE /sb/sb-1/command"); n != 1 {
+		t.Errorf("DELETE sent %d times", n)
+	}
+}
+
+// commandUntilStopped serves a command that prints a line and goes on
+// (pinging) until osb asks to stop it, then ends its stream as execd does
+// for a command killed by SIGTERM; with hold, the stream then stays open.
+func commandUntilStopped(f *fake, hold bool) {
 	stopped := make(chan struct{})
 	f.handle("POST /sb/{id}/command", func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
@@ -135,7 +150,9 @@ func TestTimeoutTheServerIgnores(t *testing.T) {
 				return
 			case <-stopped:
 				event(w, map[string]any{"type": "error", "error": map[string]any{"ename": "CommandExecError", "evalue": "-1", "traceback": []string{"signal: terminated"}}})
-				f.hold(r)
+				if hold {
+					f.hold(r)
+				}
 				return
 			case <-tick(200):
 				event(w, map[string]any{"type": "ping", "text": "pong"})
@@ -147,12 +164,4 @@ func TestTimeoutTheServerIgnores(t *testing.T) {
 			close(stopped)
 		}
 	})
-	r := f.env().Run("command", "run", "sb-1", "-t", "1s", "--", "sleep", "100")
-	if r.Code != 124 || r.Stdout != "started\n" || r.Stderr != "The command has not ended 5s after its timeout of 1s: stopping it...\n"+
-		"Error: the command did not finish within 1s; osb stopped it, as the server had not\n" {
-		t.Errorf("exit %d stdout %q stderr %q", r.Code, r.Stdout, r.Stderr)
-	}
-	if n := f.count("DELETE /sb/sb-1/command"); n != 1 {
-		t.Errorf("DELETE sent %d times", n)
-	}
 }

@@ -460,7 +460,7 @@ func issue11Cases() []faultCase {
 
 		// Signals.
 		{name: "SIGHUP stops the remote command and exits 129",
-			serve: serveUntilStopped,
+			serve: func(run *faultRun) { commandUntilStopped(run.f, false) },
 			args:  []string{"command", "run", "sb-1", "--", "sleep", "100"}, sig: syscall.SIGHUP, code: 129, out: "started\n",
 			notes: []string{"Stopping the remote command (Ctrl-C again to stop waiting)..."},
 			want:  "Interrupted: command exec-1 was stopped.",
@@ -509,35 +509,6 @@ func serveDirectory(run *faultRun) {
 		p := r.URL.Query().Get("path")
 		writeJSON(w, 200, map[string]any{p: map[string]any{"path": p, "type": "directory", "size": 4096, "mode": 755,
 			"owner": "root", "group": "root", "modified_at": "2026-01-01T00:00:00Z", "created_at": "2026-01-01T00:00:00Z"}})
-	})
-}
-
-// serveUntilStopped runs a command that prints a line and goes on until
-// osb asks to stop it, then ends its stream as execd does for a command
-// killed by SIGTERM.
-func serveUntilStopped(run *faultRun) {
-	stopped := make(chan struct{})
-	run.f.handle("POST /sb/{id}/command", func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		streamStart(w)
-		event(w, map[string]any{"type": "init", "text": "exec-1"})
-		event(w, map[string]any{"type": "stdout", "text": "started"})
-		for {
-			select {
-			case <-r.Context().Done():
-				return
-			case <-stopped:
-				event(w, map[string]any{"type": "error", "error": map[string]any{"ename": "CommandExecError", "evalue": "-1", "traceback": []string{"signal: terminated"}}})
-				return
-			case <-tick(200):
-				event(w, map[string]any{"type": "ping", "text": "pong"})
-			}
-		}
-	})
-	run.f.handle("DELETE /sb/{id}/command", func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Query().Get("id") == "exec-1" {
-			close(stopped)
-		}
 	})
 }
 
