@@ -3,26 +3,17 @@
 package server_test
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/pem"
 	"fmt"
-	"io"
-	"log"
-	"math/big"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/osb-dev/osb/internal/server"
+	"github.com/osb-dev/osb/internal/server/servertest"
 )
 
 // TestHTTPSCredentialsFromInsideASandbox: curl in an isolated sandbox
@@ -33,31 +24,15 @@ import (
 // server's EgressDial and trusted through EgressRoots.
 func TestHTTPSCredentialsFromInsideASandbox(t *testing.T) {
 	const token = "sk-inside-DO-NOT-LEAK-77"
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "outside test root"},
-		DNSNames: []string{"api.example.test", "plain.example.test"}, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, _ := x509.ParseCertificate(der)
 	var mu sync.Mutex
 	var seen []string
-	outside := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	outside, cert := servertest.TLSUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		seen = append(seen, fmt.Sprintf("%s %s auth=%s", r.Host, r.URL.Path, r.Header.Get("Authorization")))
 		mu.Unlock()
 		fmt.Fprintf(w, "hello from %s", r.Host)
-	}))
-	outside.TLS = &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}
-	outside.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshake below is expected
+	}), "api.example.test", "plain.example.test")
 	outside.StartTLS()
-	defer outside.Close()
 	roots := x509.NewCertPool()
 	roots.AddCert(cert)
 	dial := exampleDial(443, outside)
@@ -83,7 +58,7 @@ func TestHTTPSCredentialsFromInsideASandbox(t *testing.T) {
 	}
 	// Trusting only the outside server's own root shows who answered TLS:
 	// the proxy for the bound host, the real server for the unbound one.
-	rootPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+	rootPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Raw})
 	c.sh(id, "printf '%s' '"+string(rootPEM)+"' > /tmp/outside-root.pem")
 	if got := curl("--cacert /tmp/outside-root.pem https://plain.example.test/x"); got != "hello from plain.example.test 200 0" {
 		t.Errorf("unbound host, blind tunnel: %q", got)

@@ -4,17 +4,10 @@ package egress_test
 
 import (
 	"bytes"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/pem"
 	"fmt"
-	"io"
-	"log"
-	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -24,6 +17,7 @@ import (
 	"time"
 
 	"github.com/osb-dev/osb/internal/server/egress"
+	"github.com/osb-dev/osb/internal/server/servertest"
 )
 
 // tlsUpstream is a loopback HTTPS server standing in for outside hosts,
@@ -36,30 +30,15 @@ type tlsUpstream struct {
 }
 
 func newTLSUpstream(t *testing.T, hosts ...string) (*tlsUpstream, *x509.CertPool) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: hosts[0]}, DNSNames: hosts,
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
 	u := &tlsUpstream{}
-	u.cert, _ = x509.ParseCertificate(der)
-	u.srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	u.srv, u.cert = servertest.TLSUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		u.mu.Lock()
 		u.seen = append(u.seen, fmt.Sprintf("%s %s host=%s auth=%s", r.Method, r.URL.RequestURI(), r.Host, r.Header.Get("Authorization")))
 		u.mu.Unlock()
 		fmt.Fprintf(w, "%s over %s", r.Host, r.Proto)
-	}))
-	u.srv.TLS = &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}
+	}), hosts...)
 	u.srv.EnableHTTP2 = true // what a blind tunnel lets the client use
-	u.srv.Config.ErrorLog = log.New(io.Discard, "", 0)
 	u.srv.StartTLS()
-	t.Cleanup(u.srv.Close)
 	roots := x509.NewCertPool()
 	roots.AddCert(u.cert)
 	return u, roots
