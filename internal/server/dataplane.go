@@ -73,7 +73,7 @@ func (d *dataPlane) close() {
 }
 
 // enforceEgress is for the runtime: once a sandbox's only way out is
-// 127.0.0.1:egress.ProxyPort in its own network, the runtime hands each
+// sandbox.EgressProxyAddr in its own network, the runtime hands each
 // connection there to the returned function (startEgress). Calling it
 // marks the sandbox's policy enforced in every policy answer. nil: the
 // sandbox has no local sidecar.

@@ -13,11 +13,9 @@ import (
 	"sync"
 	"syscall"
 	"time"
-)
 
-// ProxyPort is where a sandbox finds its egress proxy, on 127.0.0.1 of its
-// own network namespace (HTTP_PROXY=http://127.0.0.1:3128).
-const ProxyPort = 3128
+	"github.com/osb-dev/osb/internal/server/sandbox"
+)
 
 // ProxyEnforcement is the enforcementMode a sidecar reports once its
 // sandbox's only way out is the egress proxy.
@@ -483,4 +481,4 @@ func (l *connListener) Addr() net.Addr { return proxyAddr{} }
 type proxyAddr struct{}
 
 func (proxyAddr) Network() string { return "tcp" }
-func (proxyAddr) String() string  { return "127.0.0.1:" + strconv.Itoa(ProxyPort) }
+func (proxyAddr) String() string  { return sandbox.EgressProxyAddr }
