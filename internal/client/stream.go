@@ -222,6 +222,9 @@ func nextWhole(scan func() bool, event func() *Event, errOf func() error) (*Even
 		}
 		ev.Data = append(ev.Data, piece.Data...)
 		ev.Partial = piece.Partial
+		if piece.Timestamp != 0 {
+			ev.Timestamp = piece.Timestamp // a long line's is on its last piece
+		}
 	}
 	return ev, nil
 }
@@ -590,7 +593,7 @@ func (r *EventReader) scanText() bool {
 				r.ev = Event{Type: r.textType, Data: r.text, Partial: !closed}
 				if closed {
 					r.inText = false
-					r.skipLine()
+					r.ev.Timestamp = r.lineTimestamp()
 				}
 				return true
 			}
@@ -607,14 +610,16 @@ func (r *EventReader) scanText() bool {
 	}
 }
 
-// skipLine drops the rest of the current line.
-func (r *EventReader) skipLine() {
-	for {
-		_, err := r.br.ReadSlice('\n')
-		if err != bufio.ErrBufferFull {
-			return
-		}
+// lineTimestamp reads the rest of a long output line, after its text: the
+// frame's timestamp (0 when it has none), which the last piece carries.
+func (r *EventReader) lineTimestamp() int64 {
+	tail, err := r.br.ReadSlice('\n')
+	for err == bufio.ErrBufferFull {
+		_, err = r.br.ReadSlice('\n') // not a timestamp: skip the rest
+		tail = nil
 	}
+	ts, _ := timestampTail(trimSpace(trimEOL(tail)))
+	return ts
 }
 
 // unescape appends the JSON string text at the start of s (just after its

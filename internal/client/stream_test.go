@@ -116,7 +116,7 @@ func TestEventReaderLargeFrame(t *testing.T) {
 	// 512 KiB once encoded, eight times the reader's buffer, escapes everywhere.
 	line := strings.Repeat("0123456789abcdef\t\"é😀<", 1<<14)
 	encoded, _ := json.Marshal(line)
-	execd := `{"type":"stdout","text":` + string(encoded) + `,"timestamp":1}` + "\n\n"
+	execd := `{"type":"stdout","text":` + string(encoded) + `,"timestamp":1795967002972}` + "\n\n"
 	other := `{"text":` + string(encoded) + `,"type":"stderr"}` + "\n\n"
 	end := `{"type":"execution_complete"}` + "\n\n"
 	for how, r := range readers([]byte(execd + other + end)) {
@@ -134,6 +134,10 @@ func TestEventReaderLargeFrame(t *testing.T) {
 			got = append(got, ev.Data...)
 			pieces++
 			if !ev.Partial {
+				// The frame's timestamp comes after the text: the last piece has it.
+				if ev.Timestamp != 1795967002972 {
+					t.Errorf("%s: the last piece has timestamp %d", how, ev.Timestamp)
+				}
 				break
 			}
 		}
@@ -148,8 +152,8 @@ func TestEventReaderLargeFrame(t *testing.T) {
 		}
 		// Next gives the same line whole.
 		evs := readAll(t, bytes.NewReader([]byte(execd+end)))
-		if len(evs) != 2 || string(evs[0].Data) != line || evs[0].Partial {
-			t.Fatalf("Next: %d events", len(evs))
+		if len(evs) != 2 || string(evs[0].Data) != line || evs[0].Partial || evs[0].Timestamp != 1795967002972 {
+			t.Fatalf("Next: %d events, the first stamped %d", len(evs), evs[0].Timestamp)
 		}
 	}
 }
