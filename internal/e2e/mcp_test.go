@@ -2,8 +2,10 @@ package e2e
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -54,7 +56,7 @@ func workflow(t *testing.T, s *mcp.ClientSession, bin string, env []string) {
 	t.Helper()
 	id := callTool(t, s, "sandbox_create", map[string]any{"image": "python:3.11"})["sandbox_id"].(string)
 	ex := callTool(t, s, "command_run", map[string]any{"sandbox_id": id, "command": "echo hello from mcp; echo; echo bye; exit 7"})
-	const want = `{"stderr":[],"stdout":[{"is_error":false,"text":"hello from mcp\n\nbye"}]}`
+	const want = `{"stderr":[],"stdout":[{"is_error":false,"text":"hello from mcp"},{"is_error":false,"text":"\n"},{"is_error":false,"text":"bye"}]}`
 	if got := logsOf(ex); ex["exit_code"] != float64(7) || got != want {
 		t.Errorf("command_run: exit %v, logs %s; want exit 7, logs %s", ex["exit_code"], got, want)
 	}
@@ -250,5 +252,57 @@ func TestMCPUsageErrors(t *testing.T) {
 	r = osb(t, bin, append(env, "OSB_MCP_TOKEN="+key), "mcp", "--http", "127.0.0.1:0").expect(t, 2)
 	if !strings.Contains(r.stderr, "is the OpenSandbox API key") || strings.Contains(r.stderr, key) {
 		t.Errorf("the API key as token: %q", r.stderr)
+	}
+}
+
+// `printf … | osb mcp`: every request written gets its answer, the slow
+// ones too, before osb mcp exits at the end of its input.
+func TestMCPStdioAnswersAllAtEndOfInput(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds and runs the binary; skipped under -short")
+	}
+	bin, env := startServer(t)
+	var sb struct{ ID string }
+	json.Unmarshal([]byte(osb(t, bin, env, "sandbox", "create", "-i", "python:3.11", "-o", "json").expect(t, 0).stdout), &sb)
+	call := func(n int, tool, args string) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":{"sandbox_id":%q%s}}}`, n, tool, sb.ID, args)
+	}
+	requests := []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"printf","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		call(2, "command_run", `,"command":"sleep 1; echo slow"`),
+		call(3, "command_run", `,"command":"echo quick"`),
+		call(4, "sandbox_get_info", ""),
+	}
+	cmd := exec.Command("sh", append([]string{"-c", `printf '%s\n' "$@" | "$0" mcp --allow-any-sandbox`, bin}, requests...)...)
+	cmd.Env = env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil || stderr.Len() != 0 {
+		t.Fatalf("printf | osb mcp: %v, stderr %q", err, stderr.String())
+	}
+	got := map[float64]string{}
+	for _, line := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
+		var m struct {
+			ID     float64 `json:"id"`
+			Result struct {
+				IsError    bool           `json:"isError"`
+				Structured map[string]any `json:"structuredContent"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("%v: %s", err, line)
+		}
+		got[m.ID] = "answered"
+		if m.Result.Structured != nil && !m.Result.IsError {
+			got[m.ID] = logsOf(m.Result.Structured)
+		}
+	}
+	quiet := func(text string) string {
+		return `{"stderr":[],"stdout":[{"is_error":false,"text":"` + text + `"}]}`
+	}
+	if len(got) != 4 || got[2] != quiet("slow") || got[3] != quiet("quick") || got[1] != "answered" {
+		t.Errorf("answers %v\n%s", got, stdout.String())
 	}
 }

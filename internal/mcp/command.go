@@ -18,10 +18,11 @@ func commandTools() []toolSpec {
 	return []toolSpec{
 		{name: "command_run", destructive: true, add: handler((*Server).runCommand), input: runSchema,
 			desc: "Run shell text (pipes and redirections work) in a sandbox and wait for it to end; returns " +
-				"its execution id, exit_code, and its output in logs: stdout and stderr each one message whose " +
-				"text is the lines the command printed, joined by newlines. With background true it returns " +
-				"as soon as the command started. Clients that send a progress token get the newest output " +
-				"line as progress while it runs."},
+				"its execution id, exit_code, and its output in logs: stdout and stderr each a list of messages, " +
+				"one per line printed (an empty line is \"\\n\"). Output beyond the server's output budget is " +
+				"cut from the start and truncated says so. With background true it returns as soon as the " +
+				"command started. Clients that send a progress token get the newest output line as progress " +
+				"while it runs."},
 		{name: "command_interrupt", destructive: true, add: handler((*Server).interruptCommand), input: interruptSchema,
 			desc: "Stop a running command by its execution id."},
 	}
@@ -95,8 +96,19 @@ func (s *Server) runCommand(ctx context.Context, req *mcp.CallToolRequest, a run
 	if a.WorkingDirectory != nil {
 		r.Cwd = *a.WorkingDirectory
 	}
-	run := &commandRun{dp: dp, background: a.Background, progress: newProgress(req), out: newOutputTail(s.opts.MaxOutput)}
+	b, _ := s.budget(nil)
+	run := &commandRun{dp: dp, background: a.Background, progress: newProgress(req), out: newOutputTail(b), readOn: s.readOnCommand()}
 	return run.run(ctx, r)
+}
+
+// readOnCommand says, in a note, how to get all of a command's output.
+func (s *Server) readOnCommand() string {
+	how := "To read all of it, send the output to a file (add > /tmp/out.log 2>&1 to the command) and read " +
+		"that with file_read, range_header for each part"
+	if s.serves("command_logs") {
+		how += ", or run the command with background true and read its output with command_logs, cursor by cursor"
+	}
+	return how + "."
 }
 
 // Progress during a run: the newest output line at most every
@@ -115,6 +127,7 @@ type commandRun struct {
 	background bool
 	progress   *progress
 	out        *outputTail
+	readOn     string // how to read what out left out
 	ex         execution
 	started    time.Time
 
@@ -216,13 +229,12 @@ func (r *commandRun) handle(ctx context.Context, it streamItem) (done bool, err 
 	return false, nil
 }
 
+// output keeps an output event as the official SDK does: one message, its
+// text as sent.
 func (r *commandRun) output(ctx context.Context, ev *client.Event) {
-	if len(ev.Data) == 0 {
-		return // an event without text: no line at all ("\n" is an empty one)
-	}
-	line := lineOf(ev.Data)
-	r.out.add(outputLine{text: line, timestamp: ev.Timestamp, stderr: ev.Type == client.EventStderr})
-	if line = progressLine(line); line != "" {
+	text := string(ev.Data)
+	r.out.add(text, ev.Timestamp, ev.Type == client.EventStderr)
+	if line := progressLine(text); line != "" {
 		r.pending = line
 	}
 	if time.Since(r.lastReport) >= progressEvery {
@@ -247,6 +259,7 @@ func (r *commandRun) report(ctx context.Context) {
 // progressLine is an output line as a progress message: trimmed and
 // shortened; "" for a blank line.
 func progressLine(line string) string {
+	line = strings.TrimRight(line, "\r\n")
 	if i := strings.LastIndexAny(line, "\r\n"); i >= 0 {
 		line = line[i+1:] // a server that sends several lines at once: the last
 	}
@@ -265,7 +278,7 @@ func (r *commandRun) interrupt(ctx context.Context) {
 
 func (r *commandRun) result() *execution {
 	r.ex.Logs = r.out.logs()
-	r.ex.Truncated = r.out.truncation()
+	r.ex.Truncated = r.out.truncation(r.readOn)
 	return &r.ex
 }
 

@@ -2,9 +2,13 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/osb-dev/osb/internal/cmdutil"
@@ -68,4 +72,100 @@ func describeErrors(next mcp.MethodHandler) mcp.MethodHandler {
 		r.StructuredContent = f
 		return r, nil
 	}
+}
+
+// refuseNulls answers a tool call that gives null for an argument that
+// takes no null, naming the argument and what it takes. The SDK's schema
+// check would refuse it too, but its message shows a Go value
+// ("<invalid reflect.Value>") where the null was.
+func refuseNulls(inputs map[string]*jsonschema.Schema) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			call, ok := req.(*mcp.CallToolRequest)
+			if !ok || call.Params == nil || len(call.Params.Arguments) == 0 {
+				return next(ctx, method, req)
+			}
+			var args any
+			if json.Unmarshal(call.Params.Arguments, &args) != nil {
+				return next(ctx, method, req)
+			}
+			msg := nullArgument(inputs[call.Params.Name], args, "")
+			if msg == "" {
+				return next(ctx, method, req)
+			}
+			res := &mcp.CallToolResult{}
+			res.SetError(&handlerError{usage("%s", msg)})
+			return res, nil
+		}
+	}
+}
+
+// nullArgument describes the first null in v, found at path, that schema s
+// does not accept, or returns "".
+func nullArgument(s *jsonschema.Schema, v any, path string) string {
+	if s == nil {
+		return ""
+	}
+	if v == nil {
+		if s.Type == "null" || slices.Contains(s.Types, "null") || slices.ContainsFunc(s.AnyOf, acceptsNull) || path == "" {
+			return ""
+		}
+		msg := fmt.Sprintf("argument %s is null, but it must be %s", path, typeName(s))
+		if len(s.Default) > 0 {
+			msg += fmt.Sprintf(" (leave it out for the default, %s)", s.Default)
+		}
+		return msg
+	}
+	for _, alt := range s.AnyOf {
+		if alt.Type == kindOfValue(v) {
+			return nullArgument(alt, v, path)
+		}
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			p := k
+			if path != "" {
+				p = path + "." + k
+			}
+			prop := s.Properties[k]
+			if prop == nil {
+				prop = s.AdditionalProperties
+			}
+			if msg := nullArgument(prop, v[k], p); msg != "" {
+				return msg
+			}
+		}
+	case []any:
+		for i, item := range v {
+			if msg := nullArgument(s.Items, item, fmt.Sprintf("%s[%d]", path, i)); msg != "" {
+				return msg
+			}
+		}
+	}
+	return ""
+}
+
+func acceptsNull(s *jsonschema.Schema) bool { return s.Type == "null" }
+
+// kindOfValue is the JSON Schema type of a decoded JSON value, for objects
+// and arrays (the only ones that hold arguments further down).
+func kindOfValue(v any) string {
+	switch v.(type) {
+	case map[string]any:
+		return "object"
+	case []any:
+		return "array"
+	}
+	return ""
+}
+
+func typeName(s *jsonschema.Schema) string {
+	switch s.Type {
+	case "integer", "object", "array":
+		return "an " + s.Type
+	case "":
+		return "a value"
+	}
+	return "a " + s.Type
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"io"
 	"strconv"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -29,6 +30,7 @@ func logsSchema() *jsonschema.Schema {
 	return args(sandboxIDParam(),
 		required("execution_id", str(), "The id command_run returned for the background command."),
 		optional("cursor", orNull(str()), nil, "The cursor of the previous answer: read on from there. None reads from the start."),
+		maxOutputParam(),
 		connectIfMissingParam())
 }
 
@@ -36,6 +38,7 @@ type logsArgs struct {
 	SandboxID        string  `json:"sandbox_id"`
 	ExecutionID      string  `json:"execution_id"`
 	Cursor           *string `json:"cursor"`
+	MaxOutput        *int    `json:"max_output"`
 	ConnectIfMissing bool    `json:"connect_if_missing"`
 }
 
@@ -50,10 +53,16 @@ type commandLogs struct {
 }
 
 // commandLogs reads the status first, then the output: a command that has
-// ended by then has all its output in the answer.
+// ended by then has all its output in the answer. Output beyond the budget
+// is left for the next call: the cursor returned points just after what
+// was returned (execd's cursor is a byte offset).
 func (s *Server) commandLogs(ctx context.Context, _ *mcp.CallToolRequest, a logsArgs) (*commandLogs, error) {
 	if a.ExecutionID == "" {
 		return nil, usage("execution_id must not be empty")
+	}
+	b, err := s.budget(a.MaxOutput)
+	if err != nil {
+		return nil, err
 	}
 	var cursor *int64
 	if a.Cursor != nil && *a.Cursor != "" {
@@ -76,19 +85,37 @@ func (s *Server) commandLogs(ctx context.Context, _ *mcp.CallToolRequest, a logs
 		return nil, err
 	}
 	defer logs.Body.Close()
-	text, cut, err := readTail(logs.Body, s.opts.MaxOutput)
+	// JSON text is never shorter than the bytes it holds: b.bytes of them
+	// are enough to fill the budget; one more tells whether there is more.
+	data, err := io.ReadAll(io.LimitReader(logs.Body, int64(b.bytes)+1))
 	if err != nil {
 		return nil, fmt.Errorf("reading the output of %s: %w", a.ExecutionID, err)
 	}
-	res := &commandLogs{ExecutionID: a.ExecutionID, Running: st.Running, ExitCode: st.ExitCode, Error: st.Error, Output: text}
+	res := &commandLogs{ExecutionID: a.ExecutionID, Running: st.Running, ExitCode: st.ExitCode, Error: st.Error}
+	text := string(data)
+	kept := fitFront(text, b.bytes)
+	if kept < len(text) {
+		// A character cut at the end of what was read is left for the
+		// next call.
+		kept = len(trimPartialRune(data[:kept]))
+		start := int64(0)
+		if cursor != nil {
+			start = *cursor
+		}
+		next := strconv.FormatInt(start+int64(kept), 10)
+		res.Output, res.Cursor = text[:kept], &next
+		res.Truncated = &truncation{Limit: b.bytes, Note: fmt.Sprintf(
+			"the output from this cursor on is longer than %s: only its first %d bytes were returned; "+
+				"read on with cursor %q", b, kept, next)}
+		if logs.Cursor != nil {
+			res.Truncated.OmittedBytes = *logs.Cursor - start - int64(kept)
+		}
+		return res, nil
+	}
+	res.Output = text
 	if logs.Cursor != nil {
 		c := strconv.FormatInt(*logs.Cursor, 10)
 		res.Cursor = &c
-	}
-	if cut > 0 {
-		res.Truncated = &truncation{OmittedBytes: cut, Note: fmt.Sprintf(
-			"the new output was longer than the %d-byte limit of this server (--max-output): its first %d bytes were left out",
-			s.opts.MaxOutput, cut)}
 	}
 	return res, nil
 }
@@ -139,6 +166,7 @@ func downloadSchema() *jsonschema.Schema {
 	return args(sandboxIDParam(),
 		required("path", str(), "File to read."),
 		optional("range_header", orNull(str()), nil, `Part of the file to read, as an HTTP Range value, e.g. "bytes=0-1023".`),
+		maxOutputParam(),
 		connectIfMissingParam())
 }
 
@@ -146,6 +174,7 @@ type downloadArgs struct {
 	SandboxID        string  `json:"sandbox_id"`
 	Path             string  `json:"path"`
 	RangeHeader      *string `json:"range_header"`
+	MaxOutput        *int    `json:"max_output"`
 	ConnectIfMissing bool    `json:"connect_if_missing"`
 }
 
@@ -157,9 +186,15 @@ type fileBytes struct {
 }
 
 func (s *Server) downloadFile(ctx context.Context, _ *mcp.CallToolRequest, a downloadArgs) (*fileBytes, error) {
-	data, trunc, err := s.download(ctx, a.SandboxID, a.Path, a.RangeHeader, a.ConnectIfMissing)
+	b, err := s.budget(a.MaxOutput)
 	if err != nil {
 		return nil, err
 	}
-	return &fileBytes{Path: a.Path, ContentBase64: base64.StdEncoding.EncodeToString(data), Size: len(data), Truncated: trunc}, nil
+	part, err := s.download(ctx, a.SandboxID, a.Path, a.RangeHeader, a.ConnectIfMissing, b.bytes)
+	if err != nil {
+		return nil, err
+	}
+	// Base64 takes 4 bytes for every 3.
+	trunc := part.keep(max(1, b.bytes/4)*3, b)
+	return &fileBytes{Path: a.Path, ContentBase64: base64.StdEncoding.EncodeToString(part.data), Size: len(part.data), Truncated: trunc}, nil
 }

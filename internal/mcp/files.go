@@ -69,29 +69,44 @@ func (s *Server) readFile(ctx context.Context, _ *mcp.CallToolRequest, a readArg
 	if err != nil {
 		return nil, err
 	}
-	data, trunc, err := s.download(ctx, a.SandboxID, a.Path, a.RangeHeader, a.ConnectIfMissing)
+	b, _ := s.budget(nil)
+	part, err := s.download(ctx, a.SandboxID, a.Path, a.RangeHeader, a.ConnectIfMissing, b.bytes)
 	if err != nil {
 		return nil, err
 	}
-	if trunc != nil && codec.name == "utf-8" {
-		data = trimPartialRune(data)
+	if part.more && codec.name == "utf-8" {
+		part.data = trimPartialRune(part.data)
 	}
-	text, err := codec.decode(data)
+	text, err := codec.decode(part.data)
 	if err != nil {
 		return nil, usage("%s is not %s text: %v", a.Path, codec.name, err)
 	}
-	return &fileText{Path: a.Path, Content: text, Truncated: trunc}, nil
+	fits := fitFront(text, b.bytes)
+	kept := fits // bytes of the file: one per character but in UTF-8
+	if codec.name != "utf-8" {
+		kept = utf8.RuneCountInString(text[:fits])
+	}
+	return &fileText{Path: a.Path, Content: text[:fits], Truncated: part.keep(kept, b)}, nil
 }
 
-// download reads a file, or the part byteRange names, keeping at most
-// --max-output bytes; what is left out is noted with the range that reads on.
-func (s *Server) download(ctx context.Context, id, path string, byteRange *string, connect bool) ([]byte, *truncation, error) {
+// filePart is what download read of a file or of a range of it.
+type filePart struct {
+	data  []byte
+	more  bool  // the file or range goes on past data
+	size  int64 // bytes the server announced (-1: not said)
+	start int64 // the offset of data[0] in the file
+}
+
+// download reads a file, or the part byteRange names, up to max bytes:
+// JSON text is never shorter than the bytes it carries, so no more can fit
+// in a budget of max.
+func (s *Server) download(ctx context.Context, id, path string, byteRange *string, connect bool, max int) (*filePart, error) {
 	if path == "" {
-		return nil, nil, usage("path must not be empty")
+		return nil, usage("path must not be empty")
 	}
 	dp, err := s.execd(ctx, id, connect)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	rng := ""
 	if byteRange != nil {
@@ -99,30 +114,35 @@ func (s *Server) download(ctx context.Context, id, path string, byteRange *strin
 	}
 	dl, err := dp.DownloadRange(ctx, path, rng)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	defer dl.Body.Close()
-	max := s.opts.MaxOutput
 	data, err := io.ReadAll(io.LimitReader(dl.Body, int64(max)+1))
 	if err != nil {
-		return nil, nil, fmt.Errorf("reading %s: %w", path, err)
+		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
-	if len(data) <= max {
-		return data, nil, nil
+	p := &filePart{data: data, size: dl.Size, start: rangeStart(rng)}
+	if len(data) > max {
+		p.data, p.more = data[:max], true
 	}
-	data = data[:max]
-	return data, readTruncation(max, dl.Size, rangeStart(rng)), nil
+	return p, nil
 }
 
-// readTruncation says how much of a read was left out, when the size is
-// known, and the range that reads on.
-func readTruncation(kept int, size, start int64) *truncation {
-	t := &truncation{}
-	if size > 0 {
-		t.OmittedBytes = size - int64(kept)
+// keep cuts the part to its first n bytes and, when that leaves any of
+// it out, says so: how much, which limit, and the range that reads on.
+func (p *filePart) keep(n int, b budget) *truncation {
+	n = min(n, len(p.data))
+	if n == len(p.data) && !p.more {
+		return nil
 	}
-	next := start + int64(kept)
-	t.Note = fmt.Sprintf("only the first %d bytes were returned (--max-output); read on with range_header \"bytes=%d-\"", kept, next)
+	p.data = p.data[:n]
+	t := &truncation{Limit: b.bytes}
+	if p.size > 0 {
+		t.OmittedBytes = p.size - int64(n)
+	}
+	next := p.start + int64(n)
+	t.Note = fmt.Sprintf("the content is longer than %s: only bytes %d to %d were returned; "+
+		"read on with range_header \"bytes=%d-\"", b, p.start, next-1, next)
 	return t
 }
 
@@ -368,10 +388,12 @@ func (s *Server) searchFiles(ctx context.Context, _ *mcp.CallToolRequest, a sear
 		return nil, err
 	}
 	res := &searchResult{Result: []entryInfo{}}
-	limit := max(1, s.opts.MaxOutput/entrySize)
+	b, _ := s.budget(nil)
+	limit := max(1, b.bytes/entrySize)
 	for i, f := range found {
 		if i == limit {
-			res.Truncated = &truncation{Note: fmt.Sprintf("%d of %d matches returned (--max-output); narrow the path or the pattern", limit, len(found))}
+			res.Truncated = &truncation{Limit: b.bytes, Note: fmt.Sprintf(
+				"only %d of %d matches were returned, to keep within %s; narrow the path or the pattern", limit, len(found), b)}
 			break
 		}
 		typ := f.Type

@@ -23,6 +23,7 @@ type harness struct {
 	t        *testing.T
 	srv      *server.Server
 	api      *client.Client
+	server   *osbmcp.Server
 	session  *mcp.ClientSession
 	mu       sync.Mutex
 	progress []*mcp.ProgressNotificationParams
@@ -47,6 +48,7 @@ func start(t *testing.T, opts osbmcp.Options) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
+	h.server = s
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	st, ct := mcp.NewInMemoryTransports()
@@ -152,35 +154,34 @@ func (h *harness) create(extra map[string]any) string {
 	return id
 }
 
-// stdout is an execution's stdout as command_run returns it: one message
-// holding the lines joined by newlines, with is_error false and a
-// timestamp. Anything else comes back as a description that no expected
-// text equals: noOutput when no message, or what is wrong.
+// stdout is an execution's stdout as command_run returns it, a message per
+// line, written as msgs writes its texts; each message must have is_error
+// false, a timestamp and nothing else, or it is written as what is wrong.
 func stdout(ex map[string]any) string { return logText(ex, "stdout", false) }
 
 // stderr is stdout for the stderr stream (is_error true).
 func stderr(ex map[string]any) string { return logText(ex, "stderr", true) }
 
-// noOutput is what stdout and stderr return for a stream that printed nothing.
-const noOutput = "<no message>"
+// msgs writes the texts of a stream's messages as stdout and stderr do:
+// msgs() is a stream that printed nothing.
+func msgs(texts ...string) string { return fmt.Sprintf("%q", texts) }
 
 func logText(ex map[string]any, stream string, isError bool) string {
 	logs, _ := ex["logs"].(map[string]any)
-	msgs, ok := logs[stream].([]any)
-	switch {
-	case !ok:
+	list, ok := logs[stream].([]any)
+	if !ok {
 		return fmt.Sprintf("<logs.%s is %v>", stream, logs[stream])
-	case len(msgs) == 0:
-		return noOutput
-	case len(msgs) > 1:
-		return fmt.Sprintf("<%d messages: %v>", len(msgs), msgs)
 	}
-	m, _ := msgs[0].(map[string]any)
-	text, _ := m["text"].(string)
-	if ts, _ := m["timestamp"].(float64); m["is_error"] != isError || ts <= 0 || len(m) != 3 {
-		return fmt.Sprintf("<message %v>", m)
+	texts := []string{}
+	for _, m := range list {
+		m, _ := m.(map[string]any)
+		text, _ := m["text"].(string)
+		if ts, _ := m["timestamp"].(float64); m["is_error"] != isError || ts <= 0 || len(m) != 3 {
+			text = fmt.Sprintf("<message %v>", m)
+		}
+		texts = append(texts, text)
 	}
-	return text
+	return msgs(texts...)
 }
 
 // expectFailure checks a failure's exit code and kind and that its

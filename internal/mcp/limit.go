@@ -1,122 +1,234 @@
 package mcp
 
 import (
+	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
 	"unicode/utf8"
 )
 
+// The output budget: how much output or file content one tool call
+// returns, counted as the JSON text of the result the agent reads (escapes,
+// base64, and each log message's own fields included). The default is
+// sized for an agent's context window; docs/mcp.md says why.
+const (
+	DefaultMaxOutput = 32 << 10
+	// MaxOutputCeiling bounds what a call may ask for with max_output.
+	MaxOutputCeiling = 16 << 20
+)
+
+// budget is the output budget of one call and where it came from, for the
+// note that says what it cut.
+type budget struct {
+	bytes   int
+	perCall bool // max_output of the call, not the server's --max-output
+}
+
+func (b budget) String() string {
+	if b.perCall {
+		return fmt.Sprintf("the %d-byte output budget this call asked for (max_output)", b.bytes)
+	}
+	return fmt.Sprintf("the %d-byte output budget of this server (osb mcp --max-output)", b.bytes)
+}
+
+// budget is the server's budget, or the one a call asks for.
+func (s *Server) budget(perCall *int) (budget, error) {
+	if perCall == nil {
+		return budget{bytes: s.opts.MaxOutput}, nil
+	}
+	if *perCall < 1 || *perCall > MaxOutputCeiling {
+		return budget{}, usage("max_output must be between 1 and %d bytes, got %d", MaxOutputCeiling, *perCall)
+	}
+	return budget{bytes: *perCall, perCall: true}, nil
+}
+
+// maxOutputParam is the per-call budget of osb's own tools (the official
+// tools' arguments are the official server's, so theirs is the server's).
+func maxOutputParam() param {
+	return optional("max_output", orNull(integer()), nil,
+		"Most bytes of output this call returns, counted as JSON text; none: the server's --max-output.")
+}
+
 // truncation notes, in a result, that content was left out to keep the
-// call within --max-output.
+// call within its output budget, which limit that was, and how to read on.
 type truncation struct {
 	OmittedBytes int64  `json:"omitted_bytes"`
+	Limit        int    `json:"limit"` // the output budget that cut, in bytes
 	Note         string `json:"note"`
 }
 
-// maxLines bounds how many output lines a run keeps, whatever their size:
-// a command printing a million empty lines must not hold a million.
-const maxLines = 10000
-
-// outputLine is one line of a command's output: one output event.
-type outputLine struct {
-	text      string
-	stderr    bool
-	timestamp int64
-}
-
-// lineOf is the line an output event carries. execd sends each line
-// without its terminator, an empty line as "\n"; a server that keeps
-// terminators sends them, and the one ending the line is dropped.
-func lineOf(data []byte) string {
-	s := strings.TrimSuffix(string(data), "\n")
-	return strings.TrimSuffix(s, "\r")
-}
-
-// outputTail keeps the newest lines of a command's output within a byte
-// budget shared by stdout and stderr, each line counted with the newline
-// that joins it to the next: the end of a long output (the summary, the
-// error) is what an agent needs.
-type outputTail struct {
-	max     int
-	lines   []outputLine
-	size    int
-	dropped int64
-}
-
-func newOutputTail(max int) *outputTail { return &outputTail{max: max} }
-
-func (t *outputTail) add(l outputLine) {
-	t.lines = append(t.lines, l)
-	t.size += len(l.text) + 1
-	for len(t.lines) > maxLines {
-		t.dropFirst()
+// jsonSize is how many bytes s takes as a JSON string's content, escaped
+// as encoding/json writes it (the SDK writes the result's text with it).
+func jsonSize(s string) int {
+	n := 0
+	for len(s) > 0 {
+		r, size := utf8.DecodeRuneInString(s)
+		n += runeJSONSize(r, size)
+		s = s[size:]
 	}
-	for t.size > t.max {
-		first := &t.lines[0]
-		over := t.size - t.max
-		if over >= len(first.text) {
-			t.dropFirst()
-			continue
+	return n
+}
+
+func runeJSONSize(r rune, size int) int {
+	switch {
+	case r == '"' || r == '\\' || r == '\n' || r == '\r' || r == '\t' || r == '\b' || r == '\f':
+		return 2
+	case r < 0x20 || r == '<' || r == '>' || r == '&' || r == '\u2028' || r == '\u2029':
+		return 6 // \u00XX
+	case r == utf8.RuneError && size == 1:
+		return 6 // an invalid byte is written as \ufffd
+	}
+	return size
+}
+
+// fitFront is the length of the longest start of s, ending between two
+// characters, whose JSON text takes at most room bytes.
+func fitFront(s string, room int) int {
+	used, i := 0, 0
+	for i < len(s) {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if used+runeJSONSize(r, size) > room {
+			break
 		}
-		cut := runeStart(first.text, over)
-		first.text = first.text[cut:]
-		t.size -= cut
-		t.dropped += int64(cut)
-	}
-}
-
-func (t *outputTail) dropFirst() {
-	n := len(t.lines[0].text) + 1
-	t.lines = t.lines[1:]
-	t.size -= n
-	t.dropped += int64(n)
-}
-
-// runeStart is the first index at or after i where a UTF-8 character starts.
-func runeStart(s string, i int) int {
-	for i < len(s) && !utf8.RuneStart(s[i]) {
-		i++
+		used += runeJSONSize(r, size)
+		i += size
 	}
 	return i
 }
 
-// logs is the kept output as the SDKs join output events: each event a
-// line, lines joined by newlines, no newline after the last. Each stream
-// is one message, stamped with the time of its first line; a stream that
-// printed nothing has none. Never nil.
-func (t *outputTail) logs() executionLogs {
-	return executionLogs{Stdout: t.join(false), Stderr: t.join(true)}
+// fitBack is where the shortest end of s starts, at a character, whose
+// JSON text takes at most room bytes.
+func fitBack(s string, room int) int {
+	used, i := 0, len(s)
+	for i > 0 {
+		r, size := utf8.DecodeLastRuneInString(s[:i])
+		if used+runeJSONSize(r, size) > room {
+			break
+		}
+		used += runeJSONSize(r, size)
+		i -= size
+	}
+	return i
 }
 
-func (t *outputTail) join(stderr bool) []outputMessage {
-	var b strings.Builder
-	var first *outputLine
-	for i := range t.lines {
-		l := &t.lines[i]
-		if l.stderr != stderr {
+// messageFraming is what one log message costs besides its text: its
+// other fields, quotes and the comma after it.
+var messageFraming = func() int {
+	b, _ := json.Marshal(outputMessage{Timestamp: 1795967002972, IsError: false})
+	return len(b) + 1
+}()
+
+// outputLine is one output event of a command: one message of its logs.
+type outputLine struct {
+	text      string
+	stderr    bool
+	timestamp int64
+	cost      int // of its message in the result
+}
+
+// streamCut is what a budget left out of one stream: whole lines from
+// the start, and maybe the start of the first line kept.
+type streamCut struct {
+	lines   int64
+	bytes   int64
+	partial bool
+}
+
+// outputTail keeps the newest messages of a command's output within a
+// budget shared by stdout and stderr, each message counted with its
+// fields: the end of a long output (the summary, the error) is what an
+// agent needs. A message is the text of one output event, as the official
+// server keeps it: one line without its terminator, an empty line "\n".
+type outputTail struct {
+	budget budget
+	lines  []outputLine
+	size   int
+	cut    [2]streamCut // stdout, stderr
+}
+
+func newOutputTail(b budget) *outputTail { return &outputTail{budget: b} }
+
+func streamIndex(stderr bool) int {
+	if stderr {
+		return 1
+	}
+	return 0
+}
+
+func (t *outputTail) add(text string, timestamp int64, stderr bool) {
+	l := outputLine{text: text, stderr: stderr, timestamp: timestamp, cost: jsonSize(text) + messageFraming}
+	t.lines = append(t.lines, l)
+	t.size += l.cost
+	for t.size > t.budget.bytes && len(t.lines) > 0 {
+		first := &t.lines[0]
+		cut := &t.cut[streamIndex(first.stderr)]
+		over := t.size - t.budget.bytes
+		if over >= first.cost-messageFraming {
+			// The whole line goes, with the start cut from it before, if any.
+			cut.lines++
+			cut.bytes += int64(len(first.text))
+			cut.partial = false
+			t.size -= first.cost
+			t.lines = t.lines[1:]
 			continue
 		}
-		if first == nil {
-			first = l
-		} else {
-			b.WriteByte('\n')
-		}
-		b.WriteString(l.text)
+		i := fitBack(first.text, first.cost-messageFraming-over)
+		cut.bytes += int64(i)
+		cut.partial = true
+		first.text = first.text[i:]
+		t.size -= first.cost
+		first.cost = jsonSize(first.text) + messageFraming
+		t.size += first.cost
 	}
-	if first == nil {
-		return []outputMessage{}
-	}
-	return []outputMessage{{Text: b.String(), Timestamp: first.timestamp, IsError: stderr}}
 }
 
-func (t *outputTail) truncation() *truncation {
-	if t.dropped == 0 {
+// logs is the kept output: a message per output event, in the order each
+// stream sent them, stamped with the event's time. Never nil.
+func (t *outputTail) logs() executionLogs {
+	logs := executionLogs{Stdout: []outputMessage{}, Stderr: []outputMessage{}}
+	for _, l := range t.lines {
+		m := outputMessage{Text: l.text, Timestamp: l.timestamp, IsError: l.stderr}
+		if l.stderr {
+			logs.Stderr = append(logs.Stderr, m)
+		} else {
+			logs.Stdout = append(logs.Stdout, m)
+		}
+	}
+	return logs
+}
+
+// truncation says what the budget cut from each stream; readOn says how
+// to get all of it.
+func (t *outputTail) truncation(readOn string) *truncation {
+	var parts []string
+	var omitted int64
+	for i, name := range []string{"stdout", "stderr"} {
+		c := t.cut[i]
+		if c.bytes == 0 && c.lines == 0 {
+			continue
+		}
+		omitted += c.bytes
+		parts = append(parts, c.describe(name))
+	}
+	if len(parts) == 0 {
 		return nil
 	}
-	return &truncation{OmittedBytes: t.dropped, Note: fmt.Sprintf(
-		"the output was longer than the %d-byte limit of this server (--max-output): the oldest %d bytes were left out",
-		t.max, t.dropped)}
+	return &truncation{OmittedBytes: omitted, Limit: t.budget.bytes, Note: fmt.Sprintf(
+		"the output was longer than %s, so the oldest output was left out (%s); the newest is kept. %s",
+		t.budget, strings.Join(parts, "; "), readOn)}
+}
+
+func (c streamCut) describe(stream string) string {
+	var what string
+	switch {
+	case c.lines == 0:
+		what = "the start of its first line"
+	case c.partial:
+		what = fmt.Sprintf("its first %d lines and the start of the next", c.lines)
+	default:
+		what = fmt.Sprintf("its first %d lines", c.lines)
+	}
+	return fmt.Sprintf("%s: %s, %d bytes", stream, what, c.bytes)
 }
 
 // cutText shortens s to at most max bytes without splitting a character.
@@ -131,34 +243,10 @@ func cutText(s string, max int) string {
 	return s[:i]
 }
 
-// readTail reads r to its end and returns its last max bytes (fewer, so as
-// not to start inside a UTF-8 character) and how many bytes came before
-// them. It never holds more than about twice max bytes.
-func readTail(r io.Reader, max int) (string, int64, error) {
-	var buf []byte
-	var dropped int64
-	chunk := make([]byte, 32<<10)
-	for {
-		n, err := r.Read(chunk)
-		buf = append(buf, chunk[:n]...)
-		if over := len(buf) - max; over > max {
-			buf = append(buf[:0], buf[over:]...)
-			dropped += int64(over)
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return "", 0, err
-		}
+// runeStart is the first index at or after i where a UTF-8 character starts.
+func runeStart(s string, i int) int {
+	for i < len(s) && !utf8.RuneStart(s[i]) {
+		i++
 	}
-	if over := len(buf) - max; over > 0 {
-		buf, dropped = buf[over:], dropped+int64(over)
-	}
-	text := string(buf)
-	if dropped == 0 {
-		return text, 0, nil
-	}
-	cut := runeStart(text, 0)
-	return text[cut:], dropped + int64(cut), nil
+	return i
 }

@@ -2,7 +2,9 @@ package mcp_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -12,37 +14,104 @@ import (
 	osbmcp "github.com/osb-dev/osb/internal/mcp"
 )
 
+// jsonLen is how many bytes s takes in the result's JSON text, quotes left out.
+func jsonLen(t *testing.T, v any) int {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(b) - 2
+}
+
+// The output budget counts the result's JSON text: command_run keeps the
+// newest messages that fit and says what it left out of which stream and
+// how to read it all; file_read keeps the start and names the range that
+// reads on.
 func TestOutputLimit(t *testing.T) {
 	t.Parallel()
-	h := start(t, osbmcp.Options{MaxOutput: 100})
+	h := start(t, osbmcp.Options{MaxOutput: 2000})
 	id := h.create(nil)
 	ex := h.ok("command_run", map[string]any{"sandbox_id": id, "command": "seq 1 1000"})
-	out := stdout(ex)
+	logs := ex["logs"].(map[string]any)
+	out, errs := logs["stdout"].([]any), logs["stderr"].([]any)
+	// The messages kept fit in the budget as JSON; one more line would not have.
+	size := jsonLen(t, out)
+	one := jsonLen(t, []any{out[0]}) + 1
+	if size > 2000 || size+one <= 2000 || len(errs) != 0 {
+		t.Fatalf("kept %d stdout and %d stderr messages, %d bytes as JSON; budget 2000", len(out), len(errs), size)
+	}
+	var want []string
+	for i := 1000 - len(out) + 1; i <= 1000; i++ {
+		want = append(want, strconv.Itoa(i))
+	}
+	if stdout(ex) != msgs(want...) || stderr(ex) != msgs() || ex["exit_code"] != float64(0) {
+		t.Errorf("capped command_run: stdout %s, stderr %s, exit %v", stdout(ex), stderr(ex), ex["exit_code"])
+	}
+	dropped := 1000 - len(out)
+	omitted := len(strings.Join(strings.Fields(numbers(dropped)), ""))
 	tr, _ := ex["truncated"].(map[string]any)
-	// Each line counts with its newline: the kept lines and the newlines
-	// between them fit in the 100 bytes, and the rest is counted as omitted.
-	all := strings.TrimSuffix(numbers(1000), "\n")
-	if len(out) < 98 || len(out) > 99 || !strings.HasSuffix(all, out) ||
-		tr == nil || tr["omitted_bytes"] != float64(len(all)-len(out)) {
-		t.Errorf("capped command_run: stdout %q, truncated %v", out, tr)
+	note, _ := tr["note"].(string)
+	for _, part := range []string{"the 2000-byte output budget of this server (osb mcp --max-output)",
+		fmt.Sprintf("stdout: its first %d lines, %d bytes", dropped, omitted), "file_read", "range_header"} {
+		if !strings.Contains(note, part) {
+			t.Errorf("the note %q does not say %q", note, part)
+		}
 	}
-	if ex["exit_code"] != float64(0) {
-		t.Errorf("exit code %v", ex["exit_code"])
+	if tr["omitted_bytes"] != float64(omitted) || tr["limit"] != float64(2000) || strings.Contains(note, "stderr") {
+		t.Errorf("truncated: %v", tr)
 	}
+
+	// One line longer than the budget: its end is kept.
+	ex = h.ok("command_run", map[string]any{"sandbox_id": id, "command": "printf '%05000d' 7"})
+	out = ex["logs"].(map[string]any)["stdout"].([]any)
+	text, _ := out[0].(map[string]any)["text"].(string)
+	tr = ex["truncated"].(map[string]any)
+	if len(out) != 1 || !strings.HasSuffix(text, "07") || strings.Trim(text, "0") != "7" || jsonLen(t, out) > 2000 ||
+		tr["omitted_bytes"] != float64(5000-len(text)) || !strings.Contains(tr["note"].(string), "stdout: the start of its first line") {
+		t.Errorf("a line over the budget: %d bytes kept, truncated %v", len(text), tr)
+	}
+
 	h.ok("file_write", map[string]any{"sandbox_id": id, "path": "/workspace/n.txt", "content": numbers(1000)})
 	rd := h.ok("file_read", map[string]any{"sandbox_id": id, "path": "/workspace/n.txt"})
 	content := rd["content"].(string)
-	note, _ := rd["truncated"].(map[string]any)
-	if len(content) != 100 || !strings.HasPrefix(content, "1\n2\n3\n") || note == nil || !strings.Contains(note["note"].(string), `"bytes=100-"`) || note["omitted_bytes"] != float64(3893-100) {
-		t.Fatalf("capped file_read: %q %v", content, note)
+	all := numbers(1000)
+	if !strings.HasPrefix(all, content) || jsonLen(t, content) > 2000 || jsonLen(t, all[:len(content)+1]) <= 2000 {
+		t.Fatalf("capped file_read: %d bytes, %d as JSON", len(content), jsonLen(t, content))
 	}
-	next := h.ok("file_read", map[string]any{"sandbox_id": id, "path": "/workspace/n.txt", "range_header": "bytes=100-"})
-	if got := next["content"].(string); got != numbers(1000)[100:200] || !strings.Contains(next["truncated"].(map[string]any)["note"].(string), `"bytes=200-"`) {
-		t.Errorf("reading on: %v", next)
+	next := fmt.Sprintf("bytes=%d-", len(content))
+	tr = rd["truncated"].(map[string]any)
+	if !strings.Contains(tr["note"].(string), `range_header "`+next+`"`) || tr["omitted_bytes"] != float64(len(all)-len(content)) || tr["limit"] != float64(2000) {
+		t.Fatalf("capped file_read: truncated %v", tr)
+	}
+	more := h.ok("file_read", map[string]any{"sandbox_id": id, "path": "/workspace/n.txt", "range_header": next})
+	if got := more["content"].(string); !strings.HasPrefix(all[len(content):], got) || got == "" {
+		t.Errorf("reading on: %v", more)
 	}
 	// A short file is not marked.
 	if rd := h.ok("file_read", map[string]any{"sandbox_id": id, "path": "/workspace/n.txt", "range_header": "bytes=0-9"}); rd["truncated"] != nil || rd["content"] != "1\n2\n3\n4\n5\n" {
 		t.Errorf("short read: %v", rd)
+	}
+}
+
+// The default budget keeps a result well within what an agent takes in
+// one tool result (Claude Code: 25,000 tokens, and 50,000 characters
+// before it sets the result aside in a file).
+func TestDefaultOutputBudget(t *testing.T) {
+	t.Parallel()
+	h := start(t, osbmcp.Options{})
+	id := h.create(nil)
+	res := h.call("command_run", map[string]any{"sandbox_id": id, "command": "seq 1 100000; head -c 200000 /dev/zero | tr '\\0' x"})
+	if res.IsError {
+		t.Fatal(text(res))
+	}
+	ex := structured(t, res)
+	tr, _ := ex["truncated"].(map[string]any)
+	if n := len(text(res)); n > osbmcp.DefaultMaxOutput+2000 || n < osbmcp.DefaultMaxOutput || tr["limit"] != float64(osbmcp.DefaultMaxOutput) {
+		t.Errorf("the result's text is %d bytes, want about %d; truncated %v", n, osbmcp.DefaultMaxOutput, tr)
+	}
+	if osbmcp.DefaultMaxOutput+2000 > 50000 {
+		t.Errorf("the default budget %d is over 50,000 characters", osbmcp.DefaultMaxOutput)
 	}
 }
 

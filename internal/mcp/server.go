@@ -3,17 +3,17 @@ package mcp
 import (
 	"context"
 	"io"
+	"slices"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/osb-dev/osb/internal/client"
 )
 
-// Defaults for the content a tool call returns or accepts.
-const (
-	DefaultMaxOutput = 1 << 20  // text or file bytes returned by one call
-	DefaultMaxUpload = 16 << 20 // decoded bytes file_upload accepts
-)
+// DefaultMaxUpload is how many decoded bytes file_upload accepts
+// (DefaultMaxOutput, in limit.go, is the budget of what calls return).
+const DefaultMaxUpload = 16 << 20
 
 // Options configures a Server.
 type Options struct {
@@ -23,7 +23,7 @@ type Options struct {
 	// AllowAnySandbox lets tools act on sandboxes this server neither
 	// created nor connected to: they are connected to on first use.
 	AllowAnySandbox bool
-	MaxOutput       int // 0: DefaultMaxOutput
+	MaxOutput       int // output budget of a call, in bytes of JSON text; 0: DefaultMaxOutput
 	MaxUpload       int // 0: DefaultMaxUpload
 	Version         string
 }
@@ -35,6 +35,7 @@ type Server struct {
 	reg    *registry
 	shells shells
 	srv    *mcp.Server
+	tools  []string // served, in catalogue order
 }
 
 const instructions = "Tools to create and use isolated OpenSandbox sandboxes. Keep the sandbox_id that " +
@@ -55,29 +56,55 @@ func New(opts Options) (*Server, error) {
 	if opts.MaxUpload <= 0 {
 		opts.MaxUpload = DefaultMaxUpload
 	}
-	s := &Server{c: opts.Client, opts: opts, reg: newRegistry()}
+	s := &Server{c: opts.Client, opts: opts, reg: newRegistry(), tools: names}
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "osb", Title: "OpenSandbox (osb)", Version: opts.Version},
 		&mcp.ServerOptions{Instructions: instructions})
-	s.srv.AddReceivingMiddleware(describeErrors)
-	selected := map[string]bool{}
-	for _, n := range names {
-		selected[n] = true
-	}
+	inputs := map[string]*jsonschema.Schema{}
 	for _, t := range catalog() {
-		if selected[t.name] {
-			t.add(s, t.tool())
+		if slices.Contains(names, t.name) {
+			tool := t.tool()
+			inputs[t.name] = tool.InputSchema.(*jsonschema.Schema)
+			t.add(s, tool)
 		}
 	}
+	s.srv.AddReceivingMiddleware(describeErrors, listInCatalogueOrder, refuseNulls(inputs))
 	return s, nil
 }
 
 // MCP is the underlying SDK server, for transports of the caller's own.
 func (s *Server) MCP() *mcp.Server { return s.srv }
 
-// ServeIO serves one client over a pair of streams (stdio) until the client
-// goes away or ctx ends.
+// serves reports whether the tool is served.
+func (s *Server) serves(name string) bool { return slices.Contains(s.tools, name) }
+
+// ServeIO serves one client over a pair of streams (stdio) until the
+// client goes away or ctx ends. At the end of the input it first answers
+// every request already read, so `printf … | osb mcp` gets every answer.
 func (s *Server) ServeIO(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
-	return s.srv.Run(ctx, &mcp.IOTransport{Reader: in, Writer: out})
+	return s.srv.Run(ctx, &drainingTransport{inner: &mcp.IOTransport{Reader: in, Writer: out}})
+}
+
+// Close ends every shell that shell_exec started: they are this process's
+// and must not outlive it. Tool calls still running may fail afterwards.
+func (s *Server) Close() error {
+	s.endShells()
+	return nil
+}
+
+// listInCatalogueOrder lists the tools in the official server's order (the
+// SDK sorts them by name): agents and prompts see them as they would there.
+func listInCatalogueOrder(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if list, ok := res.(*mcp.ListToolsResult); ok && err == nil {
+			rank := map[string]int{}
+			for i, t := range catalog() {
+				rank[t.name] = i
+			}
+			slices.SortStableFunc(list.Tools, func(a, b *mcp.Tool) int { return rank[a.Name] - rank[b.Name] })
+		}
+		return res, err
+	}
 }
 
 // handler adapts a tool method to the SDK: arguments arrive decoded,

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -19,7 +21,9 @@ func shellTool() toolSpec {
 		desc: "Type into an interactive shell (bash on a pseudo-terminal) in a sandbox, and read what it prints. " +
 			"Leave session_id out to start a shell; pass the returned session_id to keep typing into the same one " +
 			"(its directory, variables and running programs persist). The call returns once the output contains " +
-			"until, or after idle_ms without output, or after timeout_seconds; end true closes the shell."}
+			"until, or after idle_ms without output, or after timeout_seconds; end true then ends the shell " +
+			"(it types exit after your input, and kills the shell if it has not exited 5 seconds later) and " +
+			"returns its exit_code."}
 }
 
 func shellSchema() *jsonschema.Schema {
@@ -95,10 +99,12 @@ func (s *Server) shellExec(ctx context.Context, _ *mcp.CallToolRequest, a shellA
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
+	if a.End {
+		s.endShell(ctx, sh, true)
+	}
 	res := sh.take()
 	res.TimedOut = timedOut
 	if a.End {
-		s.endShell(ctx, sh)
 		res.Running = false
 	}
 	return res, nil
@@ -232,11 +238,62 @@ func (sh *shell) take() *shellResult {
 	return res
 }
 
-// endShell closes a shell and forgets it.
-func (s *Server) endShell(ctx context.Context, sh *shell) {
+// endGrace bounds each wait of endShell: for the shell to exit by itself,
+// then for its exit frame once it is killed.
+const endGrace = 5 * time.Second
+
+// exitLine ends bash once it has read what was typed before: Ctrl-U drops
+// a line typed in part, and exit without a code exits with the status of
+// the last command. (Ctrl-D would do the same at a prompt, but one typed
+// while a command runs is lost.)
+const exitLine = "\x15exit\n"
+
+// endShell forgets a shell and ends it. A gentle end first types exitLine
+// and gives the shell endGrace to exit with the code it chooses; then the
+// session is deleted, which kills what is left, and the exit frame is
+// waited for, so that take reports the exit code.
+func (s *Server) endShell(ctx context.Context, sh *shell, gentle bool) {
 	s.shells.mu.Lock()
 	delete(s.shells.m, sh.id)
 	s.shells.mu.Unlock()
-	_ = sh.dp.DeletePTY(context.WithoutCancel(ctx), sh.id)
+	ctx = context.WithoutCancel(ctx)
+	if gentle && !sh.awaitExit(ctx, 0) && sh.conn.WriteStdin(ctx, []byte(exitLine)) == nil {
+		sh.awaitExit(ctx, endGrace)
+	}
+	_ = sh.dp.DeletePTY(ctx, sh.id)
+	sh.awaitExit(ctx, endGrace)
 	_ = sh.conn.Close()
+}
+
+// endShells ends every shell at once, without the grace of a gentle end.
+func (s *Server) endShells() {
+	s.shells.mu.Lock()
+	all := slices.Collect(maps.Values(s.shells.m))
+	s.shells.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, sh := range all {
+		wg.Go(func() { s.endShell(context.Background(), sh, false) })
+	}
+	wg.Wait()
+}
+
+// awaitExit waits up to d for the shell to end; it reports whether it has.
+func (sh *shell) awaitExit(ctx context.Context, d time.Duration) bool {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	for {
+		sh.mu.Lock()
+		exited, changed := sh.exited, sh.changed
+		sh.mu.Unlock()
+		if exited {
+			return true
+		}
+		select {
+		case <-changed:
+		case <-timer.C:
+			return false
+		case <-ctx.Done():
+			return false
+		}
+	}
 }

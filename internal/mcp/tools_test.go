@@ -45,7 +45,7 @@ func TestSandboxLifecycle(t *testing.T) {
 		t.Errorf("sandbox_renew: %v (%v)", renewed, err)
 	}
 
-	if ex := h.ok("command_run", map[string]any{"sandbox_id": id, "command": "echo $GREETING"}); stdout(ex) != "hi" || stderr(ex) != noOutput {
+	if ex := h.ok("command_run", map[string]any{"sandbox_id": id, "command": "echo $GREETING"}); stdout(ex) != msgs("hi") || stderr(ex) != msgs() {
 		t.Errorf("the sandbox's env: %v", ex)
 	}
 	if got := h.ok("sandbox_healthcheck", map[string]any{"sandbox_id": id}); got["healthy"] != true || got["sandbox_id"] != id {
@@ -77,7 +77,7 @@ func TestCommandRun(t *testing.T) {
 	id := h.create(nil)
 
 	ex := h.ok("command_run", map[string]any{"sandbox_id": id, "command": "echo one; echo two >&2; printf 'a b\\n' | tr a-z A-Z; exit 3"})
-	if ex["exit_code"] != float64(3) || stdout(ex) != "one\nA B" || stderr(ex) != "two" {
+	if ex["exit_code"] != float64(3) || stdout(ex) != msgs("one", "A B") || stderr(ex) != msgs("two") {
 		t.Errorf("command_run: exit %v, stdout %q, stderr %q", ex["exit_code"], stdout(ex), stderr(ex))
 	}
 	if e := ex["error"].(map[string]any); e["value"] != "3" || ex["complete"] != nil {
@@ -88,7 +88,7 @@ func TestCommandRun(t *testing.T) {
 	}
 
 	ex = h.ok("command_run", map[string]any{"sandbox_id": id, "command": "echo made > wd-marker", "working_directory": "/tmp"})
-	if ex["exit_code"] != float64(0) || stdout(ex) != noOutput || stderr(ex) != noOutput || ex["error"] != nil {
+	if ex["exit_code"] != float64(0) || stdout(ex) != msgs() || stderr(ex) != msgs() || ex["error"] != nil {
 		t.Errorf("command_run in /tmp: %v", ex)
 	}
 	if got := h.ok("file_read", map[string]any{"sandbox_id": id, "path": "/tmp/wd-marker"}); got["content"] != "made\n" {
@@ -198,25 +198,25 @@ func equalJSON(a, b any) bool {
 	return strings.EqualFold(mustMarshal(a), mustMarshal(b))
 }
 
-// command_run joins output as the SDKs do: each event a line, lines joined
-// by newlines, none after the last. Empty lines are kept, a CRLF ends one
-// line, a last line without a newline is as whole as the others, and a
-// command that prints nothing on a stream has no message for it.
+// command_run keeps output as the official server does: a message per
+// line, in order, the line without its terminator (a CRLF ends one line, a
+// last line without a newline is as whole as the others), an empty line
+// as "\n", and no message for a stream that printed nothing.
 func TestCommandOutputLines(t *testing.T) {
 	t.Parallel()
 	h := start(t, osbmcp.Options{})
 	id := h.create(nil)
 	cases := []struct{ command, stdout, stderr string }{
-		{`printf 'a\n\nb\r\nc'; printf 'e1\n\ne2\n' >&2`, "a\n\nb\nc", "e1\n\ne2"},
-		{"echo", "", noOutput},
-		{"echo; echo", "\n", noOutput},
-		{"true", noOutput, noOutput},
-		{"seq 3 >&2", noOutput, "1\n2\n3"},
+		{`printf 'a\n\nb\r\nc'; printf 'e1\n\ne2\n' >&2`, msgs("a", "\n", "b", "c"), msgs("e1", "\n", "e2")},
+		{"echo", msgs("\n"), msgs()},
+		{"echo; echo", msgs("\n", "\n"), msgs()},
+		{"true", msgs(), msgs()},
+		{"seq 3 >&2", msgs(), msgs("1", "2", "3")},
 	}
 	for _, c := range cases {
 		ex := h.ok("command_run", map[string]any{"sandbox_id": id, "command": c.command})
 		if stdout(ex) != c.stdout || stderr(ex) != c.stderr {
-			t.Errorf("%s: stdout %q, stderr %q; want %q, %q", c.command, stdout(ex), stderr(ex), c.stdout, c.stderr)
+			t.Errorf("%s: stdout %s, stderr %s; want %s, %s", c.command, stdout(ex), stderr(ex), c.stdout, c.stderr)
 		}
 	}
 }
@@ -238,7 +238,7 @@ func TestRegistry(t *testing.T) {
 	}
 	// connect_if_missing connects and registers on the way.
 	ex := h.ok("command_run", map[string]any{"sandbox_id": sb.ID, "command": "echo in", "connect_if_missing": true})
-	if stdout(ex) != "in" {
+	if stdout(ex) != msgs("in") {
 		t.Errorf("command_run with connect_if_missing: %v", ex)
 	}
 	if got := h.ok("sandbox_healthcheck", map[string]any{"sandbox_id": sb.ID}); got["healthy"] != true {
@@ -271,7 +271,7 @@ func TestAllowAnySandbox(t *testing.T) {
 	t.Parallel()
 	h := start(t, osbmcp.Options{AllowAnySandbox: true})
 	sb := createDirectly(t, h.api)
-	if ex := h.ok("command_run", map[string]any{"sandbox_id": sb.ID, "command": "echo any"}); stdout(ex) != "any" {
+	if ex := h.ok("command_run", map[string]any{"sandbox_id": sb.ID, "command": "echo any"}); stdout(ex) != msgs("any") {
 		t.Errorf("command_run: %v", ex)
 	}
 }

@@ -56,7 +56,7 @@ func TestHTTPTransport(t *testing.T) {
 	}
 	id := structured(t, res)["sandbox_id"].(string)
 	res, err = session.CallTool(ctx, &mcp.CallToolParams{Name: "command_run", Arguments: map[string]any{"sandbox_id": id, "command": "echo over-http"}})
-	if err != nil || res.IsError || stdout(structured(t, res)) != "over-http" {
+	if err != nil || res.IsError || stdout(structured(t, res)) != msgs("over-http") {
 		t.Fatalf("command_run over HTTP: %v %v", err, res)
 	}
 	if resp, err := http.Get(web.URL + "/other"); err != nil || resp.StatusCode != http.StatusNotFound {

@@ -52,7 +52,11 @@ func NewCmdMCP(f *cmdutil.Factory) *cobra.Command {
 			wrap("Official tools: "+strings.Join(official, ", ")+".") +
 			wrap("Extra tools, served only when --tools names them: "+strings.Join(extras, ", ")+".") +
 			"A failed tool call says why and carries the exit code osb would end with\n" +
-			"(osb help exit-codes). Output beyond --max-output bytes is cut, and the result says so.",
+			"(osb help exit-codes). A call returns at most --max-output bytes of output or file\n" +
+			"content, counted as the JSON text the agent reads (32 KiB by default, sized for an\n" +
+			"agent's context window); what is cut is said in the result, with how to read on.\n\n" +
+			"When stdin ends, the server answers every request it has read before it exits;\n" +
+			"every shell that shell_exec started ends with it.",
 		Example: "  osb mcp\n" +
 			"  osb mcp --tools default,command_logs,file_upload,file_download\n" +
 			"  osb mcp --http 127.0.0.1:8765\n" +
@@ -63,7 +67,7 @@ func NewCmdMCP(f *cmdutil.Factory) *cobra.Command {
 			fs.StringSliceVar(&opts.Tools, "tools", nil, "Comma-separated `LIST` of tools to serve: names, default, all, -NAME to leave one out (default: the official set).")
 			fs.Complete("tools", append(slices.Concat(official, extras), "default", "all")...)
 			fs.BoolVar(&opts.AllowAnySandbox, "allow-any-sandbox", false, "Let tools act on any sandbox, connecting to it on first use.")
-			fs.IntVar(&opts.MaxOutput, "max-output", osbmcp.DefaultMaxOutput, "Most bytes of output or file content one tool call returns.")
+			fs.IntVar(&opts.MaxOutput, "max-output", osbmcp.DefaultMaxOutput, "Most bytes of output or file content one tool call returns, as JSON text.")
 			fs.IntVar(&opts.MaxUpload, "max-upload", osbmcp.DefaultMaxUpload, "Most bytes file_upload accepts.")
 		},
 		Run:         runServe,
@@ -91,6 +95,7 @@ func runServe(ctx context.Context, opts *serveOptions) error {
 	if err != nil {
 		return err
 	}
+	defer srv.Close()
 	if opts.HTTP != "" {
 		return serveHTTP(ctx, opts, srv)
 	}

@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -138,4 +139,67 @@ func TestServeRefusesUnknownWords(t *testing.T) {
 	env.Run("mcp", "--max-output", "0").ExpectError(t, 2, "--max-output and --max-upload must be positive")
 	env.Run("mcp", "--tools", "nope").ExpectError(t, 2, `unknown tool "nope" in --tools`)
 	env.Run("mcp", "--token-file", "/tmp/t").ExpectError(t, 2, "--token-file is for --http")
+}
+
+// Requests written all at once with the input closed after them, as
+// `printf … | osb mcp` does, all get their answer before osb mcp exits;
+// and the shells shell_exec started end with it, with what runs in them.
+func TestServeAnswersEverythingThenEndsShells(t *testing.T) {
+	t.Parallel()
+	env := cmdtest.New(t)
+	id := env.NewSandbox()
+	call := func(n int, tool string, args string) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":{"sandbox_id":%q,%s}}}`, n, tool, id, args)
+	}
+	input := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"printf","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		call(2, "shell_exec", `"input":"echo up; sleep 600\n","until":"up\r\n"`),
+		call(3, "command_run", `"command":"sleep 1; echo late"`),
+		call(4, "sandbox_get_info", `"connect_if_missing":true`),
+	}, "\n") + "\n"
+	r := env.RunStdin(input, "mcp", "--tools", "all", "--allow-any-sandbox")
+	if r.Code != 0 || r.Stderr != "" {
+		t.Fatalf("osb mcp: exit %d, stderr %q", r.Code, r.Stderr)
+	}
+	results := map[float64]map[string]any{}
+	for _, line := range strings.Split(strings.TrimSpace(r.Stdout), "\n") {
+		m, _ := decode(t, line).(map[string]any)
+		res, _ := m["result"].(map[string]any)
+		if sc, ok := res["structuredContent"].(map[string]any); ok && res["isError"] != true {
+			results[m["id"].(float64)] = sc
+		}
+	}
+	shell, run := results[2], results[3]
+	late := `{"stderr":[],"stdout":[{"is_error":false,"text":"late","timestamp":0}]}`
+	if len(results) != 3 || shell["running"] != true || logsWithoutTimes(run) != late || results[4]["id"] != id {
+		t.Fatalf("answers:\n%s", r.Stdout)
+	}
+	sessions := decode(t, env.Must("command", "shell", "ls", id, "-o", "json")).([]any)
+	for _, s := range sessions {
+		if s.(map[string]any)["running"] != false {
+			t.Errorf("a shell still runs after osb mcp exited: %v", s)
+		}
+	}
+	if out := env.Must("command", "run", id, "--", "sh", "-c", "pgrep -x sleep || echo none"); out != "none\n" {
+		t.Errorf("sleep still runs after osb mcp exited: %q", out)
+	}
+}
+
+// logsWithoutTimes is a command_run result's logs as JSON with every
+// timestamp, once checked to be set, written as 0.
+func logsWithoutTimes(ex map[string]any) string {
+	logs, _ := ex["logs"].(map[string]any)
+	for _, stream := range logs {
+		list, _ := stream.([]any)
+		for _, m := range list {
+			m := m.(map[string]any)
+			if ts, _ := m["timestamp"].(float64); ts <= 0 {
+				return fmt.Sprintf("a message without timestamp: %v", m)
+			}
+			m["timestamp"] = 0
+		}
+	}
+	b, _ := json.Marshal(logs)
+	return string(b)
 }
