@@ -18,6 +18,9 @@ type Agent struct {
 	// Global is the user-level file for a home directory, an environment
 	// and an operating system.
 	Global func(home string, getenv func(string) string, goos string) string
+	// Former is a user-level file older versions read; nil for none. It is
+	// updated too, but only where it exists.
+	Former func(home string, getenv func(string) string, goos string) string
 	format configFormat
 }
 
@@ -35,8 +38,10 @@ var Agents = []Agent{
 		}},
 	{Name: "windsurf", Label: "Windsurf", format: mcpServersFormat,
 		Global: inHome(".codeium", "windsurf", "mcp_config.json")},
-	{Name: "cline", Label: "Cline", format: mcpServersFormat,
-		Global: func(home string, getenv func(string) string, goos string) string {
+	{Name: "cline", Label: "Cline", format: mcpServersFormat, Global: clineSettings,
+		// Before Cline kept its data in ~/.cline, the VS Code extension
+		// read this one.
+		Former: func(home string, getenv func(string) string, goos string) string {
 			return filepath.Join(vscodeUserDir(home, getenv, goos), "globalStorage", "saoudrizwan.claude-dev", "settings", "cline_mcp_settings.json")
 		}},
 	{Name: "opencode", Label: "OpenCode", Project: "opencode.json", format: opencodeFormat,
@@ -57,6 +62,16 @@ func codexHome(home string, getenv func(string) string, _ string) string {
 		return filepath.Join(dir, "config.toml")
 	}
 	return filepath.Join(home, ".codex", "config.toml")
+}
+
+// clineSettings is where current Cline reads MCP servers (its CLI, and its
+// VS Code extension since it keeps its data in ~/.cline too);
+// CLINE_MCP_SETTINGS_PATH names another file, as Cline honours it.
+func clineSettings(home string, getenv func(string) string, _ string) string {
+	if path := getenv("CLINE_MCP_SETTINGS_PATH"); path != "" {
+		return path
+	}
+	return filepath.Join(home, ".cline", "data", "settings", "cline_mcp_settings.json")
 }
 
 func xdgConfig(home string, getenv func(string) string) string {

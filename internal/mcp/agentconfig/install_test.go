@@ -195,7 +195,8 @@ func TestAgentPaths(t *testing.T) {
 		{"copilot", "linux", "/h/.config/Code/User/mcp.json"},
 		{"copilot", "darwin", "/h/Library/Application Support/Code/User/mcp.json"},
 		{"windsurf", "linux", "/h/.codeium/windsurf/mcp_config.json"},
-		{"cline", "linux", "/h/.config/Code/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json"},
+		{"cline", "linux", "/h/.cline/data/settings/cline_mcp_settings.json"},
+		{"cline", "darwin", "/h/.cline/data/settings/cline_mcp_settings.json"},
 		{"opencode", "linux", "/h/.config/opencode/opencode.json"},
 	} {
 		if got := filepath.ToSlash(agent(t, c.agent).Global("/h", getenv, c.goos)); got != c.want {
@@ -208,5 +209,12 @@ func TestAgentPaths(t *testing.T) {
 	}
 	if got := agent(t, "opencode").Global("/h", getenv, "linux"); filepath.ToSlash(got) != "/xdg/opencode/opencode.json" {
 		t.Errorf("opencode with XDG_CONFIG_HOME: %s", got)
+	}
+	if got := agent(t, "cline").Former("/h", getenv, "linux"); filepath.ToSlash(got) != "/xdg/Code/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json" {
+		t.Errorf("cline's former file: %s", got)
+	}
+	env["CLINE_MCP_SETTINGS_PATH"] = "/elsewhere/mcp.json"
+	if got := agent(t, "cline").Global("/h", getenv, "linux"); filepath.ToSlash(got) != "/elsewhere/mcp.json" {
+		t.Errorf("cline with CLINE_MCP_SETTINGS_PATH: %s", got)
 	}
 }
