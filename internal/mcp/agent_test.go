@@ -245,3 +245,17 @@ func TestExtrasOutputBudget(t *testing.T) {
 	}
 	expectFailure(t, h.fails("command_logs", map[string]any{"sandbox_id": id, "execution_id": exec, "max_output": 0}), 2, "usage", "max_output must be between 1 and")
 }
+
+// shell_exec keeps the newest output that fits the budget as JSON text
+// (the terminal's \r\n takes four bytes there).
+func TestShellOutputBudget(t *testing.T) {
+	t.Parallel()
+	h := start(t, osbmcp.Options{Tools: []string{"default", "shell_exec"}, MaxOutput: 500})
+	id := h.create(nil)
+	got := h.ok("shell_exec", map[string]any{"sandbox_id": id, "input": "seq 1 300; echo end-$((1+1))\n", "until": "end-2\r\n"})
+	out := got["output"].(string)
+	tr, _ := got["truncated"].(map[string]any)
+	if jsonLen(t, out) > 500 || !strings.Contains(out, "300\r\nend-2\r\n") || tr == nil || tr["limit"] != float64(500) {
+		t.Errorf("output of %d bytes (%d as JSON), truncated %v", len(out), jsonLen(t, out), tr)
+	}
+}

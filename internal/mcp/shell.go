@@ -228,11 +228,16 @@ func (sh *shell) wait(ctx context.Context, until *string, idle, timeout time.Dur
 func (sh *shell) take() *shellResult {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	res := &shellResult{SessionID: sh.id, Output: string(sh.out), Running: !sh.exited, ExitCode: sh.exitCode}
+	out := string(sh.out)
+	// The budget counts JSON text, where a terminal's escapes and line
+	// ends take more room than the bytes kept.
+	cut := fitBack(out, sh.max)
+	out, sh.dropped = out[cut:], sh.dropped+int64(cut)
+	res := &shellResult{SessionID: sh.id, Output: out, Running: !sh.exited, ExitCode: sh.exitCode}
 	if sh.dropped > 0 {
-		res.Truncated = &truncation{OmittedBytes: sh.dropped, Note: fmt.Sprintf(
-			"the shell printed more than the %d-byte limit of this server (--max-output) since the last call: the oldest %d bytes were left out",
-			sh.max, sh.dropped)}
+		res.Truncated = &truncation{OmittedBytes: sh.dropped, Limit: sh.max, Note: fmt.Sprintf(
+			"the shell printed more than the %d-byte output budget of this server (osb mcp --max-output) since the last call: "+
+				"the oldest %d bytes were left out; send long output to a file and read it with file_read", sh.max, sh.dropped)}
 	}
 	sh.out, sh.dropped = nil, 0
 	return res
