@@ -96,7 +96,7 @@ func (s *Server) runCommand(ctx context.Context, req *mcp.CallToolRequest, a run
 	if a.WorkingDirectory != nil {
 		r.Cwd = *a.WorkingDirectory
 	}
-	b, _ := s.budget(nil)
+	b := s.serverBudget()
 	run := &commandRun{dp: dp, background: a.Background, progress: newProgress(req), out: newOutputTail(b), readOn: s.readOnCommand()}
 	return run.run(ctx, r)
 }

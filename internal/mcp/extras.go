@@ -60,7 +60,7 @@ func (s *Server) commandLogs(ctx context.Context, _ *mcp.CallToolRequest, a logs
 	if a.ExecutionID == "" {
 		return nil, usage("execution_id must not be empty")
 	}
-	b, err := s.budget(a.MaxOutput)
+	b, err := s.callBudget(a.MaxOutput)
 	if err != nil {
 		return nil, err
 	}
@@ -186,7 +186,7 @@ type fileBytes struct {
 }
 
 func (s *Server) downloadFile(ctx context.Context, _ *mcp.CallToolRequest, a downloadArgs) (*fileBytes, error) {
-	b, err := s.budget(a.MaxOutput)
+	b, err := s.callBudget(a.MaxOutput)
 	if err != nil {
 		return nil, err
 	}

@@ -69,7 +69,7 @@ func (s *Server) readFile(ctx context.Context, _ *mcp.CallToolRequest, a readArg
 	if err != nil {
 		return nil, err
 	}
-	b, _ := s.budget(nil)
+	b := s.serverBudget()
 	part, err := s.download(ctx, a.SandboxID, a.Path, a.RangeHeader, a.ConnectIfMissing, b.bytes)
 	if err != nil {
 		return nil, err
@@ -388,7 +388,7 @@ func (s *Server) searchFiles(ctx context.Context, _ *mcp.CallToolRequest, a sear
 		return nil, err
 	}
 	res := &searchResult{Result: []entryInfo{}}
-	b, _ := s.budget(nil)
+	b := s.serverBudget()
 	limit := max(1, b.bytes/entrySize)
 	for i, f := range found {
 		if i == limit {

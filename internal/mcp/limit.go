@@ -31,10 +31,13 @@ func (b budget) String() string {
 	return fmt.Sprintf("the %d-byte output budget of this server (osb mcp --max-output)", b.bytes)
 }
 
-// budget is the server's budget, or the one a call asks for.
-func (s *Server) budget(perCall *int) (budget, error) {
+// serverBudget is the budget of the official tools' calls: --max-output.
+func (s *Server) serverBudget() budget { return budget{bytes: s.opts.MaxOutput} }
+
+// callBudget is the budget a call asks for with max_output, or the server's.
+func (s *Server) callBudget(perCall *int) (budget, error) {
 	if perCall == nil {
-		return budget{bytes: s.opts.MaxOutput}, nil
+		return s.serverBudget(), nil
 	}
 	if *perCall < 1 || *perCall > MaxOutputCeiling {
 		return budget{}, usage("max_output must be between 1 and %d bytes, got %d", MaxOutputCeiling, *perCall)
