@@ -141,7 +141,7 @@ func (o *installOptions) command() (command, note string) {
 		return "osb", fmt.Sprintf("cannot tell where this osb is (%v): the entries run osb from the agent's PATH", err)
 	}
 	self = resolved(self)
-	found := lookPath("osb", o.Getenv("PATH"))
+	found := lookPath("osb", o.Getenv("PATH"), o.GOOS)
 	switch {
 	case found == "":
 		note = "osb is not on your PATH, so the entries run this osb by its full path, " + self
@@ -153,14 +153,19 @@ func (o *installOptions) command() (command, note string) {
 	return self, note + " (--command sets another)"
 }
 
-// lookPath finds an executable file in a PATH list, or returns "".
-func lookPath(name, pathList string) string {
+// lookPath finds an executable file in a PATH list, or returns "". On
+// Windows the file is NAME.exe, and any file will do.
+func lookPath(name, pathList, goos string) string {
+	if goos == "windows" {
+		name += ".exe"
+	}
 	for _, dir := range filepath.SplitList(pathList) {
 		if dir == "" {
 			continue
 		}
 		p := filepath.Join(dir, name)
-		if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() && info.Mode().Perm()&0o111 != 0 {
+		info, err := os.Stat(p)
+		if err == nil && info.Mode().IsRegular() && (goos == "windows" || info.Mode().Perm()&0o111 != 0) {
 			return p
 		}
 	}
