@@ -452,6 +452,7 @@ func issue11Cases() []faultCase {
 			},
 			args: []string{"sandbox", "get", "sb-1"}, code: 6, json: true,
 			want: "Error: cannot reach http://admin:xxxxx@{CLOSED}/v1/sandboxes/sb-1: connection refused",
+			hint: "; is a server running at {CLOSED}? 'osb server' starts a local one, and --domain (OPEN_SANDBOX_DOMAIN) says where osb looks",
 			check: func(run *faultRun, r *osbResult) {
 				if strings.Contains(r.stdout+r.stderr, "pa55-w0rd") {
 					run.t.Errorf("the password was printed: %q", r.stderr)
