@@ -27,6 +27,12 @@ type Verb[O any] struct {
 	// json among its formats also gets --jq and --template.
 	Formats *Formats
 
+	// Prints is a value of the view the verb prints under json, for a
+	// verb that changes something (a create): a -q or --jq whose first key
+	// the view lacks is then a usage error before any request, not an
+	// error after the thing was made. nil: the output is checked after.
+	Prints any
+
 	// Flags declares the verb's own flags, bound to fields of its options.
 	Flags func(fs *FlagSet)
 
@@ -54,6 +60,7 @@ type Options[O any] interface {
 func NewVerb[O any, P Options[O]](f *Factory, opts P, v Verb[O]) *cobra.Command {
 	b := opts.base()
 	b.Factory = f
+	b.printsKeys = output.ViewKeys(v.Prints)
 	cmd := &cobra.Command{
 		Use:               usage(v.Name, v.Args, v.UseTail),
 		Aliases:           v.Aliases,
@@ -119,6 +126,7 @@ type Base struct {
 	template     string
 	templateFlag string // --template, or --output-template where the verb has its own --template
 	filter       output.Filter
+	printsKeys   []string // the top-level keys of Verb.Prints
 }
 
 func (b *Base) base() *Base { return b }
@@ -220,6 +228,9 @@ func (b *Base) checkOutput(cmd *cobra.Command) error {
 			return UsageErrorf("invalid --%s: %v", b.templateFlag, err)
 		}
 		b.filter = output.Filter{Template: t, Now: b.Now}
+	}
+	if err := b.filter.CheckKeys(b.printsKeys); err != nil {
+		return &ExitError{Code: ExitUsage, Err: err}
 	}
 	return nil
 }

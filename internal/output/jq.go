@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"regexp"
 	"strings"
 
@@ -281,4 +282,79 @@ func CheckPath(path string) error {
 		}
 	}
 	return errors.New(msg)
+}
+
+// ViewKeys are the top-level json keys of a view struct (its json tags,
+// omitempty ones included), in order; nil for anything but a struct.
+func ViewKeys(v any) []string {
+	t := reflect.TypeOf(v)
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil || t.Kind() != reflect.Struct {
+		return nil
+	}
+	var keys []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" || !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		keys = append(keys, name)
+	}
+	return keys
+}
+
+var plainKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)
+
+// CheckKeys finds, before any request, a -q path or a --jq path whose
+// first key is none of the keys the output will have: after a create, the
+// no-match error would come with the thing already made.
+func (f Filter) CheckKeys(keys []string) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	has := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		has[k] = true
+	}
+	var first string
+	switch {
+	case f.Query != "":
+		first = f.Query
+		if i := strings.IndexAny(first, ".|"); i >= 0 {
+			first = first[:i]
+		}
+		if !plainKey.MatchString(first) {
+			return nil // #, wildcards, modifiers: gjson decides
+		}
+	case f.JQ != nil && f.JQ.paths != nil:
+		doc := make(map[string]any, len(keys))
+		for _, k := range keys {
+			doc[k] = nil
+		}
+		p, ok := f.JQ.paths.Run(doc).Next()
+		path, isPath := p.([]any)
+		if !ok || !isPath || len(path) == 0 {
+			return nil
+		}
+		if first, ok = path[0].(string); !ok {
+			return nil
+		}
+	default:
+		return nil
+	}
+	if has[first] {
+		return nil
+	}
+	flag, query := "-q", f.Query
+	if f.JQ != nil {
+		flag, query = "--jq", f.JQ.Text
+	}
+	return fmt.Errorf("%s '%s' would match nothing in the output, whose top-level keys are: %s; nothing was sent",
+		flag, query, strings.Join(keys, ", "))
 }

@@ -111,7 +111,7 @@ func TestParseSpec(t *testing.T) {
 
 // forwarding is `osb sandbox port-forward` running in the background.
 type forwarding struct {
-	local  string // host:port it listens on
+	local  string          // host:port it listens on
 	stop   func(os.Signal) // as NotifySignals ends the run on that signal
 	done   chan int
 	stderr *cmdtest.SyncBuffer
