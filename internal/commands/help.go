@@ -18,8 +18,9 @@ const exitCodesHelp = `osb exits with a code that says what happened:
   6    cannot reach the server (refused, DNS, TLS, reset before a response)
 
 'osb command run', 'osb command session run' and 'osb command shell' in the
-foreground exit with the remote command's (or shell's) own exit code, and
-otherwise:
+foreground exit with the remote command's (or shell's) own exit code, and so
+does 'osb command logs --follow' once the background command ended (the
+official client has no --follow; its 'command logs' exits 0). Otherwise:
 
   124  the remote command hit its --timeout
   125  osb failed before the remote exit code was known
