@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -36,6 +37,7 @@ const (
 // tree is what a copy moves: its entries in walk order (a directory before
 // what it holds) and the bytes of its files.
 type tree struct {
+	root    entry // the directory itself, when the tree was walked here
 	entries []entry
 	bytes   int64
 	files   int
@@ -54,6 +56,23 @@ func (t *tree) add(e entry) {
 	case kindLink:
 		t.links++
 	}
+}
+
+// stamps are the modification times of the tree copied to target: files,
+// then directories after everything in them (walk order reversed), the
+// tree's own directory last. Links keep the time they are made at.
+func (t *tree) stamps(target string) []stamp {
+	var files, dirs []stamp
+	for _, e := range t.entries {
+		switch e.kind {
+		case kindFile:
+			files = append(files, stamp{remoteJoin(target, e.rel), e.mod})
+		case kindDir:
+			dirs = append(dirs, stamp{remoteJoin(target, e.rel), e.mod})
+		}
+	}
+	slices.Reverse(dirs)
+	return append(append(files, dirs...), stamp{target, t.root.mod})
 }
 
 // of is the entries of one kind.
@@ -86,7 +105,7 @@ func walkLocal(root string) (*tree, error) {
 		if err != nil {
 			return err
 		}
-		e := entry{rel: filepath.ToSlash(rel), perm: uint32(fi.Mode().Perm())}
+		e := entry{rel: filepath.ToSlash(rel), perm: uint32(fi.Mode().Perm()), mod: fi.ModTime()}
 		switch {
 		case fi.Mode()&os.ModeSymlink != 0:
 			e.kind = kindLink
