@@ -2,6 +2,7 @@ package commands_test
 
 import (
 	"encoding/json"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -228,6 +229,61 @@ func TestTablesFitTheTerminal(t *testing.T) {
 	}
 	if out := env.Must("sandbox", "get", id); !strings.Contains(out, `{"a":"`+long+`","b":"`+long+`"}`) {
 		t.Errorf("piped output was cut:\n%s", out)
+	}
+}
+
+var ansiEscape = regexp.MustCompile("\x1b\\[[0-9;]*m")
+
+// At 40 and 80 columns, with colour, under NO_COLOR and with --no-color,
+// every line of every list and record fits the terminal and every id is
+// shown whole on one line: a table too wide even with its cells cut
+// becomes a block of lines per item.
+func TestEveryTableFitsAtAnyWidth(t *testing.T) {
+	t.Parallel()
+	env := cmdtest.New(t, servertest.NoIsolation)
+	id := env.NewSandbox("-m", "a="+strings.Repeat("long-value-", 5)+"end")
+	snap := strings.TrimSpace(env.Must("snapshot", "create", id, "--name", "before", "-q", "id"))
+	tpl := strings.TrimSpace(env.Must("template", "create", "-i", "python:3.11", "-p", "s3://bucket/publish", "-q", "template_id"))
+	commands_ := []struct {
+		args []string
+		ids  []string // shown whole
+	}{
+		{[]string{"sandbox", "list"}, []string{id}},
+		{[]string{"sandbox", "get", id}, []string{id}},
+		{[]string{"snapshot", "list"}, []string{snap, id}},
+		{[]string{"snapshot", "get", snap}, []string{snap, id}},
+		{[]string{"template", "list"}, []string{tpl}},
+		{[]string{"template", "get", tpl}, []string{tpl}},
+	}
+	for _, width := range []int{40, 80} {
+		for _, mode := range []string{"colour", "NO_COLOR", "--no-color"} {
+			for _, tc := range commands_ {
+				args := tc.args
+				ios, _, stdout, stderr := iostreams.Test()
+				ios.SetTTY(false, true, true)
+				ios.SetANSI(mode == "colour")
+				ios.SetWidth(width)
+				line := args
+				if mode == "--no-color" {
+					line = append([]string{"--no-color"}, args...)
+				}
+				if code := commands.Run(t.Context(), env.Factory(ios), line); code != 0 {
+					t.Fatalf("osb %s: exit %d: %s", strings.Join(line, " "), code, stderr)
+				}
+				out := ansiEscape.ReplaceAllString(stdout.String(), "")
+				for _, l := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+					if w := runewidth.StringWidth(l); w > width {
+						t.Errorf("%d columns, %s: osb %s: a line of %d columns:\n%s", width, mode, strings.Join(args, " "), w, out)
+						break
+					}
+				}
+				for _, want := range tc.ids {
+					if !strings.Contains(out, want) {
+						t.Errorf("%d columns, %s: osb %s: %s is not shown whole:\n%s", width, mode, strings.Join(args, " "), want, out)
+					}
+				}
+			}
+		}
 	}
 }
 

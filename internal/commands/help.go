@@ -66,9 +66,11 @@ default. An empty value, or a request timeout of 0, counts as not set.
 const formattingHelp = `Every command takes -o/--output with the formats it supports.
 
   table  for people: aligned columns, or key/value rows for one record. On a
-         terminal it has borders, icons and colour, and fits the terminal's
-         width: list cells are cut short with … (never ids, paths, names or
-         statuses), record values wrap. Piped, it is plain text, never cut.
+         terminal it has borders, icons and colour (plain with --no-color),
+         and fits the terminal's width: list cells are cut short with …
+         (never ids, paths, names or statuses), record values wrap; too
+         narrow for the table, each item is a block of KEY value lines.
+         Piped, it is plain text, never cut.
   json   the result as one JSON document (keys in snake_case). Parse this.
   yaml   the same data as YAML, keys sorted.
   raw    file contents and diagnostics text as the bytes they are; command
