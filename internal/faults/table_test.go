@@ -78,7 +78,7 @@ func TestIssue11Faults(t *testing.T) {
 				wantStderr += run.expand(line) + "\n"
 			}
 			if tc.want != "" {
-				wantStderr += run.expand(tc.want) + tc.hint + "\n"
+				wantStderr += run.expand(tc.want) + run.expand(tc.hint) + "\n"
 			}
 			if r.code != tc.code || r.stderr != wantStderr || r.stdout != run.expand(tc.out) {
 				t.Errorf("exit %d, want %d\nstderr %q\nwant   %q\nstdout %.200q\nwant   %.200q", r.code, tc.code, r.stderr, wantStderr, r.stdout, run.expand(tc.out))
