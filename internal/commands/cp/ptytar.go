@@ -149,7 +149,8 @@ func downloadViaTar(ctx context.Context, opts *options, dp *client.DataPlane, re
 	if err == nil && res.err != nil {
 		err = res.err
 	}
-	if err == nil && res.code != 0 {
+	// A tar that failed cuts its stream short: its own message says why.
+	if (err == nil || errors.Is(err, errNoTrailer) || errors.Is(err, errEmptyTar)) && res.err == nil && res.code != 0 {
 		err = fmt.Errorf("tar in the sandbox exited %d: %s", res.code, strings.TrimSpace(res.stderr))
 	}
 	if err == nil && len(x.failed) > 0 {
@@ -192,7 +193,7 @@ func (x *extractor) extract(r io.Reader) error {
 	for {
 		hdr, err := tr.Next()
 		if errors.Is(err, io.EOF) && !in.ended() {
-			return errNoTrailer
+			return in.cutShort()
 		}
 		if errors.Is(err, io.EOF) {
 			return nil

@@ -86,10 +86,22 @@ func (t *trailerReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// cutShort is the error for a stream that ended without them.
+func (t *trailerReader) cutShort() error {
+	if t.n == 0 {
+		return errEmptyTar
+	}
+	return errNoTrailer
+}
+
 // ended reports whether what was read ends with the two zero blocks.
 func (t *trailerReader) ended() bool {
 	return t.n >= int64(len(t.tail)) && bytes.Count(t.tail[:], []byte{0}) == len(t.tail)
 }
+
+// errEmptyTar is a tar stream with nothing in it at all: most often the
+// tar before the pipe failed (its message is above).
+var errEmptyTar = fmt.Errorf("the tar stream is empty")
 
 // errNoTrailer is a tar stream that stopped between two entries, without
 // the end-of-archive blocks: a writer that died, a connection that broke.

@@ -186,6 +186,8 @@ func TestTarStreamTimesAndTruncation(t *testing.T) {
 
 	env.RunStdin(cut, "cp", "-", id+":/workspace/cut").ExpectError(t, 1,
 		"cannot read the tar stream: the tar stream ended without its end-of-archive blocks: it was cut short")
+	// Nothing at all (the tar before the pipe failed) is no clean end either.
+	env.RunStdin("", "cp", "-", id+":/workspace/empty").ExpectError(t, 1, "cannot read the tar stream: the tar stream is empty")
 }
 
 // A symlink to a directory, named as the source, is followed: its

@@ -216,7 +216,7 @@ func uploadTar(ctx context.Context, opts *options) error {
 	for {
 		hdr, err := tr.Next()
 		if errors.Is(err, io.EOF) && !in.ended() {
-			err = errNoTrailer
+			err = in.cutShort()
 		}
 		if errors.Is(err, io.EOF) {
 			break
