@@ -385,12 +385,14 @@ func uploadViaTar(ctx context.Context, opts *options, dp *client.DataPlane, loca
 		return err
 	}
 	// umask 0: tar run by a user other than root masks the archive's
-	// modes with it (0775 came out 0755). The tree's own directory gets
-	// its mode and time once tar has filled it.
+	// modes with it (0775 came out 0755). The tree's own directory, when
+	// the copy makes it, gets its mode and time once tar has filled it.
 	script := fmt.Sprintf("command -v tar >/dev/null && command -v head >/dev/null || exit 127\n"+
-		"mkdir -p -- %s && cd -- %s || exit 1\numask 0\nhead -c %d | tar -xf - || exit 1\n"+
-		"chmod %o . && touch -c -m -d @%d.%09d .",
-		shellQuote(target), shellQuote(target), size, t.root.perm, t.root.mod.Unix(), t.root.mod.Nanosecond())
+		"mkdir -p -- %s && cd -- %s || exit 1\numask 0\nhead -c %d | tar -xf -",
+		shellQuote(target), shellQuote(target), size)
+	if r := t.root; r != nil {
+		script += fmt.Sprintf(" || exit 1\nchmod %o . && touch -c -m -d @%d.%09d .", r.perm, r.mod.Unix(), r.mod.Nanosecond())
+	}
 	progress := transfer.NewProgress(opts.IOStreams, opts.Format, "Copying "+plural(t.files, "file"), t.bytes)
 	pr, pw := io.Pipe()
 	go func() { pw.CloseWithError(writeTar(pw, local, t, progress)) }()

@@ -147,6 +147,15 @@ func TestTimesAndModesKept(t *testing.T) {
 			}
 			compareTimes(t, "back here", localTimes(t, back), want)
 
+			// DIR/. goes into a directory that is there, which keeps its
+			// own mode: the copy did not make it.
+			env.Must("file", "mkdir", id, "/workspace/existing")
+			env.Must("file", "chmod", id, "/workspace/existing", "--mode", "751")
+			env.Must("cp", src+"/.", id+":/workspace/existing", "--via", via)
+			if info := env.Must("file", "info", id, "/workspace/existing", "-o", "json"); !strings.Contains(info, `"mode": 751`) {
+				t.Errorf("the existing directory's mode changed: %s", info)
+			}
+
 			// One file, both ways.
 			env.Must("cp", filepath.Join(src, "build.sh"), id+":/workspace/one.sh")
 			compareTimes(t, "one file in the sandbox", remoteTimes(t, env, id, "/workspace", []string{"one.sh"}),

@@ -37,7 +37,10 @@ const (
 // tree is what a copy moves: its entries in walk order (a directory before
 // what it holds) and the bytes of its files.
 type tree struct {
-	root    entry // the directory itself, when the tree was walked here
+	// root is the directory itself, when the copy makes it; nil when the
+	// copy goes into a directory that is there (DIR/.), whose own mode
+	// and time stay as they are.
+	root    *entry
 	entries []entry
 	bytes   int64
 	files   int
@@ -60,7 +63,8 @@ func (t *tree) add(e entry) {
 
 // stamps are the modification times of the tree copied to target: files,
 // then directories after everything in them (walk order reversed), the
-// tree's own directory last. Links keep the time they are made at.
+// tree's own directory last when the copy made it. Links keep the time
+// they are made at.
 func (t *tree) stamps(target string) []stamp {
 	var files, dirs []stamp
 	for _, e := range t.entries {
@@ -72,7 +76,11 @@ func (t *tree) stamps(target string) []stamp {
 		}
 	}
 	slices.Reverse(dirs)
-	return append(append(files, dirs...), stamp{target, t.root.mod})
+	stamps := append(files, dirs...)
+	if t.root != nil {
+		stamps = append(stamps, stamp{target, t.root.mod})
+	}
+	return stamps
 }
 
 // of is the entries of one kind.

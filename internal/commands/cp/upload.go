@@ -56,7 +56,9 @@ func upload(ctx context.Context, opts *options) error {
 	if t == nil {
 		return uploadOne(ctx, opts, dp, local, target, fi, shown)
 	}
-	t.root = entry{rel: ".", kind: kindDir, perm: uint32(fi.Mode().Perm()), mod: fi.ModTime()}
+	if !intoContents(local) {
+		t.root = &entry{rel: ".", kind: kindDir, perm: uint32(fi.Mode().Perm()), mod: fi.ModTime()}
+	}
 	return uploadTree(ctx, opts, dp, local, target, t, shown)
 }
 
@@ -82,6 +84,10 @@ func uploadOne(ctx context.Context, opts *options, dp *client.DataPlane, local, 
 	return summary{Source: opts.Src.Raw, Destination: shown, Files: 1, Bytes: fi.Size()}.print(opts)
 }
 
+// intoContents reports whether a local directory is named as DIR/. (or
+// "."): its contents are copied, into a destination that may be there.
+func intoContents(local string) bool { return strings.HasSuffix(local, "/.") || local == "." }
+
 // uploadTarget is where the copy of local goes, as cp decides: inside dst
 // when dst is a directory, else dst itself.
 func uploadTarget(ctx context.Context, dp *client.DataPlane, dst, local string, isDir bool) (string, error) {
@@ -90,7 +96,7 @@ func uploadTarget(ctx context.Context, dp *client.DataPlane, dst, local string, 
 		return "", err
 	}
 	name := filepath.Base(filepath.Clean(local))
-	intoContents := isDir && (strings.HasSuffix(local, "/.") || local == ".")
+	intoContents := isDir && intoContents(local)
 	switch {
 	case exists && info.Type == "directory" && !intoContents:
 		if name == "." || name == "/" {
@@ -126,7 +132,10 @@ func uploadTree(ctx context.Context, opts *options, dp *client.DataPlane, local,
 	// ones: execd creates a map's directories in no fixed order, and a
 	// parent made on the way to its child takes the child's mode, so a
 	// 700 directory came out 755 in some runs.
-	later := map[string]client.Permission{target: {Mode: octalDigits(t.root.perm)}}
+	later := map[string]client.Permission{}
+	if t.root != nil {
+		later[target] = client.Permission{Mode: octalDigits(t.root.perm)}
+	}
 	for _, e := range t.of(kindDir) {
 		p := remoteJoin(target, e.rel)
 		dirs[p] = client.Permission{Mode: octalDigits(e.perm | 0o700)}
