@@ -13,8 +13,16 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/osb ./cmd/osb
 
+# osb goes where go install puts it ($GOBIN, else $GOPATH/bin), its man
+# pages beside it in ../share/man, where man finds them once that bin
+# directory is on PATH (man-db and macOS man look there); MANDIR=… moves them.
+BINDIR = $(or $(shell $(GO) env GOBIN),$(shell $(GO) env GOPATH)/bin)
+MANDIR ?= $(BINDIR)/../share/man
+
 install:
 	CGO_ENABLED=0 $(GO) install -trimpath -ldflags '$(LDFLAGS)' ./cmd/osb
+	install -d '$(MANDIR)/man1'
+	install -m 0644 docs/man/*.1 '$(MANDIR)/man1/'
 
 # Most tests wait on processes, servers and timeouts rather than the CPU:
 # four test binaries at once, eight parallel tests in each (see

@@ -102,3 +102,22 @@ func Eventually(t testing.TB, what string, cond func() bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// ExpectJSONError checks a failed command under json output: its exit
+// code, nothing on stdout, and stderr holding exactly the error object
+// with this message and code.
+func (r Result) ExpectJSONError(t testing.TB, code int, message string) Result {
+	t.Helper()
+	r.ExpectCode(t, code)
+	var e struct {
+		Status   string `json:"status"`
+		Message  string `json:"message"`
+		ExitCode int    `json:"exit_code"`
+	}
+	if err := json.Unmarshal([]byte(r.Stderr), &e); err != nil || r.Stdout != "" ||
+		e.Status != "error" || e.Message != message || e.ExitCode != code {
+		t.Errorf("stdout %q, stderr %q; want nothing on stdout and a json error on stderr with exit_code %d and message %q",
+			r.Stdout, r.Stderr, code, message)
+	}
+	return r
+}

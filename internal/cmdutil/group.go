@@ -3,8 +3,6 @@ package cmdutil
 import (
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -36,16 +34,7 @@ func KnownSubcommand(cmd *cobra.Command, args []string) error {
 // some are close: "Did you mean ...?".
 func UnknownCommand(cmd *cobra.Command, word, what string) error {
 	msg := fmt.Sprintf("unknown %s %q for %q", what, word, cmd.CommandPath())
-	if cmd.SuggestionsMinimumDistance <= 0 {
-		cmd.SuggestionsMinimumDistance = 2
-	}
-	if s := cmd.SuggestionsFor(word); len(s) > 0 {
-		quoted := make([]string, len(s))
-		for i, name := range s {
-			quoted[i] = strconv.Quote(name)
-		}
-		msg += ". Did you mean " + strings.Join(quoted, " or ") + "?"
-	}
+	msg += didYouMean(subcommandSuggestions(cmd, word))
 	return &FlagError{Err: errors.New(msg)}
 }
 

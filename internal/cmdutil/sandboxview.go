@@ -2,6 +2,9 @@ package cmdutil
 
 import (
 	"encoding/json"
+	"math"
+	"strconv"
+	"strings"
 
 	"github.com/osb-dev/osb/internal/client"
 )
@@ -96,8 +99,9 @@ func NewSandboxView(sb *client.Sandbox) SandboxView {
 	return v
 }
 
-// MetricsView is a metrics sample under the official names, its numbers as
-// the server wrote them.
+// MetricsView is a metrics sample under the official names. The official
+// model types the four figures as floats, so a server's 2 prints as 2.0,
+// whatever the value: a script never sees the type change with it.
 type MetricsView struct {
 	CPUCount   json.Number `json:"cpu_count"`
 	CPUUsedPct json.Number `json:"cpu_used_percentage"`
@@ -108,7 +112,29 @@ type MetricsView struct {
 
 // NewMetricsView converts a wire sample.
 func NewMetricsView(m *client.Metrics) MetricsView {
-	return MetricsView{CPUCount: m.CPUCount, CPUUsedPct: m.CPUUsedPct, MemTotal: m.MemTotal, MemUsed: m.MemUsed, Timestamp: m.Timestamp}
+	return MetricsView{CPUCount: PyFloat(m.CPUCount), CPUUsedPct: PyFloat(m.CPUUsedPct),
+		MemTotal: PyFloat(m.MemTotal), MemUsed: PyFloat(m.MemUsed), Timestamp: m.Timestamp}
+}
+
+// PyFloat writes a number as Python writes a float (repr, which json.dumps
+// uses): the shortest digits that read back the same, with ".0" on a whole
+// number, and an exponent below 1e-4 and from 1e16 on. A text that is not
+// a number is kept as it came.
+func PyFloat(n json.Number) json.Number {
+	f, err := strconv.ParseFloat(string(n), 64)
+	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+		return n
+	}
+	e := strconv.FormatFloat(f, 'e', -1, 64)
+	exp, _ := strconv.Atoi(e[strings.IndexByte(e, 'e')+1:])
+	if f != 0 && (exp < -4 || exp >= 16) {
+		return json.Number(e)
+	}
+	s := strconv.FormatFloat(f, 'f', -1, 64)
+	if !strings.Contains(s, ".") {
+		s += ".0"
+	}
+	return json.Number(s)
 }
 
 // EndpointView is where a sandbox port is reached; origin is null unless

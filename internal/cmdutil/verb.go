@@ -27,6 +27,12 @@ type Verb[O any] struct {
 	// json among its formats also gets --jq and --template.
 	Formats *Formats
 
+	// Prints is a value of the view the verb prints under json, for a
+	// verb that changes something (a create): a -q or --jq whose first key
+	// the view lacks is then a usage error before any request, not an
+	// error after the thing was made. nil: the output is checked after.
+	Prints any
+
 	// Flags declares the verb's own flags, bound to fields of its options.
 	Flags func(fs *FlagSet)
 
@@ -54,6 +60,7 @@ type Options[O any] interface {
 func NewVerb[O any, P Options[O]](f *Factory, opts P, v Verb[O]) *cobra.Command {
 	b := opts.base()
 	b.Factory = f
+	b.printsKeys = output.ViewKeys(v.Prints)
 	cmd := &cobra.Command{
 		Use:               usage(v.Name, v.Args, v.UseTail),
 		Aliases:           v.Aliases,
@@ -114,10 +121,12 @@ type Base struct {
 	// chose json), for a verb whose default depends on other flags.
 	FormatGiven bool
 
-	query        string
+	query        string // -q: a gjson path
+	jq           string // --jq: a jq expression
 	template     string
 	templateFlag string // --template, or --output-template where the verb has its own --template
 	filter       output.Filter
+	printsKeys   []string // the top-level keys of Verb.Prints
 }
 
 func (b *Base) base() *Base { return b }
@@ -167,7 +176,8 @@ func (b *Base) addOutputFlags(fs *FlagSet, f Formats) {
 	if !f.has(output.JSONF) {
 		return
 	}
-	fs.StringVarP(&b.query, "jq", "q", "", "Print only the value at this gjson `PATH` of the json output, e.g. id ('osb help formatting').")
+	fs.StringVarP(&b.query, "query", "q", "", "Print only the value at this gjson `PATH` of the json output, e.g. id ('osb help formatting').")
+	fs.StringVar(&b.jq, "jq", "", "Print what this jq `EXPRESSION` makes of the json output, e.g. .id ('osb help formatting').")
 	// sandbox create has the official --template (the template to create
 	// from): there the Go template flag goes by its long name.
 	b.templateFlag = "template"
@@ -181,31 +191,46 @@ func (b *Base) addOutputFlags(fs *FlagSet, f Formats) {
 // document, so -o, when given, must be json; they cannot be combined; the
 // path and the template must parse.
 func (b *Base) checkOutput(cmd *cobra.Command) error {
-	if b.query == "" && b.template == "" {
-		return nil
-	}
-	flag := "--jq"
-	if b.template != "" {
-		flag = "--" + b.templateFlag
+	var given []string
+	for _, f := range []struct{ name, value string }{{"-q", b.query}, {"--jq", b.jq}, {"--" + b.templateFlag, b.template}} {
+		if f.value != "" {
+			given = append(given, f.name)
+		}
 	}
 	switch {
-	case b.query != "" && b.template != "":
-		return UsageErrorf("--jq and --%s cannot be used together", b.templateFlag)
+	case len(given) == 0:
+		return nil
 	case cmd.Flags().Changed("output") && b.Format != output.JSONF:
-		return UsageErrorf("%s works on the json output; it cannot be combined with -o %s", flag, b.Format)
+		return UsageErrorf("%s works on the json output; it cannot be combined with -o %s", given[0], b.Format)
 	}
-	if b.query != "" {
-		if err := output.CheckQuery(b.query); err != nil {
-			return UsageErrorf("invalid --jq path '%s': %v", b.query, err)
+	// Errors and warnings follow the json format too, this one included.
+	if err := cmd.Flags().Set("output", output.JSONF); err != nil {
+		return err
+	}
+	if len(given) > 1 {
+		return UsageErrorf("%s cannot be used together", strings.Join(given, " and "))
+	}
+	switch {
+	case b.query != "":
+		if err := output.CheckPath(b.query); err != nil {
+			return &ExitError{Code: ExitUsage, Err: err}
 		}
 		b.filter = output.Filter{Query: b.query}
-	} else {
+	case b.jq != "":
+		jq, err := output.ParseJQ(b.jq)
+		if err != nil {
+			return &ExitError{Code: ExitUsage, Err: err}
+		}
+		b.filter = output.Filter{JQ: jq}
+	default:
 		t, err := output.ParseTemplate(b.template)
 		if err != nil {
-			return UsageErrorf("invalid %s: %v", flag, err)
+			return UsageErrorf("invalid --%s: %v", b.templateFlag, err)
 		}
 		b.filter = output.Filter{Template: t, Now: b.Now}
 	}
-	// Errors and warnings follow the json format too.
-	return cmd.Flags().Set("output", output.JSONF)
+	if err := b.filter.CheckKeys(b.printsKeys); err != nil {
+		return &ExitError{Code: ExitUsage, Err: err}
+	}
+	return nil
 }

@@ -2,6 +2,8 @@ package commands_test
 
 import (
 	"encoding/json"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -31,19 +33,46 @@ func TestBuilderUsageErrorsSendNoRequest(t *testing.T) {
 		{[]string{"command", "run", "sb"}, "missing the command to run"},
 		{[]string{"sandbox", "get", "sb", "-o", "xml"}, `'xml' is not one of 'table', 'json', 'yaml'`},
 		{[]string{"sandbox", "get", "sb", "--nope"}, "unknown flag: --nope"},
-		{[]string{"sandbox", "get", "sb", "-q", "id", "-o", "table"}, "--jq works on the json output; it cannot be combined with -o table"},
+		{[]string{"sandbox", "get", "sb", "-q", "id", "-o", "table"}, "-q works on the json output; it cannot be combined with -o table"},
+		{[]string{"sandbox", "get", "sb", "--jq", ".id", "-o", "table"}, "--jq works on the json output; it cannot be combined with -o table"},
 		{[]string{"sandbox", "get", "sb", "--template", "{{.id}}", "-o", "table"}, "--template works on the json output; it cannot be combined with -o table"},
-		{[]string{"sandbox", "get", "sb", "-q", "id", "--template", "{{.id}}"}, "--jq and --template cannot be used together"},
-		{[]string{"sandbox", "list", "-q", "items.#(id==1"}, "invalid --jq path 'items.#(id==1': missing ')'"},
-		{[]string{"sandbox", "list", "-q", "items..id"}, "invalid --jq path 'items..id': empty part at 6"},
-		{[]string{"sandbox", "list", "-q", "@nosuch"}, "unknown modifier @nosuch"},
-		{[]string{"sandbox", "list", "--template", "{{.items"}, "invalid --template: template: --template:1: unclosed action"},
-		{[]string{"sandbox", "create", "-i", "x", "--output-template", "{{nosuch}}"}, `function "nosuch" not defined`},
 		{[]string{"sandbox", "lsit"}, `unknown command "lsit" for "osb sandbox". Did you mean "list"?`},
 		{[]string{"help", "sandbx"}, `unknown help topic "sandbx" for "osb". Did you mean "sandbox"?`},
+		// Did you mean: flags, help topics, the words other tools use.
+		{[]string{"sandbox", "create", "--imge", "x"}, `unknown flag: --imge. Did you mean "--image"? (see 'osb sandbox create --help')`},
+		{[]string{"help", "exit-code"}, `unknown help topic "exit-code" for "osb". Did you mean "exit-codes"?`},
+		{[]string{"sandbox", "delete", "sb"}, `unknown command "delete" for "osb sandbox". Did you mean "kill"?`},
+		{[]string{"sandbox", "rm", "sb"}, `unknown command "rm" for "osb sandbox". Did you mean "kill"?`},
 	} {
 		r := env.Run(tc.args...)
 		r.ExpectError(t, 2, tc.want)
+	}
+	// A mistake in -q, --jq or --template is a json error: they promise
+	// json, and a script parses stderr as such.
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sandbox", "get", "sb", "-q", "id", "--template", "{{.id}}"}, "-q and --template cannot be used together"},
+		{[]string{"sandbox", "get", "sb", "-q", "id", "--jq", ".id"}, "-q and --jq cannot be used together"},
+		{[]string{"sandbox", "list", "-q", "items.#(id==1"}, "invalid -q path 'items.#(id==1' (gjson path syntax): missing ')'"},
+		{[]string{"sandbox", "list", "-q", "items..id"}, "invalid -q path 'items..id' (gjson path syntax): empty part at 6"},
+		{[]string{"sandbox", "list", "-q", "@nosuch"}, "invalid -q path '@nosuch' (gjson path syntax): unknown modifier @nosuch"},
+		{[]string{"sandbox", "list", "--template", "{{.items"}, "invalid --template: template: --template:1: unclosed action"},
+		{[]string{"sandbox", "create", "-i", "x", "--output-template", "{{nosuch}}"}, `invalid --output-template: template: --template:1: function "nosuch" not defined`},
+		// Each syntax error names its syntax and shows the other form.
+		{[]string{"sandbox", "list", "-q", ".items[].id"},
+			"invalid -q path '.items[].id' (gjson path syntax): empty part at 1; as jq that is --jq '.items[].id', as a gjson path -q 'items.#.id'"},
+		{[]string{"sandbox", "list", "--jq", "items.#.id"},
+			"invalid --jq expression 'items.#.id' (jq syntax): unexpected EOF; as a gjson path that is -q 'items.#.id', in jq --jq '.items[].id'"},
+		{[]string{"sandbox", "get", "sb", "--jq", "status.state"},
+			"invalid --jq expression 'status.state' (jq syntax): function not defined: status/0; as a gjson path that is -q 'status.state', in jq --jq '.status.state'"},
+		{[]string{"sandbox", "list", "--jq", ".items[] | nosuch"}, "invalid --jq expression '.items[] | nosuch' (jq syntax): function not defined: nosuch/0"},
+		// An argument error under -q is json too.
+		{[]string{"sandbox", "get", "-q", "id"}, "missing SANDBOX_ID"},
+	} {
+		r := env.Run(tc.args...)
+		r.ExpectJSONError(t, 2, tc.want)
 	}
 	if n := requests.Load(); n != 0 {
 		t.Errorf("the server got %d requests for usage errors", n)
@@ -99,9 +128,45 @@ func TestJQOnEveryKindOfOutput(t *testing.T) {
 		ExitCode int    `json:"exit_code"`
 	}
 	if err := json.Unmarshal([]byte(r.Stderr), &e); err != nil || r.Code != 2 || r.Stdout != "" ||
-		e.Message != "--jq 'nope' matched nothing in the output; its top-level keys are: id, status, entrypoint, expires_at, created_at, image, snapshot_id, platform, allocation, metadata, extensions" {
+		e.Message != "-q 'nope' matched nothing in the output; its top-level keys are: id, status, entrypoint, expires_at, created_at, image, snapshot_id, platform, allocation, metadata, extensions" {
 		t.Errorf("unmatched path: exit %d, stdout %q, stderr %q", r.Code, r.Stdout, r.Stderr)
 	}
+}
+
+// --jq is jq: each result on its own line, strings bare, the rest as
+// JSON; a null from a key the output lacks fails as -q's no-match does.
+func TestJQExpressions(t *testing.T) {
+	t.Parallel()
+	env := cmdtest.New(t, servertest.NoIsolation)
+	first := strings.TrimSpace(env.Must("sandbox", "create", "-i", "python:3.11", "--jq", ".id"))
+	second := strings.TrimSpace(env.Must("sandbox", "create", "-i", "python:3.11", "--jq", ".id"))
+	ids := []string{first, second}
+	slices.Sort(ids)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sandbox", "list", "--jq", "[.items[].id] | sort | .[]"}, ids[0] + "\n" + ids[1] + "\n"},
+		{[]string{"sandbox", "list", "--jq", "[.items[].id] | length"}, "2\n"},
+		{[]string{"sandbox", "list", "--jq", `.items[] | select(.id == "` + second + `") | .status.state`}, "Running\n"},
+		{[]string{"sandbox", "get", first, "--jq", ".entrypoint"}, "[\n  \"tail\",\n  \"-f\",\n  \"/dev/null\"\n]\n"},
+		{[]string{"sandbox", "get", first, "--jq", ".snapshot_id"}, "null\n"},
+		{[]string{"sandbox", "get", first, "--jq", ".image.image, .status.state"}, "python:3.11\nRunning\n"},
+		{[]string{"sandbox", "get", first, "--jq", "{state: .status.state}"}, "{\n  \"state\": \"Running\"\n}\n"},
+		{[]string{"sandbox", "list", "--jq", ".items[] | select(.id == \"none\") | .id"}, ""},
+	} {
+		r := env.Run(tc.args...)
+		if r.Stdout != tc.want || r.Code != 0 {
+			t.Errorf("osb %s: exit %d, stdout %q, want %q; stderr %q", strings.Join(tc.args, " "), r.Code, r.Stdout, tc.want, r.Stderr)
+		}
+	}
+	keys := "id, status, entrypoint, expires_at, created_at, image, snapshot_id, platform, allocation, metadata, extensions"
+	env.Run("sandbox", "get", first, "--jq", ".nope").
+		ExpectJSONError(t, 2, "--jq '.nope' matched nothing in the output; its top-level keys are: "+keys)
+	env.Run("sandbox", "get", first, "--jq", ".status.nope.deeper").
+		ExpectJSONError(t, 2, "--jq '.status.nope.deeper' matched nothing in the output; its top-level keys are: "+keys)
+	env.Run("sandbox", "get", first, "--jq", ".id[]").
+		ExpectJSONError(t, 2, "--jq '.id[]' failed on the output: cannot iterate over: string (\""+first[:24]+" ...\")")
 }
 
 // --template runs over the same document, with its helpers.
@@ -164,6 +229,61 @@ func TestTablesFitTheTerminal(t *testing.T) {
 	}
 	if out := env.Must("sandbox", "get", id); !strings.Contains(out, `{"a":"`+long+`","b":"`+long+`"}`) {
 		t.Errorf("piped output was cut:\n%s", out)
+	}
+}
+
+var ansiEscape = regexp.MustCompile("\x1b\\[[0-9;]*m")
+
+// At 40 and 80 columns, with colour, under NO_COLOR and with --no-color,
+// every line of every list and record fits the terminal and every id is
+// shown whole on one line: a table too wide even with its cells cut
+// becomes a block of lines per item.
+func TestEveryTableFitsAtAnyWidth(t *testing.T) {
+	t.Parallel()
+	env := cmdtest.New(t, servertest.NoIsolation)
+	id := env.NewSandbox("-m", "a="+strings.Repeat("long-value-", 5)+"end")
+	snap := strings.TrimSpace(env.Must("snapshot", "create", id, "--name", "before", "-q", "id"))
+	tpl := strings.TrimSpace(env.Must("template", "create", "-i", "python:3.11", "-p", "s3://bucket/publish", "-q", "template_id"))
+	commands_ := []struct {
+		args []string
+		ids  []string // shown whole
+	}{
+		{[]string{"sandbox", "list"}, []string{id}},
+		{[]string{"sandbox", "get", id}, []string{id}},
+		{[]string{"snapshot", "list"}, []string{snap, id}},
+		{[]string{"snapshot", "get", snap}, []string{snap, id}},
+		{[]string{"template", "list"}, []string{tpl}},
+		{[]string{"template", "get", tpl}, []string{tpl}},
+	}
+	for _, width := range []int{40, 80} {
+		for _, mode := range []string{"colour", "NO_COLOR", "--no-color"} {
+			for _, tc := range commands_ {
+				args := tc.args
+				ios, _, stdout, stderr := iostreams.Test()
+				ios.SetTTY(false, true, true)
+				ios.SetANSI(mode == "colour")
+				ios.SetWidth(width)
+				line := args
+				if mode == "--no-color" {
+					line = append([]string{"--no-color"}, args...)
+				}
+				if code := commands.Run(t.Context(), env.Factory(ios), line); code != 0 {
+					t.Fatalf("osb %s: exit %d: %s", strings.Join(line, " "), code, stderr)
+				}
+				out := ansiEscape.ReplaceAllString(stdout.String(), "")
+				for _, l := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+					if w := runewidth.StringWidth(l); w > width {
+						t.Errorf("%d columns, %s: osb %s: a line of %d columns:\n%s", width, mode, strings.Join(args, " "), w, out)
+						break
+					}
+				}
+				for _, want := range tc.ids {
+					if !strings.Contains(out, want) {
+						t.Errorf("%d columns, %s: osb %s: %s is not shown whole:\n%s", width, mode, strings.Join(args, " "), want, out)
+					}
+				}
+			}
+		}
 	}
 }
 

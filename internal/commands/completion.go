@@ -18,13 +18,55 @@ func completeIDs(root *cobra.Command, f *cmdutil.Factory) {
 	completeIDFlags(root, f)
 }
 
+// bashFallbacks stand in for the two bash-completion helpers that cobra's
+// bash script calls, where that package is not loaded: without them plain
+// bash prints "_get_comp_words_by_ref: command not found" at every Tab.
+// Words are split at blanks only, as bash-completion's -n "=:" rejoins
+// them, so SANDBOX_ID:PATH and --flag=value stay one word.
+const bashFallbacks = `# Plain bash (no bash-completion package): minimal stand-ins for its helpers.
+if ! declare -F _get_comp_words_by_ref >/dev/null 2>&1; then
+_get_comp_words_by_ref() {
+    local __line="${COMP_LINE:0:COMP_POINT}" __v
+    local -a __ws
+    read -ra __ws <<< "$__line"
+    if [[ ${#__ws[@]} -eq 0 || "$__line" == *[[:space:]] ]]; then __ws+=(""); fi
+    while [[ $1 == -* ]]; do
+        [[ $1 == -[nic] ]] && shift
+        shift
+    done
+    local __n=${#__ws[@]}
+    for __v in "$@"; do
+        case $__v in
+            cur) cur=${__ws[__n-1]} ;;
+            prev) prev=${__ws[__n-2]} ;;
+            words) words=("${__ws[@]}") ;;
+            cword) cword=$((__n-1)) ;;
+        esac
+    done
+}
+fi
+if ! declare -F _filedir >/dev/null 2>&1; then
+_filedir() {
+    local IFS=$'\n'
+    if [[ $1 == -d ]]; then
+        COMPREPLY=($(compgen -d -- "$cur"))
+    else
+        COMPREPLY=($(compgen -f -- "$cur"))
+    fi
+    compopt -o filenames 2>/dev/null
+}
+fi
+
+`
+
 type completionShell struct {
 	name, install string
 	write         func(root *cobra.Command, w io.Writer, descriptions bool) error
 }
 
 var completionShells = []completionShell{
-	{"bash", `Needs the bash-completion package. For this shell only:
+	{"bash", `Works in plain bash; with the bash-completion package, its helpers are used.
+For this shell only:
 
   source <(osb completion bash)
 
@@ -35,7 +77,12 @@ For every new shell, on Linux:
 and on macOS with Homebrew:
 
   osb completion bash > $(brew --prefix)/etc/bash_completion.d/osb`,
-		func(root *cobra.Command, w io.Writer, desc bool) error { return root.GenBashCompletionV2(w, desc) }},
+		func(root *cobra.Command, w io.Writer, desc bool) error {
+			if _, err := io.WriteString(w, bashFallbacks); err != nil {
+				return err
+			}
+			return root.GenBashCompletionV2(w, desc)
+		}},
 	{"zsh", `If completion is not yet on in zsh, add this to ~/.zshrc first:
 
   autoload -U compinit; compinit

@@ -18,8 +18,9 @@ const exitCodesHelp = `osb exits with a code that says what happened:
   6    cannot reach the server (refused, DNS, TLS, reset before a response)
 
 'osb command run', 'osb command session run' and 'osb command shell' in the
-foreground exit with the remote command's (or shell's) own exit code, and
-otherwise:
+foreground exit with the remote command's (or shell's) own exit code, and so
+does 'osb command logs --follow' once the background command ended (the
+official client has no --follow; its 'command logs' exits 0). Otherwise:
 
   124  the remote command hit its --timeout
   125  osb failed before the remote exit code was known
@@ -65,9 +66,11 @@ default. An empty value, or a request timeout of 0, counts as not set.
 const formattingHelp = `Every command takes -o/--output with the formats it supports.
 
   table  for people: aligned columns, or key/value rows for one record. On a
-         terminal it has borders, icons and colour, and fits the terminal's
-         width: list cells are cut short with … (never ids, paths, names or
-         statuses), record values wrap. Piped, it is plain text, never cut.
+         terminal it has borders, icons and colour (plain with --no-color),
+         and fits the terminal's width: list cells are cut short with …
+         (never ids, paths, names or statuses), record values wrap; too
+         narrow for the table, each item is a block of KEY value lines.
+         Piped, it is plain text, never cut.
   json   the result as one JSON document (keys in snake_case). Parse this.
   yaml   the same data as YAML, keys sorted.
   raw    file contents and diagnostics text as the bytes they are; command
@@ -83,25 +86,33 @@ Messages such as "OK: ..." go to stdout in table mode; warnings, notes (such
 as "more pages exist") and errors go to stderr, as objects under json and
 yaml (notes are left out there: the data says it).
 
-Picking values out: -q/--jq and --template
+Picking values out: -q, --jq and --template
 
-Every command with json output also takes -q/--jq PATH and --template TEXT.
-Both read the document -o json prints, so -o may be left out; any -o other
-than json is a usage error (exit 2), and so is using both at once. Errors
-are then printed as json objects on stderr.
+Every command with json output also takes -q/--query PATH, --jq EXPRESSION
+and --template TEXT. Each reads the document -o json prints, so -o may be
+left out; any -o other than json is a usage error (exit 2), and so is giving
+two of them. Errors are then printed as json objects on stderr.
 
---jq takes a gjson path (https://github.com/tidwall/gjson, "GJSON Path
+-q takes a gjson path (https://github.com/tidwall/gjson, "GJSON Path
 Syntax"): keys joined by dots, # for a list's length or, followed by a key,
 for that key of every item, #(...) to pick items. A string prints as plain
 text, a number, true, false or null as JSON, a list of such values one per
-line, anything else as indented JSON. A path with a syntax error is exit 2
-before any request; a path that matches nothing in the output is exit 2
-after it, naming the keys there are.
+line, anything else as indented JSON.
+
+--jq takes jq's language (as gh's --jq does; osb runs it with gojq, no jq
+needed): each result prints on its own line, a string as plain text,
+anything else as JSON. A null that comes from a key that is not in the
+output is an error, as for -q; a computed null prints "null".
+
+For both, a syntax error is exit 2 before any request, and the message
+shows the same query in the other syntax when it has one; a path that
+matches nothing in the output is exit 2 after it, naming the keys there are.
 
   id=$(osb sandbox create -i python:3.11 -q id)
-  osb sandbox get "$id" -q status.state
-  osb sandbox list -q 'items.#.id'
+  osb sandbox get "$id" -q status.state          # --jq .status.state
+  osb sandbox list -q 'items.#.id'               # --jq '.items[].id'
   osb sandbox list -q 'items.#(status.state=="Running")#.id'
+  osb sandbox list --jq '.items[] | select(.status.state == "Running") | .id'
   osb sandbox list -q pagination.total_items
   osb command run "$id" -o json -q exit_code -- make test
 

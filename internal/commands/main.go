@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -45,7 +47,7 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) int {
 	if errors.As(err, &exitErr) && exitErr.Err == nil {
 		return code
 	}
-	renderError(f.IOStreams, formatOf(cmd, args), err, code, cmd)
+	renderError(f.IOStreams, formatOf(cmd, args), err, code, cmd, nextStep(f, err))
 	return code
 }
 
@@ -84,8 +86,30 @@ func formatOf(cmd *cobra.Command, args []string) string {
 		if f := outputWord(args); f != "" && fl.Value.Set(f) == nil {
 			return f
 		}
+		if filterGiven(cmd) {
+			return output.JSONF // -q, --jq and --template imply -o json
+		}
 	}
 	return fl.Value.String()
+}
+
+// filterGiven reports whether -q, --jq or the Go --template was given: a
+// usage error found before they took effect is json all the same.
+func filterGiven(cmd *cobra.Command) bool {
+	fs := cmd.Flags()
+	if fs.Lookup("jq") == nil {
+		return false // no json output, so no filters: a --template is the verb's own
+	}
+	tmpl := "template"
+	if fs.Lookup("output-template") != nil {
+		tmpl = "output-template"
+	}
+	for _, name := range []string{"query", "jq", tmpl} {
+		if fs.Changed(name) {
+			return true
+		}
+	}
+	return false
 }
 
 // outputWord finds -o json or -o yaml (in any of its spellings) among the
@@ -112,7 +136,7 @@ func outputWord(args []string) string {
 
 // renderError writes err to stderr: one line of text, or an object under
 // -o json / -o yaml so that a script can parse it.
-func renderError(ios *iostreams.IOStreams, format string, err error, code int, cmd *cobra.Command) {
+func renderError(ios *iostreams.IOStreams, format string, err error, code int, cmd *cobra.Command, next string) {
 	if format == output.JSONF || format == output.YAMLF {
 		obj := output.Obj{{Key: "status", Value: "error"}, {Key: "message", Value: err.Error()}, {Key: "exit_code", Value: code}}
 		var apiErr *client.APIError
@@ -145,6 +169,7 @@ func renderError(ios *iostreams.IOStreams, format string, err error, code int, c
 	case client.IsStatus(err, http.StatusRequestEntityTooLarge):
 		msg += "; the request is larger than the server (or a proxy before it) accepts"
 	}
+	msg += next
 	output.WriteError(ios, msg)
 }
 
@@ -153,4 +178,40 @@ func nilIfEmpty(s string) any {
 		return nil
 	}
 	return s
+}
+
+// nextStep is what to do about err, when there is something: the listing
+// that shows what exists after a not-found, the local server when nothing
+// listens where osb looks for the lifecycle API.
+func nextStep(f *cmdutil.Factory, err error) string {
+	var apiErr *client.APIError
+	if errors.As(err, &apiErr) && apiErr.Status == http.StatusNotFound {
+		for _, kind := range [][2]string{{"sandbox", "sandboxes"}, {"snapshot", "snapshots"}, {"template", "templates"}} {
+			if strings.Contains(strings.ToUpper(apiErr.Code), strings.ToUpper(kind[0])) {
+				return fmt.Sprintf("; 'osb %s list' shows the %s there are", kind[0], kind[1])
+			}
+		}
+		return ""
+	}
+	var connErr *client.ConnError
+	if !errors.As(err, &connErr) || !errors.Is(err, syscall.ECONNREFUSED) {
+		return ""
+	}
+	cfg, cerr := f.Config()
+	if cerr != nil {
+		return ""
+	}
+	domain := cfg.EffectiveDomain()
+	host, _, _ := strings.Cut(domain, "/")
+	if strings.Contains(domain, "://") {
+		if du, derr := url.Parse(domain); derr == nil {
+			host = du.Host
+		}
+	}
+	u, perr := url.Parse(connErr.URL)
+	if perr != nil || u.Host != host {
+		return "" // a sandbox's endpoint, not the server
+	}
+	// The host from the URL: the domain may hold a password.
+	return fmt.Sprintf("; is a server running at %s? 'osb server' starts a local one, and --domain (OPEN_SANDBOX_DOMAIN) says where osb looks", u.Host)
 }

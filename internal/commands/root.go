@@ -77,7 +77,7 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 		},
 	}
 	root.SetVersionTemplate(versionText())
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &cmdutil.FlagError{Err: err} })
+	root.SetFlagErrorFunc(cmdutil.UnknownFlag)
 
 	pf := root.PersistentFlags()
 	pf.StringVar(&f.Flags.APIKey, "api-key", "", "API key for authentication (env OPEN_SANDBOX_API_KEY).")

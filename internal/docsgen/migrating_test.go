@@ -145,7 +145,7 @@ func TestMigratingListsEveryNewCommandAndFlag(t *testing.T) {
 
 // outputFlags are the flags every verb with a result gets from the verb
 // builder; the guide lists them once, not per command.
-var outputFlags = map[string]bool{"help": true, "output": true, "jq": true, "template": true, "output-template": true}
+var outputFlags = map[string]bool{"help": true, "output": true, "query": true, "jq": true, "template": true, "output-template": true}
 
 // hasWord reports whether s holds word with no letter, digit or dash
 // either side of it.

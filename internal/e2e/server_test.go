@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -169,4 +170,68 @@ func createSandbox(t *testing.T, bin string, env []string) string {
 		t.Fatalf("create: %v %s", err, out.stdout)
 	}
 	return sb.ID
+}
+
+// `osb server 2>&1 | tee log`, then Ctrl-C: tee ends with the server, and
+// every line the server writes while it stops meets a closed pipe. It
+// still removes its sandboxes and its data dir, and exits 0.
+func TestServerCleansUpAfterItsStderrCloses(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds and runs the binary; skipped under -short")
+	}
+	bin := buildOsb(t)
+	home := t.TempDir()
+	const key = "pipe-key"
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "server", "--listen", "127.0.0.1:0", "--unsafe-no-isolation")
+	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "OPEN_SANDBOX_API_KEY=" + key}
+	cmd.Stderr = w
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
+	listening := regexp.MustCompile(`listening on http://(\S+) \(data dir (\S+), `)
+	sc := bufio.NewScanner(r)
+	var addr, data string
+	for addr == "" && sc.Scan() {
+		if m := listening.FindStringSubmatch(sc.Text()); m != nil {
+			addr, data = m[1], m[2]
+		}
+	}
+	if addr == "" {
+		t.Fatalf("the server never said where it listens")
+	}
+	t.Cleanup(func() { os.RemoveAll(data) }) // when the test fails
+	for sc.Scan() && !strings.HasPrefix(sc.Text(), "osb server listening on ") {
+	}
+	id := createSandbox(t, bin, clientEnv(home, addr, key))
+	if _, err := os.Stat(filepath.Join(data, "sandboxes", id)); err != nil {
+		t.Fatalf("the sandbox's directory: %v", err)
+	}
+	r.Close() // tee is gone
+	cmd.Process.Signal(syscall.SIGINT)
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("osb server exited with %v after Ctrl-C with its stderr closed", err)
+		}
+	case <-time.After(time.Minute):
+		cmd.Process.Kill()
+		t.Fatal("osb server did not stop within a minute of Ctrl-C")
+	}
+	if _, err := os.Stat(data); !os.IsNotExist(err) {
+		t.Errorf("the data dir %s is still there (%v)", data, err)
+	}
 }

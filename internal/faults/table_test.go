@@ -78,7 +78,7 @@ func TestIssue11Faults(t *testing.T) {
 				wantStderr += run.expand(line) + "\n"
 			}
 			if tc.want != "" {
-				wantStderr += run.expand(tc.want) + tc.hint + "\n"
+				wantStderr += run.expand(tc.want) + run.expand(tc.hint) + "\n"
 			}
 			if r.code != tc.code || r.stderr != wantStderr || r.stdout != run.expand(tc.out) {
 				t.Errorf("exit %d, want %d\nstderr %q\nwant   %q\nstdout %.200q\nwant   %.200q", r.code, tc.code, r.stderr, wantStderr, r.stdout, run.expand(tc.out))
@@ -452,6 +452,7 @@ func issue11Cases() []faultCase {
 			},
 			args: []string{"sandbox", "get", "sb-1"}, code: 6, json: true,
 			want: "Error: cannot reach http://admin:xxxxx@{CLOSED}/v1/sandboxes/sb-1: connection refused",
+			hint: "; is a server running at {CLOSED}? 'osb server' starts a local one, and --domain (OPEN_SANDBOX_DOMAIN) says where osb looks",
 			check: func(run *faultRun, r *osbResult) {
 				if strings.Contains(r.stdout+r.stderr, "pa55-w0rd") {
 					run.t.Errorf("the password was printed: %q", r.stderr)

@@ -28,6 +28,7 @@ type IOStreams struct {
 	noColor   bool
 	ansi      bool // the terminal understands ANSI escape sequences
 	width     int  // columns of the terminal stdout is on; 0: unknown
+	errWidth  int  // columns of the terminal stderr is on; 0: unknown
 }
 
 // System returns streams bound to the real stdin, stdout and stderr.
@@ -49,6 +50,7 @@ func Files(in, out, errOut *os.File, getenv func(string) string) *IOStreams {
 		stderrTTY: isTerminal(errOut),
 		ansi:      getenv("TERM") != "dumb" && getenv("NO_COLOR") == "",
 		width:     terminalWidth(out, getenv("COLUMNS")),
+		errWidth:  terminalWidth(errOut, getenv("COLUMNS")),
 	}
 }
 
@@ -72,6 +74,19 @@ func (s *IOStreams) TerminalWidth() int {
 	}
 	return 80
 }
+
+// StderrWidth is the number of columns a progress display on stderr may
+// take: the width of stderr's terminal, else TerminalWidth.
+func (s *IOStreams) StderrWidth() int {
+	if s.errWidth > 0 {
+		return s.errWidth
+	}
+	return s.TerminalWidth()
+}
+
+// StdoutTTY reports whether stdout is a terminal, coloured or not: what
+// decides whether output is fitted to its width.
+func (s *IOStreams) StdoutTTY() bool { return s.stdoutTTY }
 
 // SetWidth sets the terminal width; tests use it to check how tables fit.
 func (s *IOStreams) SetWidth(columns int) { s.width = columns }

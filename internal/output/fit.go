@@ -16,6 +16,26 @@ func boxedWidth(widths []int) int {
 	return total
 }
 
+// plainWidth is the width of a table without borders: columns two spaces
+// apart.
+func plainWidth(widths []int) int {
+	total := 0
+	for i, w := range widths {
+		total += w
+		if i > 0 {
+			total += 2
+		}
+	}
+	return total
+}
+
+// isID reports whether a column or a record's key holds an id: what people
+// copy into the next command, so it is never cut or wrapped.
+func isID(key string) bool {
+	key = strings.ToLower(key)
+	return idColumns[key] || key == "id" || strings.HasSuffix(key, "_id")
+}
+
 // minColumn is as narrow as fitting makes a column: enough to tell values
 // apart, with the "…" that says more is there.
 const minColumn = 5
@@ -39,9 +59,9 @@ func columnWidths(headers []string, rows [][]string) []int {
 // header too) wider than their column end in "…". Columns in keep (ids and
 // paths, which people copy, names, statuses) are never cut. A table that cannot fit
 // stays as narrow as it gets.
-func fitList(headers []string, rows [][]string, width int, keep func(col int) bool) ([]string, [][]string) {
+func fitList(headers []string, rows [][]string, width int, keep func(col int) bool, measure func([]int) int) ([]string, [][]string) {
 	widths := columnWidths(headers, rows)
-	for boxedWidth(widths) > width {
+	for measure(widths) > width {
 		widest := -1
 		for i, w := range widths {
 			if !keep(i) && w > minColumn && (widest < 0 || w > widths[widest]) {
@@ -67,16 +87,88 @@ func fitList(headers []string, rows [][]string, width int, keep func(col int) bo
 	return cut(headers), out
 }
 
+// recordRoom is the width a record's values get beside the widest key,
+// in a table of measure's kind.
+func recordRoom(rows [][]string, width int, measure func([]int) int) int {
+	keyWidth := columnWidths([]string{"KEY", "VALUE"}, rows)[0]
+	return width - measure([]int{keyWidth, 0})
+}
+
+// recordFits reports whether a key/value table can fit width columns with
+// its values wrapped and its ids whole.
+func recordFits(rows [][]string, width int, measure func([]int) int) bool {
+	room := recordRoom(rows, width, measure)
+	if room < 2*minColumn {
+		return false
+	}
+	for _, r := range rows {
+		if isID(r[0]) && runewidth.StringWidth(r[1]) > room {
+			return false
+		}
+	}
+	return true
+}
+
 // fitRecord makes a key/value table fit width columns by wrapping values:
 // a record's values are what the user asked to see, so none is cut.
-func fitRecord(rows [][]string, width int) [][]string {
-	keyWidth := columnWidths([]string{"KEY", "VALUE"}, rows)[0]
-	room := max(width-boxedWidth([]int{keyWidth, 0}), 2*minColumn)
+func fitRecord(rows [][]string, width int, measure func([]int) int) [][]string {
+	room := max(recordRoom(rows, width, measure), 2*minColumn)
 	out := make([][]string, len(rows))
 	for i, r := range rows {
 		out[i] = []string{r[0], wrap(r[1], room)}
 	}
 	return out
+}
+
+// stack writes records, one block of "KEY  value" lines each, blank lines
+// between them: the layout of a table too wide for the terminal even with
+// its cells cut (ids are never cut). A value that does not fit beside its
+// key wraps beside it, or under it; an id, or a value of one word such as a
+// time, that does not fit goes whole on a line of its own.
+func stack(records [][][2]string, width int) string {
+	var b strings.Builder
+	for i, rows := range records {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		keyWidth := 0
+		for _, kv := range rows {
+			keyWidth = max(keyWidth, runewidth.StringWidth(kv[0]))
+		}
+		room := width - keyWidth - 2
+		indent := strings.Repeat(" ", keyWidth+2)
+		for _, kv := range rows {
+			key, val := kv[0], kv[1]
+			id := isID(key)
+			vw := runewidth.StringWidth(val)
+			// One word (an id, a time) is broken only when no line holds it.
+			whole := id || (!strings.ContainsAny(val, " \n") && vw <= width-2)
+			switch {
+			case vw <= room:
+				b.WriteString(runewidth.FillRight(key, keyWidth) + "  " + val + "\n")
+			case whole && runewidth.StringWidth(key)+2+vw <= width:
+				b.WriteString(key + "  " + val + "\n")
+			case !whole && room >= 2*minColumn:
+				lines := strings.Split(wrap(val, room), "\n")
+				b.WriteString(runewidth.FillRight(key, keyWidth) + "  " + lines[0] + "\n")
+				for _, l := range lines[1:] {
+					b.WriteString(indent + l + "\n")
+				}
+			default:
+				b.WriteString(key + "\n")
+				pad := "  "
+				if !whole {
+					val = wrap(val, max(width-2, minColumn))
+				} else if vw+2 > width {
+					pad = "" // an id as wide as the terminal: whole, unindented
+				}
+				for _, l := range strings.Split(val, "\n") {
+					b.WriteString(pad + l + "\n")
+				}
+			}
+		}
+	}
+	return b.String()
 }
 
 // wrap breaks s into lines at most width columns wide, at spaces where it

@@ -167,18 +167,42 @@ func (p *Printer) Object(title string, v any) error {
 	for i, kv := range o {
 		rows[i] = []string{kv.Key, Printable(Cell(kv.Value))}
 	}
+	width := p.IO.TerminalWidth()
 	if p.styled() {
 		for _, r := range rows {
 			r[1] = p.decorate(r[0], r[1])
 		}
-		rows = fitRecord(rows, p.IO.TerminalWidth())
+		p.title(title)
+		if !recordFits(rows, width, boxedWidth) {
+			return p.stacked([][][]string{rows}, width)
+		}
+		rows = fitRecord(rows, width, boxedWidth)
 		for _, r := range rows {
 			r[1] = p.colour(r[0], r[1])
 		}
-		p.title(title)
 		return p.renderBoxed([]string{"KEY", "VALUE"}, rows)
 	}
+	if p.IO.StdoutTTY() { // --no-color: plain text, fitted all the same
+		if !recordFits(rows, width, plainWidth) {
+			return p.stacked([][][]string{rows}, width)
+		}
+		rows = fitRecord(rows, width, plainWidth)
+	}
 	return renderTable(p.IO.Out, nil, rows, false)
+}
+
+// stacked writes records (rows of key and value) as blocks of lines, for
+// a terminal too narrow for their table.
+func (p *Printer) stacked(records [][][]string, width int) error {
+	blocks := make([][][2]string, len(records))
+	for i, rows := range records {
+		blocks[i] = make([][2]string, len(rows))
+		for j, r := range rows {
+			blocks[i][j] = [2]string{r[0], r[1]}
+		}
+	}
+	_, err := io.WriteString(p.IO.Out, stack(blocks, width))
+	return err
 }
 
 // List shows records as a table, or the whole slice as JSON/YAML. The
@@ -209,11 +233,35 @@ func (p *Printer) List(title string, items any, columns ...string) error {
 			rows[i][j] = p.decorate(c, Printable(Cell(v)))
 		}
 	}
+	keep := func(i int) bool { return keepColumns[columns[i]] || isID(columns[i]) || statusColumns[columns[i]] }
+	width := p.IO.TerminalWidth()
+	measure := boxedWidth
+	if !p.styled() {
+		if !p.IO.StdoutTTY() {
+			return renderTable(p.IO.Out, headers, rows, false) // piped: whole values
+		}
+		measure = plainWidth // --no-color: plain text, fitted all the same
+	}
+	fitHeaders, fitRows := fitList(headers, rows, width, keep, measure)
+	if measure(columnWidths(fitHeaders, fitRows)) > width {
+		// Too narrow even with every cell that may be cut cut short: each
+		// item becomes a block of lines, nothing cut.
+		if p.styled() {
+			p.title(title)
+		}
+		records := make([][][]string, len(rows))
+		for i, r := range rows {
+			records[i] = make([][]string, len(r))
+			for j, c := range r {
+				records[i][j] = []string{headers[j], c}
+			}
+		}
+		return p.stacked(records, width)
+	}
+	headers, rows = fitHeaders, fitRows
 	if !p.styled() {
 		return renderTable(p.IO.Out, headers, rows, false)
 	}
-	keep := func(i int) bool { return keepColumns[columns[i]] || idColumns[columns[i]] || statusColumns[columns[i]] }
-	headers, rows = fitList(headers, rows, p.IO.TerminalWidth(), keep)
 	for _, r := range rows {
 		for j, c := range columns {
 			r[j] = p.colour(c, r[j])

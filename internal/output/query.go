@@ -16,13 +16,14 @@ import (
 // Filter turns the JSON document a command prints under -o json into what
 // --jq or --template asked for. Its zero value passes the document through.
 type Filter struct {
-	Query    string             // a gjson path
+	Query    string             // a gjson path (-q)
+	JQ       *JQ                // a jq expression (--jq)
 	Template *template.Template // parsed by ParseTemplate
 	Now      func() time.Time   // the clock of timeago; nil: time.Now
 }
 
 // Active reports whether the filter changes anything.
-func (f Filter) Active() bool { return f.Query != "" || f.Template != nil }
+func (f Filter) Active() bool { return f.Query != "" || f.JQ != nil || f.Template != nil }
 
 // CheckQuery finds the mistakes gjson would silently take for a path that
 // matches nothing: unbalanced brackets or quotes, empty parts, unknown
@@ -148,9 +149,12 @@ func (f Filter) apply(w io.Writer, doc []byte) error {
 	if f.Template != nil {
 		return f.execute(w, doc)
 	}
+	if f.JQ != nil {
+		return f.JQ.run(w, doc)
+	}
 	res := gjson.GetBytes(doc, f.Query)
 	if !res.Exists() {
-		return &QueryError{Query: f.Query, Keys: topKeys(doc)}
+		return &QueryError{Flag: "-q", Query: f.Query, Keys: topKeys(doc)}
 	}
 	var b bytes.Buffer
 	writeResult(&b, res)
@@ -210,14 +214,21 @@ func scalars(r gjson.Result) bool {
 	return true
 }
 
-// QueryError is a --jq path that matched nothing in the output.
+// QueryError is a -q path or a --jq expression that matched nothing in
+// the output (Keys: what is there), or a jq expression that failed on it
+// (Reason).
 type QueryError struct {
-	Query string
-	Keys  []string
+	Flag   string // -q or --jq
+	Query  string
+	Keys   []string
+	Reason string
 }
 
 func (e *QueryError) Error() string {
-	msg := fmt.Sprintf("--jq '%s' matched nothing in the output", e.Query)
+	if e.Reason != "" {
+		return fmt.Sprintf("--jq '%s' failed on the output: %s", e.Query, e.Reason)
+	}
+	msg := fmt.Sprintf("%s '%s' matched nothing in the output", e.Flag, e.Query)
 	if len(e.Keys) > 0 {
 		msg += "; its top-level keys are: " + strings.Join(e.Keys, ", ")
 	}

@@ -15,14 +15,17 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/coder/websocket"
 
 	"github.com/osb-dev/osb/internal/cmdtest"
+	"github.com/osb-dev/osb/internal/cmdutil"
 	"github.com/osb-dev/osb/internal/commands"
 	"github.com/osb-dev/osb/internal/iostreams"
 	"github.com/osb-dev/osb/internal/portforward"
+	"github.com/osb-dev/osb/internal/server/servertest"
 )
 
 // serverEnv, when set, makes this test binary the server the tests start
@@ -108,8 +111,8 @@ func TestParseSpec(t *testing.T) {
 
 // forwarding is `osb sandbox port-forward` running in the background.
 type forwarding struct {
-	local  string // host:port it listens on
-	stop   context.CancelFunc
+	local  string          // host:port it listens on
+	stop   func(os.Signal) // as NotifySignals ends the run on that signal
 	done   chan int
 	stderr *cmdtest.SyncBuffer
 }
@@ -121,12 +124,12 @@ func startForwarding(t *testing.T, env *cmdtest.Env, args ...string) *forwarding
 	ios, _, _, _ := iostreams.Test()
 	out, errOut := &cmdtest.SyncBuffer{}, &cmdtest.SyncBuffer{}
 	ios.Out, ios.ErrOut = out, errOut
-	ctx, cancel := context.WithCancel(context.Background())
-	f := &forwarding{stop: cancel, done: make(chan int, 1), stderr: errOut}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	f := &forwarding{stop: func(sig os.Signal) { cancel(cmdutil.Signaled{Signal: sig}) }, done: make(chan int, 1), stderr: errOut}
 	go func() {
 		f.done <- commands.Run(ctx, env.Factory(ios), append([]string{"sandbox", "port-forward"}, args...))
 	}()
-	t.Cleanup(func() { cancel(); <-f.done })
+	t.Cleanup(func() { cancel(nil); <-f.done })
 	cmdtest.Eventually(t, "the forwarding line", func() bool {
 		m := forwardingRE.FindStringSubmatch(out.String())
 		if m != nil {
@@ -154,7 +157,7 @@ func get(t *testing.T, url string) (int, string) {
 // A dev server inside a sandbox of osb server is reached from localhost:
 // HTTP with path, query and the endpoint's headers, server-sent events
 // as each is sent, a WebSocket echo; directly and through the server's
-// proxy; and Ctrl-C ends it with exit 0.
+// proxy; and Ctrl-C ends it with exit 130, SIGTERM with 143.
 func TestForwardToADevServerInASandbox(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a server inside a sandbox")
@@ -198,9 +201,13 @@ func TestForwardToADevServerInASandbox(t *testing.T) {
 			}
 			testEvents(t, base)
 			testWebSocket(t, f.local)
-			f.stop()
-			if code := <-f.done; code != 0 {
-				t.Errorf("exit %d after Ctrl-C; stderr %s", code, f.stderr.String())
+			sig, want := os.Signal(os.Interrupt), 130
+			if mode != nil {
+				sig, want = syscall.SIGTERM, 143
+			}
+			f.stop(sig)
+			if code := <-f.done; code != want || f.stderr.String() != "" {
+				t.Errorf("exit %d after %v, want %d; stderr %q", code, sig, want, f.stderr.String())
 			}
 			f.done <- 0 // for the cleanup
 		})
@@ -300,5 +307,21 @@ func TestHandlerAddsHeadersAndKeepsThePrefix(t *testing.T) {
 	}
 	if got.Host != base.Host {
 		t.Errorf("Host %q, want %q", got.Host, base.Host)
+	}
+}
+
+// Ctrl-C, SIGTERM and SIGHUP end a forward with the code a shell gives a
+// command a signal ended, and print nothing more ('osb help exit-codes').
+func TestSignalsEndAForward(t *testing.T) {
+	t.Parallel()
+	env := cmdtest.New(t, servertest.NoIsolation)
+	id := env.NewSandbox()
+	for sig, want := range map[os.Signal]int{os.Interrupt: 130, syscall.SIGTERM: 143, syscall.SIGHUP: 129} {
+		f := startForwarding(t, env, id, "0:8080")
+		f.stop(sig)
+		if code := <-f.done; code != want || f.stderr.String() != "" {
+			t.Errorf("exit %d after %v, want %d; stderr %q", code, sig, want, f.stderr.String())
+		}
+		f.done <- 0 // for the cleanup
 	}
 }

@@ -5,9 +5,24 @@ import (
 	"io"
 	"time"
 
+	"github.com/mattn/go-runewidth"
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/osb-dev/osb/internal/iostreams"
+)
+
+// How much of the display fits: from fullProgressWidth columns on, the
+// bytes moved of the total, the rate and the time left; from
+// countProgressWidth, the time left goes; below it only the rate stays.
+// Beside the label and a bar at least minBar wide, the percentage, the
+// brackets and those figures take countFixed or compactFixed columns at
+// most (the largest figures, "1023.9 MB").
+const (
+	fullProgressWidth  = 100
+	countProgressWidth = 60
+	countFixed         = 46
+	compactFixed       = 24
+	minBar             = 5
 )
 
 // Progress shows a transfer on stderr: bytes, rate and time left. A nil
@@ -23,15 +38,31 @@ func NewProgress(ios *iostreams.IOStreams, format, label string, total int64) *P
 	if !ios.ShowProgress() || (format != "" && format != "table") {
 		return nil
 	}
-	bar := progressbar.NewOptions64(total,
+	// The library narrows the bar to the terminal, never the label or the
+	// figures: on a narrow terminal those alone would wrap, and each redraw
+	// would then add a line. There the label is cut and the figures are
+	// only the rate.
+	width := ios.StderrWidth()
+	full, count := width >= fullProgressWidth, width >= countProgressWidth
+	fixed := compactFixed
+	if count {
+		fixed = countFixed
+	}
+	maxLabel, barWidth := 30, 30
+	if !full {
+		maxLabel = max(width-fixed-minBar, 1)
+	}
+	label = runewidth.Truncate(label, maxLabel, "…")
+	if !full {
+		barWidth = max(minBar, min(30, width-fixed-runewidth.StringWidth(label)))
+	}
+	options := []progressbar.Option{
 		progressbar.OptionSetWriter(ios.ErrOut),
 		progressbar.OptionSetDescription(label),
-		progressbar.OptionShowCount(), // bytes so far (of the total, when known)
 		progressbar.OptionShowBytes(true),
-		progressbar.OptionShowTotalBytes(true),
-		progressbar.OptionSetPredictTime(true),
-		progressbar.OptionSetWidth(30),
-		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionSetPredictTime(full),
+		progressbar.OptionSetWidth(barWidth),
+		progressbar.OptionThrottle(100 * time.Millisecond),
 		progressbar.OptionEnableColorCodes(ios.ColorEnabledStderr()),
 		// Only redraw on progress: no background goroutine to stop.
 		progressbar.OptionSetSpinnerChangeInterval(0),
@@ -39,7 +70,13 @@ func NewProgress(ios *iostreams.IOStreams, format, label string, total int64) *P
 		// file) leaves the full bar on the line: the library then draws it
 		// without recording its width, and Clear erases nothing.
 		progressbar.OptionClearOnFinish(),
-	)
+	}
+	if count {
+		options = append(options,
+			progressbar.OptionShowCount(), // bytes so far (of the total, when known)
+			progressbar.OptionShowTotalBytes(true))
+	}
+	bar := progressbar.NewOptions64(total, options...)
 	return &Progress{bar: bar}
 }
 

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mattn/go-runewidth"
+
 	"github.com/osb-dev/osb/internal/iostreams"
 )
 
@@ -83,5 +85,34 @@ func TestNoProgressOffTerminalOrForPrograms(t *testing.T) {
 	ios.SetTTY(false, true, true)
 	if NewProgress(ios, "json", "x", 10) != nil {
 		t.Error("progress shown for -o json")
+	}
+}
+
+// At any width every drawing of the bar fits on the line: one wider than
+// the terminal wraps, and each redraw then adds a line (a 40-column
+// terminal scrolled 96 lines during one copy).
+func TestProgressFitsTheTerminal(t *testing.T) {
+	for _, width := range []int{40, 59, 60, 80, 99, 100, 200} {
+		for _, total := range []int64{3 << 30, -1} {
+			ios, _, _, errOut := iostreams.Test()
+			ios.SetTTY(false, true, true)
+			ios.SetWidth(width)
+			p := NewProgress(ios, "table", "Copying 12345 files from a very long directory name", total)
+			// Drawn at each step: the throttle lets the first and the last through.
+			for _, n := range []int64{0, 1 << 20, 1 << 30, 3 << 30} {
+				p.bar.Set64(n)
+				p.bar.RenderBlank()
+			}
+			drawn := errOut.String()
+			p.Done()
+			if strings.Contains(drawn, "\n") {
+				t.Errorf("width %d, total %d: the bar printed a newline: %q", width, total, drawn)
+			}
+			for _, seg := range strings.Split(drawn, "\r") {
+				if line, _ := screenLine(seg); runewidth.StringWidth(line) > width-1 {
+					t.Errorf("width %d, total %d: a drawing %d columns wide: %q", width, total, runewidth.StringWidth(line), line)
+				}
+			}
+		}
 	}
 }

@@ -33,7 +33,8 @@ func newCmdLogs(f *cmdutil.Factory) *cobra.Command {
 		Long: "Print the output (stdout and stderr merged) of a background command.\n\n" +
 			"The server answers with the cursor to pass as --cursor next time to get only\n" +
 			"newer output; json and yaml show it. --follow does that itself: it prints new\n" +
-			"output as it comes, each byte once, until the command ends.",
+			"output as it comes, each byte once, until the command ends, and then exits with\n" +
+			"the command's exit code ('osb help exit-codes').",
 		Example: "  osb command logs abc123 3f2a... --follow\n" +
 			"  osb command logs abc123 3f2a... -o json --cursor 120",
 		Args:    []cmdutil.Arg{cmdutil.SandboxArg(&opts.Sandbox), cmdutil.StringArg("EXECUTION_ID", &opts.ExecutionID)},
@@ -151,8 +152,10 @@ func followLogs(ctx context.Context, opts *logsOptions, dp *client.DataPlane, cu
 	ios := opts.IOStreams
 	p := opts.Printer()
 	var last byte
+	var st *client.CommandStatus
 	for {
-		st, err := dp.CommandStatus(ctx, opts.ExecutionID)
+		var err error
+		st, err = dp.CommandStatus(ctx, opts.ExecutionID)
 		if err != nil {
 			return err
 		}
@@ -190,7 +193,21 @@ func followLogs(ctx context.Context, opts *logsOptions, dp *client.DataPlane, cu
 	if last != 0 && last != '\n' {
 		fmt.Fprintln(ios.Out)
 	}
-	return nil
+	return jobExit(st)
+}
+
+// jobExit ends a follow with the command's own exit code, as a foreground
+// run does, so that `osb command logs -f … && next` waits for a success:
+// 0 for a success, the code for a failure (1 for one no shell can show).
+func jobExit(st *client.CommandStatus) error {
+	if st == nil || st.ExitCode == nil || *st.ExitCode == 0 {
+		return nil
+	}
+	code := *st.ExitCode
+	if code < 1 || code > 255 {
+		code = cmdutil.ExitFailure
+	}
+	return cmdutil.Silent(code)
 }
 
 // followJSON prints one read as one line of JSON, when it brought anything.

@@ -93,8 +93,9 @@ func TestLogsFollow(t *testing.T) {
 		t.Fatalf("first line %q", got)
 	}
 	env.Must("command", "run", sb, "--", "touch", "go")
+	// It ends with the command's own exit code (4), printing nothing more.
 	code, rest := p.wait(t)
-	if code != 0 || rest != "second\ntail\n" || p.stderr.String() != "" {
+	if code != 4 || rest != "second\ntail\n" || p.stderr.String() != "" {
 		t.Errorf("follow: exit %d, rest %q, stderr %q", code, rest, p.stderr.String())
 	}
 	// JSON lines: each read with its cursor; together, each byte once.
@@ -111,7 +112,7 @@ func TestLogsFollow(t *testing.T) {
 		}
 		content, cursor = content+v.Content, v.Cursor
 	}
-	if r.Code != 0 || content != "second\ntail" || cursor != 17 {
+	if r.Code != 4 || r.Stderr != "" || content != "second\ntail" || cursor != 17 {
 		t.Errorf("json follow: %d %q", r.Code, r.Stdout)
 	}
 	expect(t, env.Run("command", "logs", sb, id, "--follow", "-o", "yaml"), 2, "",

@@ -32,7 +32,7 @@ func TestRunExitCodes(t *testing.T) {
 		t.Errorf("bad workdir: %d %q", r.Code, r.Stderr)
 	}
 	r = env.Run("command", "run", "no-such-sandbox", "--", "true")
-	notFound := regexp.MustCompile(`^Error: Sandbox no-such-sandbox not found\. \(HTTP 404, code DOCKER::SANDBOX_NOT_FOUND, request id [0-9a-f-]+\)\n$`)
+	notFound := regexp.MustCompile(`^Error: Sandbox no-such-sandbox not found\. \(HTTP 404, code DOCKER::SANDBOX_NOT_FOUND, request id [0-9a-f-]+\); 'osb sandbox list' shows the sandboxes there are\n$`)
 	if r.Code != 125 || r.Stdout != "" || !notFound.MatchString(r.Stderr) {
 		t.Errorf("unknown sandbox: %d %q %q", r.Code, r.Stdout, r.Stderr)
 	}

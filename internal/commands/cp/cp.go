@@ -47,10 +47,12 @@ func NewCmdCp(f *cmdutil.Factory) *cobra.Command {
 			"As with cp -r: a directory is copied with everything in it; into DST when DST\n" +
 			"is an existing directory, else as DST; DIR/. copies what DIR holds instead, in\n" +
 			"either direction. A file goes into an existing directory under its own name.\n" +
-			"Permission bits are kept, and symbolic links are copied as links, never\n" +
-			"followed; a link is created only after every file is written, so no file is\n" +
-			"ever written through one, and a tar entry that would land outside DST is\n" +
-			"refused.\n\n" +
+			"Permission bits and modification times are kept on every path, both ways.\n" +
+			"Symbolic links are copied as links, never followed, except a SRC that is a\n" +
+			"link to a directory: that directory is copied. A link is created only after\n" +
+			"every file is written, so no file is ever written through one, and a tar\n" +
+			"entry that would land outside DST is refused; a tar stream cut short (no\n" +
+			"end-of-archive blocks) is an error, exit 1.\n\n" +
 			"Files are streamed, never held in memory, --jobs at a time. A local file is\n" +
 			"written under a temporary name and renamed into place once complete: a failed\n" +
 			"or interrupted copy leaves no partial file. A copy that fails names the files\n" +

@@ -90,6 +90,9 @@ func downloadOne(ctx context.Context, opts *options, dp *client.DataPlane, info 
 	progress := transfer.NewProgress(opts.IOStreams, opts.Format, "Copying "+path.Base(info.Path), info.Size)
 	n, err := fetch(ctx, dp, info.Path, local, permOf(info.Mode), progress)
 	progress.Done()
+	if err == nil {
+		err = stampLocal(local, info.ModifiedAt.T)
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -192,7 +195,7 @@ func downloadTree(ctx context.Context, opts *options, dp *client.DataPlane, info
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return err
 	}
-	dirs := append([]entry{{rel: ".", kind: kindDir, perm: permOf(info.Mode)}}, t.of(kindDir)...)
+	dirs := append([]entry{{rel: ".", kind: kindDir, perm: permOf(info.Mode), mod: info.ModifiedAt.T}}, t.of(kindDir)...)
 	for _, e := range dirs[1:] {
 		p, err := localPath(root, e.rel)
 		if err != nil {
@@ -209,8 +212,10 @@ func downloadTree(ctx context.Context, opts *options, dp *client.DataPlane, info
 		if err != nil {
 			return err
 		}
-		_, err = fetch(ctx, dp, remoteJoin(info.Path, e.rel), p, e.perm, progress)
-		return err
+		if _, err = fetch(ctx, dp, remoteJoin(info.Path, e.rel), p, e.perm, progress); err != nil {
+			return err
+		}
+		return stampLocal(p, e.mod)
 	})
 	progress.Done()
 	if err != nil {
@@ -235,6 +240,9 @@ func downloadTree(ctx context.Context, opts *options, dp *client.DataPlane, info
 			p = filepath.Join(root, filepath.FromSlash(e.rel))
 		}
 		if err := os.Chmod(p, fs.FileMode(e.perm)); err != nil {
+			return err
+		}
+		if err := stampLocal(p, e.mod); err != nil {
 			return err
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/transfer"
@@ -148,7 +149,8 @@ func downloadViaTar(ctx context.Context, opts *options, dp *client.DataPlane, re
 	if err == nil && res.err != nil {
 		err = res.err
 	}
-	if err == nil && res.code != 0 {
+	// A tar that failed cuts its stream short: its own message says why.
+	if (err == nil || errors.Is(err, errNoTrailer) || errors.Is(err, errEmptyTar)) && res.err == nil && res.code != 0 {
 		err = fmt.Errorf("tar in the sandbox exited %d: %s", res.code, strings.TrimSpace(res.stderr))
 	}
 	if err == nil && len(x.failed) > 0 {
@@ -186,9 +188,13 @@ func (x *extractor) extract(r io.Reader) error {
 	if err := os.MkdirAll(x.root, 0o755); err != nil {
 		return err
 	}
-	tr := tar.NewReader(r)
+	in := &trailerReader{r: r}
+	tr := tar.NewReader(in)
 	for {
 		hdr, err := tr.Next()
+		if errors.Is(err, io.EOF) && !in.ended() {
+			return in.cutShort()
+		}
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
@@ -197,7 +203,7 @@ func (x *extractor) extract(r io.Reader) error {
 		}
 		if strings.Trim(hdr.Name, "./") == "" {
 			if hdr.Typeflag == tar.TypeDir {
-				x.t.entries = append(x.t.entries, entry{rel: ".", kind: kindDir, perm: uint32(hdr.FileInfo().Mode().Perm())})
+				x.t.entries = append(x.t.entries, entry{rel: ".", kind: kindDir, perm: uint32(hdr.FileInfo().Mode().Perm()), mod: hdr.ModTime})
 			}
 			continue
 		}
@@ -206,7 +212,7 @@ func (x *extractor) extract(r io.Reader) error {
 			x.fail(hdr.Name, err)
 			continue
 		}
-		e := entry{rel: rel, perm: uint32(hdr.FileInfo().Mode().Perm()), size: hdr.Size}
+		e := entry{rel: rel, perm: uint32(hdr.FileInfo().Mode().Perm()), size: hdr.Size, mod: hdr.ModTime}
 		switch hdr.Typeflag {
 		case tar.TypeDir:
 			e.kind = kindDir
@@ -216,7 +222,7 @@ func (x *extractor) extract(r io.Reader) error {
 			}
 		case tar.TypeReg:
 			e.kind = kindFile
-			if err := x.file(rel, e.perm, tr, hdr.Size); err != nil {
+			if err := x.file(rel, e.perm, e.mod, tr, hdr.Size); err != nil {
 				x.fail(rel, err)
 				continue
 			}
@@ -253,7 +259,7 @@ func (x *extractor) mkdir(rel string) error {
 	return nil
 }
 
-func (x *extractor) file(rel string, perm uint32, r io.Reader, size int64) error {
+func (x *extractor) file(rel string, perm uint32, mod time.Time, r io.Reader, size int64) error {
 	p, err := localPath(x.root, rel)
 	if err != nil {
 		return err
@@ -273,7 +279,10 @@ func (x *extractor) file(rel string, perm uint32, r io.Reader, size int64) error
 	if _, err := transfer.Copy(dest, x.progress.Reader(r), size); err != nil {
 		return err
 	}
-	return dest.Commit()
+	if err := dest.Commit(); err != nil {
+		return err
+	}
+	return stampLocal(p, mod)
 }
 
 // awaitTotal gives the progress display its total before the first bytes
@@ -337,6 +346,9 @@ func (x *extractor) finish() error {
 		if err := os.Chmod(p, fs.FileMode(e.perm)); err != nil {
 			return err
 		}
+		if err := stampLocal(p, e.mod); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -372,8 +384,15 @@ func uploadViaTar(ctx context.Context, opts *options, dp *client.DataPlane, loca
 	if err != nil {
 		return err
 	}
+	// umask 0: tar run by a user other than root masks the archive's
+	// modes with it (0775 came out 0755). The tree's own directory, when
+	// the copy makes it, gets its mode and time once tar has filled it.
 	script := fmt.Sprintf("command -v tar >/dev/null && command -v head >/dev/null || exit 127\n"+
-		"mkdir -p -- %s && cd -- %s || exit 1\nhead -c %d | tar -xf -", shellQuote(target), shellQuote(target), size)
+		"mkdir -p -- %s && cd -- %s || exit 1\numask 0\nhead -c %d | tar -xf -",
+		shellQuote(target), shellQuote(target), size)
+	if r := t.root; r != nil {
+		script += fmt.Sprintf(" || exit 1\nchmod %o . && touch -c -m -d @%d.%09d .", r.perm, r.mod.Unix(), r.mod.Nanosecond())
+	}
 	progress := transfer.NewProgress(opts.IOStreams, opts.Format, "Copying "+plural(t.files, "file"), t.bytes)
 	pr, pw := io.Pipe()
 	go func() { pw.CloseWithError(writeTar(pw, local, t, progress)) }()
@@ -418,7 +437,7 @@ func remoteNotWritten(ctx context.Context, dp *client.DataPlane, target string, 
 
 // header is the tar header of one entry of a local tree.
 func header(e entry) *tar.Header {
-	h := &tar.Header{Name: e.rel, Mode: int64(e.perm), Format: tar.FormatPAX}
+	h := &tar.Header{Name: e.rel, Mode: int64(e.perm), ModTime: e.mod, Format: tar.FormatPAX}
 	switch e.kind {
 	case kindDir:
 		h.Typeflag, h.Name = tar.TypeDir, e.rel+"/"

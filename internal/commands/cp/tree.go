@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -36,6 +37,10 @@ const (
 // tree is what a copy moves: its entries in walk order (a directory before
 // what it holds) and the bytes of its files.
 type tree struct {
+	// root is the directory itself, when the copy makes it; nil when the
+	// copy goes into a directory that is there (DIR/.), whose own mode
+	// and time stay as they are.
+	root    *entry
 	entries []entry
 	bytes   int64
 	files   int
@@ -54,6 +59,28 @@ func (t *tree) add(e entry) {
 	case kindLink:
 		t.links++
 	}
+}
+
+// stamps are the modification times of the tree copied to target: files,
+// then directories after everything in them (walk order reversed), the
+// tree's own directory last when the copy made it. Links keep the time
+// they are made at.
+func (t *tree) stamps(target string) []stamp {
+	var files, dirs []stamp
+	for _, e := range t.entries {
+		switch e.kind {
+		case kindFile:
+			files = append(files, stamp{remoteJoin(target, e.rel), e.mod})
+		case kindDir:
+			dirs = append(dirs, stamp{remoteJoin(target, e.rel), e.mod})
+		}
+	}
+	slices.Reverse(dirs)
+	stamps := append(files, dirs...)
+	if t.root != nil {
+		stamps = append(stamps, stamp{target, t.root.mod})
+	}
+	return stamps
 }
 
 // of is the entries of one kind.
@@ -86,7 +113,7 @@ func walkLocal(root string) (*tree, error) {
 		if err != nil {
 			return err
 		}
-		e := entry{rel: filepath.ToSlash(rel), perm: uint32(fi.Mode().Perm())}
+		e := entry{rel: filepath.ToSlash(rel), perm: uint32(fi.Mode().Perm()), mod: fi.ModTime()}
 		switch {
 		case fi.Mode()&os.ModeSymlink != 0:
 			e.kind = kindLink

@@ -30,7 +30,15 @@ func upload(ctx context.Context, opts *options) error {
 	}
 	var t *tree
 	if fi.IsDir() {
-		if t, err = walkLocal(local); err != nil {
+		// A symlink to a directory, named as the source, is followed, as
+		// the user asked for that directory (a link inside it is not).
+		walkRoot := local
+		if lfi, err := os.Lstat(local); err == nil && lfi.Mode()&os.ModeSymlink != 0 {
+			if walkRoot, err = filepath.EvalSymlinks(local); err != nil {
+				return cmdutil.UsageErrorf("cannot read local path '%s': %v", local, err)
+			}
+		}
+		if t, err = walkLocal(walkRoot); err != nil {
 			return cmdutil.UsageErrorf("cannot read local path '%s': %v", local, err)
 		}
 	} else if !fi.Mode().IsRegular() {
@@ -47,6 +55,9 @@ func upload(ctx context.Context, opts *options) error {
 	shown := opts.Dst.Sandbox.ID + ":" + target
 	if t == nil {
 		return uploadOne(ctx, opts, dp, local, target, fi, shown)
+	}
+	if !intoContents(local) {
+		t.root = &entry{rel: ".", kind: kindDir, perm: uint32(fi.Mode().Perm()), mod: fi.ModTime()}
 	}
 	return uploadTree(ctx, opts, dp, local, target, t, shown)
 }
@@ -67,8 +78,15 @@ func uploadOne(ctx context.Context, opts *options, dp *client.DataPlane, local, 
 		}
 		return &failedError{where: "in the sandbox", failed: []string{target}, first: err}
 	}
+	if err := stampRemote(ctx, dp, []stamp{{target, fi.ModTime()}}); err != nil {
+		return err
+	}
 	return summary{Source: opts.Src.Raw, Destination: shown, Files: 1, Bytes: fi.Size()}.print(opts)
 }
+
+// intoContents reports whether a local directory is named as DIR/. (or
+// "."): its contents are copied, into a destination that may be there.
+func intoContents(local string) bool { return strings.HasSuffix(local, "/.") || local == "." }
 
 // uploadTarget is where the copy of local goes, as cp decides: inside dst
 // when dst is a directory, else dst itself.
@@ -78,7 +96,7 @@ func uploadTarget(ctx context.Context, dp *client.DataPlane, dst, local string, 
 		return "", err
 	}
 	name := filepath.Base(filepath.Clean(local))
-	intoContents := isDir && (strings.HasSuffix(local, "/.") || local == ".")
+	intoContents := isDir && intoContents(local)
 	switch {
 	case exists && info.Type == "directory" && !intoContents:
 		if name == "." || name == "/" {
@@ -110,13 +128,18 @@ func uploadTree(ctx context.Context, opts *options, dp *client.DataPlane, local,
 		}
 	}
 	dirs := map[string]client.Permission{target: {Mode: 755}}
+	// Every directory gets its mode at the end, not only the read-only
+	// ones: execd creates a map's directories in no fixed order, and a
+	// parent made on the way to its child takes the child's mode, so a
+	// 700 directory came out 755 in some runs.
 	later := map[string]client.Permission{}
+	if t.root != nil {
+		later[target] = client.Permission{Mode: octalDigits(t.root.perm)}
+	}
 	for _, e := range t.of(kindDir) {
 		p := remoteJoin(target, e.rel)
 		dirs[p] = client.Permission{Mode: octalDigits(e.perm | 0o700)}
-		if e.perm&0o700 != 0o700 {
-			later[p] = client.Permission{Mode: octalDigits(e.perm)}
-		}
+		later[p] = client.Permission{Mode: octalDigits(e.perm)}
 	}
 	if err := dp.CreateDirectories(ctx, dirs); err != nil {
 		return fmt.Errorf("cannot create the directories under %s: %w", target, err)
@@ -131,10 +154,11 @@ func uploadTree(ctx context.Context, opts *options, dp *client.DataPlane, local,
 	if err := makeLinks(ctx, dp, links); err != nil {
 		return err
 	}
-	if len(later) > 0 {
-		if err := dp.SetPermissions(ctx, later); err != nil {
-			return fmt.Errorf("cannot set the directories' modes: %w", err)
-		}
+	if err := stampRemote(ctx, dp, t.stamps(target)); err != nil {
+		return err
+	}
+	if err := dp.SetPermissions(ctx, later); err != nil {
+		return fmt.Errorf("cannot set the directories' modes: %w", err)
 	}
 	return done.print(opts)
 }
@@ -182,10 +206,12 @@ func uploadTar(ctx context.Context, opts *options) error {
 	if err := dp.CreateDirectories(ctx, map[string]client.Permission{target: {Mode: 755}}); err != nil {
 		return fmt.Errorf("cannot create %s: %w", target, err)
 	}
-	tr := tar.NewReader(bufio.NewReaderSize(opts.IOStreams.In, 256<<10))
+	in := &trailerReader{r: bufio.NewReaderSize(opts.IOStreams.In, 256<<10)}
+	tr := tar.NewReader(in)
 	s := summary{Source: "-", Destination: opts.Dst.Sandbox.ID + ":" + target}
 	dirs := map[string]client.Permission{}
 	links := map[string]string{}
+	var fileTimes, dirTimes []stamp
 	var failed []string
 	var first error
 	fail := func(name string, err error) {
@@ -198,6 +224,9 @@ func uploadTar(ctx context.Context, opts *options) error {
 	defer progress.Done()
 	for {
 		hdr, err := tr.Next()
+		if errors.Is(err, io.EOF) && !in.ended() {
+			err = in.cutShort()
+		}
 		if errors.Is(err, io.EOF) {
 			break
 		}
@@ -219,6 +248,7 @@ func uploadTar(ctx context.Context, opts *options) error {
 		switch hdr.Typeflag {
 		case tar.TypeDir:
 			dirs[p] = client.Permission{Mode: octalDigits(uint32(hdr.Mode))}
+			dirTimes = append(dirTimes, stamp{p, hdr.ModTime})
 			s.Directories++
 		case tar.TypeReg:
 			meta := client.FileMetadata{Path: p, Mode: octalDigits(uint32(hdr.Mode))}
@@ -229,6 +259,7 @@ func uploadTar(ctx context.Context, opts *options) error {
 				fail(p, err)
 				continue
 			}
+			fileTimes = append(fileTimes, stamp{p, hdr.ModTime})
 			s.Files++
 			s.Bytes += hdr.Size
 		case tar.TypeSymlink:
@@ -248,6 +279,13 @@ func uploadTar(ctx context.Context, opts *options) error {
 		}
 	}
 	if err := makeLinks(ctx, dp, links); err != nil {
+		return err
+	}
+	// A directory's time after what went into it, deepest first.
+	sort.SliceStable(dirTimes, func(i, j int) bool {
+		return strings.Count(dirTimes[i].path, "/") > strings.Count(dirTimes[j].path, "/")
+	})
+	if err := stampRemote(ctx, dp, append(fileTimes, dirTimes...)); err != nil {
 		return err
 	}
 	if len(failed) > 0 {

@@ -41,6 +41,10 @@ func newCmdUpload(f *cmdutil.Factory) *cobra.Command {
 func runUpload(ctx context.Context, opts *uploadOptions) error {
 	ios := opts.IOStreams
 	src, size, err := openLocal(opts.LocalPath, ios.In)
+	if errors.Is(err, errIsDir) {
+		return cmdutil.UsageErrorf("local path '%s' is a directory; upload takes a file ('osb cp %s %s:%s' copies a directory)",
+			opts.LocalPath, opts.LocalPath, opts.Sandbox.ID, opts.RemotePath)
+	}
 	if err != nil {
 		return err
 	}
@@ -65,6 +69,9 @@ func runUpload(ctx context.Context, opts *uploadOptions) error {
 	return opts.Printer().Success("Uploaded: " + opts.LocalPath + " → " + opts.RemotePath)
 }
 
+// errIsDir is a directory given where a file is wanted.
+var errIsDir = errors.New("is a directory")
+
 // openLocal opens the file to upload ("-": stdin) and returns its size (-1
 // when unknown). Anything that makes it unusable is a usage error, found
 // before any request.
@@ -86,7 +93,7 @@ func openLocal(path string, stdin io.Reader) (io.ReadCloser, int64, error) {
 	}
 	if fi.IsDir() {
 		f.Close()
-		return nil, 0, cmdutil.UsageErrorf("local path '%s' is a directory; upload takes a file", path)
+		return nil, 0, errIsDir
 	}
 	size := int64(-1)
 	if fi.Mode().IsRegular() {

@@ -54,6 +54,7 @@ func newCmdCreate(f *cmdutil.Factory) *cobra.Command {
 			"  osb sandbox create --template tpl_abc -t 1h\n" +
 			"  id=$(osb sandbox create -f request.json -q id)",
 		Formats: cmdutil.TableFormats,
+		Prints:  createdView{},
 		Flags: func(fs *cmdutil.FlagSet) {
 			fs.StringVarP(&opts.Image, "image", "i", "", "Container image, e.g. python:3.11 (default: defaults.image from the config).")
 			fs.StringVar(&opts.AuthUsername, "image-auth-username", "", "Registry username for a private image (with --image-auth-password).")

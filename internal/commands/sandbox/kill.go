@@ -16,7 +16,7 @@ type killOptions struct {
 
 func newCmdKill(f *cmdutil.Factory) *cobra.Command {
 	opts := &killOptions{}
-	return cmdutil.NewVerb(f, opts, cmdutil.Verb[killOptions]{
+	cmd := cmdutil.NewVerb(f, opts, cmdutil.Verb[killOptions]{
 		Name:  "kill",
 		Short: "Delete one or more sandboxes.",
 		Long: "Delete sandboxes one after the other. The first failure stops the command:\n" +
@@ -26,6 +26,10 @@ func newCmdKill(f *cmdutil.Factory) *cobra.Command {
 		Formats: cmdutil.TableFormats,
 		Run:     runKill,
 	})
+	// The words other tools use for it are suggested, not taken: the
+	// official client has none of them.
+	cmd.SuggestFor = []string{"delete", "rm", "remove", "destroy"}
+	return cmd
 }
 
 // killedView is one row of the kill result.

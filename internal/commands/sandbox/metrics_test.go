@@ -148,19 +148,37 @@ func TestMetricsWatchFraming(t *testing.T) {
 	}
 }
 
-// Numbers keep the type the server gave them: 2.0 stays 2.0 and 2 stays 2,
-// in json and in yaml.
-func TestMetricsNumbersAsSent(t *testing.T) {
+// The four figures are floats in the official model, so they print as
+// Python prints a float whatever the server wrote: 2 and 2.0 are 2.0,
+// 12.50 is 12.5, 1e3 is 1000.0; in json and in yaml.
+func TestMetricsNumbersAsTheOfficialClient(t *testing.T) {
 	t.Parallel()
 	fs := newFakeServer(t, "sbx-1")
-	fs.watchLines = []string{`{"cpu_count":2.0,"cpu_used_pct":12.50,"mem_total_mib":1024,"mem_used_mib":1e3,"timestamp":1767225600000}`}
+	fs.watchLines = []string{`{"cpu_count":2,"cpu_used_pct":12.50,"mem_total_mib":1024,"mem_used_mib":1e3,"timestamp":1767225600000}`,
+		`{"cpu_count":2.0,"cpu_used_pct":1e-5,"mem_total_mib":1e16,"mem_used_mib":0,"timestamp":1767225600001}`}
 	env := fs.env(t)
-	want := `{"cpu_count":2.0,"cpu_used_percentage":12.50,"memory_total_in_mib":1024,"memory_used_in_mib":1e3,"timestamp":1767225600000}` + "\n"
+	want := `{"cpu_count":2.0,"cpu_used_percentage":12.5,"memory_total_in_mib":1024.0,"memory_used_in_mib":1000.0,"timestamp":1767225600000}` + "\n" +
+		`{"cpu_count":2.0,"cpu_used_percentage":1e-05,"memory_total_in_mib":1e+16,"memory_used_in_mib":0.0,"timestamp":1767225600001}` + "\n"
 	if r := env.Run("sandbox", "metrics", "sbx-1", "--watch", "-o", "json"); r.Code != 0 || r.Stdout != want {
 		t.Errorf("json: exit %d\n%s\nwant\n%s", r.Code, r.Stdout, want)
 	}
-	wantYAML := "---\ncpu_count: 2.0\ncpu_used_percentage: 12.50\nmemory_total_in_mib: 1024\nmemory_used_in_mib: 1e3\ntimestamp: 1767225600000\n"
+	wantYAML := "---\ncpu_count: 2.0\ncpu_used_percentage: 12.5\nmemory_total_in_mib: 1024.0\nmemory_used_in_mib: 1000.0\ntimestamp: 1767225600000\n" +
+		"---\ncpu_count: 2.0\ncpu_used_percentage: 1e-05\nmemory_total_in_mib: 1e+16\nmemory_used_in_mib: 0.0\ntimestamp: 1767225600001\n"
 	if r := env.Run("sandbox", "metrics", "sbx-1", "--watch", "-o", "yaml"); r.Code != 0 || r.Stdout != wantYAML {
 		t.Errorf("yaml: exit %d\n%s\nwant\n%s", r.Code, r.Stdout, wantYAML)
+	}
+}
+
+// Against osb server, whose execd writes the cpu count as an integer.
+func TestMetricsCPUCountIsAFloat(t *testing.T) {
+	t.Parallel()
+	env := newEnv(t)
+	id := env.NewSandbox()
+	out := env.Must("sandbox", "metrics", id, "-o", "json")
+	if !regexp.MustCompile(`(?m)^  "cpu_count": [1-9][0-9]*\.0,$`).MatchString(out) {
+		t.Errorf("metrics -o json:\n%s", out)
+	}
+	if out := env.Must("sandbox", "metrics", id, "-q", "cpu_count"); !regexp.MustCompile(`^[1-9][0-9]*\.0\n$`).MatchString(out) {
+		t.Errorf("metrics -q cpu_count: %q", out)
 	}
 }

@@ -33,7 +33,8 @@ func newCmdPortForward(f *cmdutil.Factory) *cobra.Command {
 			"that endpoint needs added (routing and access headers, as on Kubernetes-backed\n" +
 			"servers), through the server's proxy under --use-server-proxy. The listeners\n" +
 			"are on 127.0.0.1 unless --address says otherwise: whoever reaches them reaches\n" +
-			"the sandbox with those headers. Runs until interrupted (Ctrl-C, exit 0).",
+			"the sandbox with those headers. Runs until interrupted: Ctrl-C exits 130,\n" +
+			"SIGTERM 143, SIGHUP 129 ('osb help exit-codes').",
 		Example: "  osb sandbox port-forward 3f2a 8080            # localhost:8080 -> port 8080\n" +
 			"  osb sandbox port-forward 3f2a 3000:5173 0:8000 # two ports, one chosen freely",
 		Args:    []cmdutil.Arg{cmdutil.SandboxArg(&opts.Sandbox), cmdutil.StringsArg("[LOCAL:]REMOTE", &opts.Mappings)},
@@ -82,6 +83,7 @@ func runPortForward(ctx context.Context, opts *portForwardOptions) error {
 		listeners[i] = ln
 	}
 	p := opts.Printer()
+	parent := ctx
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	errs := make(chan error, len(specs))
@@ -115,6 +117,11 @@ func runPortForward(ctx context.Context, opts *portForwardOptions) error {
 			first = err
 			stop()
 		}
+	}
+	if first == nil && parent.Err() != nil {
+		// Stopped by Ctrl-C or a signal: the exit code says which, as
+		// for any command a signal ends (130, 143, 129).
+		return cmdutil.Silent(cmdutil.InterruptedCode(parent))
 	}
 	return first
 }

@@ -3,11 +3,22 @@ package server
 import (
 	"context"
 	"io"
+	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/osb-dev/osb/internal/server"
 )
 
 func serve(ctx context.Context, s settings, stderr io.Writer) error {
+	// Go ends a program whose write to stdout or stderr meets a closed
+	// pipe. Under 'osb server 2>&1 | tee log', Ctrl-C ends tee too, and the
+	// first line of the shutdown would kill the server before it removed
+	// its sandboxes and data dir. Caught (not ignored, which sandbox
+	// processes would inherit), SIGPIPE only makes such writes fail.
+	pipes := make(chan os.Signal, 1)
+	signal.Notify(pipes, syscall.SIGPIPE)
+	defer signal.Stop(pipes)
 	opts := server.Options{
 		Listen:  s.listen,
 		APIKey:  s.apiKey,

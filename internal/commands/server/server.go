@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -76,6 +77,9 @@ func NewCmdServer(f *cmdutil.Factory) *cobra.Command {
 }
 
 func runServer(ctx context.Context, opts *serverOptions) error {
+	if err := checkListen(opts.Listen); err != nil {
+		return err
+	}
 	if opts.APIKey != "" {
 		return cmdutil.UsageErrorf("--api-key would show the key to every local user (ps, /proc); set OPEN_SANDBOX_API_KEY or use --api-key-file")
 	}
@@ -148,6 +152,22 @@ func readKeyFile(path string) (string, error) {
 		return "", cmdutil.UsageErrorf("--api-key-file %s must hold the key on one line", path)
 	}
 	return key, nil
+}
+
+// checkListen refuses a --listen that cannot be listened on as written,
+// before anything starts: a usage error (2), not a failure to bind (1).
+func checkListen(addr string) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return cmdutil.UsageErrorf("--listen %q is not HOST:PORT, e.g. 127.0.0.1:8080 (port 0 takes a free one)", addr)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return cmdutil.UsageErrorf("--listen %q has the port %q: use a number from 0 to 65535", addr, port)
+	}
+	if strings.ContainsAny(host, " /\t") {
+		return cmdutil.UsageErrorf("--listen %q has the host %q, which is no address", addr, host)
+	}
+	return nil
 }
 
 // loopbackAddr reports whether host:port names a loopback host only.

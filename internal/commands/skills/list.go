@@ -83,7 +83,11 @@ func runList(_ context.Context, opts *listOptions) error {
 	if opts.Wide {
 		return writeList(opts.IOStreams.Out, ordered)
 	}
-	return writeSummary(opts.IOStreams.Out, opts.IOStreams.TerminalWidth(), ordered)
+	width := 0 // piped: whole lines, never cut
+	if opts.IOStreams.StdoutTTY() {
+		width = opts.IOStreams.TerminalWidth()
+	}
+	return writeSummary(opts.IOStreams.Out, width, ordered)
 }
 
 func stateOf(p place, t target) targetState {
@@ -122,7 +126,8 @@ func writeList(w io.Writer, states []targetState) error {
 const statusOldLayout = "old layout"
 
 // writeSummary is the default listing: a line per skill, a line per tool
-// with its installed counts per scope, cut to the terminal's width.
+// with its installed counts per scope, cut to the terminal's width (0:
+// not a terminal, nothing cut).
 func writeSummary(w io.Writer, width int, states []targetState) error {
 	fit := func(line string) string {
 		if r := []rune(line); width > 0 && len(r) > width {
@@ -147,9 +152,10 @@ func writeSummary(w io.Writer, width int, states []targetState) error {
 			pc, gc, strings.ReplaceAll(t.Pattern, slugPlaceholder, "*"))))
 	}
 	if oldLayouts {
-		fmt.Fprintln(w, "\nSome skills are in a layout the tool no longer reads: run osb skills install again to move them.")
+		fmt.Fprintln(w, "\nSome skills are in a layout the tool no longer reads:\nrun osb skills install again to move them.")
 	}
-	_, err := fmt.Fprintln(w, "\nosb skills list --wide shows every file; osb skills install --help says how to add them.")
+	// Two lines, each within 80 columns: they are sentences, not cut.
+	_, err := fmt.Fprintln(w, "\nosb skills list --wide shows every file;\nosb skills install --help says how to add them.")
 	return err
 }
 

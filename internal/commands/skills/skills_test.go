@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mattn/go-runewidth"
+
 	"github.com/osb-dev/osb/internal/cmdtest"
 )
 
@@ -50,18 +52,29 @@ func TestListAfterGlobalInstall(t *testing.T) {
 	}
 }
 
-// The default listing fits one screen: a line per skill and per tool.
+// The default listing fits one screen on a terminal: a line per skill and
+// per tool, each cut to the width. Piped, nothing is cut.
 func TestListFitsOneScreen(t *testing.T) {
 	t.Parallel()
 	env := cmdtest.Offline(t)
+	env.TTY = true
 	out := env.Must("skills", "list")
 	if n := strings.Count(out, "\n"); n > 24 {
 		t.Errorf("skills list prints %d lines:\n%s", n, out)
 	}
 	for _, line := range strings.Split(out, "\n") {
-		if len([]rune(line)) > 100 {
-			t.Errorf("line of %d characters: %q", len([]rune(line)), line)
+		if n := runewidth.StringWidth(line); n > 80 {
+			t.Errorf("line of %d columns on an 80-column terminal: %q", n, line)
 		}
+	}
+	if !strings.Contains(out, "…") {
+		t.Errorf("nothing was cut to fit the terminal:\n%s", out)
+	}
+	env.TTY = false
+	piped := env.Must("skills", "list")
+	if strings.Contains(piped, "…") || !strings.Contains(piped,
+		"Find out why a sandbox failed, hangs or cannot be reached: its state, health, scoped diagnostic logs and events, then a concrete fix.\n") {
+		t.Errorf("piped output was cut:\n%s", piped)
 	}
 }
 

@@ -39,6 +39,7 @@ func newCmdCreate(f *cmdutil.Factory) *cobra.Command {
 			"  osb snapshot create 3f2a --wait-timeout 30m -o json",
 		Args:    []cmdutil.Arg{cmdutil.SandboxArg(&opts.Sandbox)},
 		Formats: cmdutil.TableFormats,
+		Prints:  createdView{},
 		Flags: func(fs *cmdutil.FlagSet) {
 			fs.StringVar(&opts.Name, "name", "", "Name for the snapshot.")
 			fs.Given("name", &opts.NameSet)

@@ -41,6 +41,7 @@ func newCmdCreate(f *cmdutil.Factory) *cobra.Command {
 		Example: "  osb template create -i python:3.11 -p s3://bucket/publish --resource cpu=1 --resource memory=512Mi\n" +
 			"  osb template create -f template.json -o json",
 		Formats: cmdutil.TableFormats,
+		Prints:  createdView{},
 		Flags: func(fs *cmdutil.FlagSet) {
 			fs.StringVarP(&opts.Image, "image", "i", "", "Source image the template is built from (required unless --file).")
 			fs.Given("image", &opts.ImageSet)

@@ -163,6 +163,13 @@ func TestCreateValidation(t *testing.T) {
 			env.Run(append([]string{"template", "create"}, tc.args...)...).ExpectError(t, 2, tc.want)
 		})
 	}
+	// A -q or --jq key the output lacks is found before the request: a
+	// retrying script must not make a template at each try.
+	keys := "template_id, image, status, request_file"
+	env.Run("template", "create", "-i", "x", "-p", "s3://b", "-q", "id").
+		ExpectJSONError(t, 2, "-q 'id' would match nothing in the output, whose top-level keys are: "+keys+"; nothing was sent")
+	env.Run("template", "create", "-i", "x", "-p", "s3://b", "--jq", ".id").
+		ExpectJSONError(t, 2, "--jq '.id' would match nothing in the output, whose top-level keys are: "+keys+"; nothing was sent")
 	if n := len(serverTemplates(t, env)); n != 0 {
 		t.Errorf("refused commands created %d templates", n)
 	}
