@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"path"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -21,6 +22,7 @@ var nonContextLanguages = map[string]bool{"command": true, "background-command":
 
 func (rn *runner) codeRoutes(mux *http.ServeMux) {
 	j := newJupyterServer(rn)
+	go j.serveRuntimePort()
 	mux.HandleFunc("POST /code", j.runCode)
 	mux.HandleFunc("DELETE /code", j.interruptCode)
 	mux.HandleFunc("POST /code/context", j.createContext)
@@ -231,7 +233,10 @@ func (j *jupyterServer) runCode(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, codeRuntime, "error running codes session is busy")
 		return
 	}
-	defer c.busy.Unlock()
+	// Free before the terminal event goes out: a client may send its next
+	// run the moment it reads it.
+	release := sync.OnceFunc(c.busy.Unlock)
+	defer release()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	kc, err := j.connect(ctx, c)
@@ -245,7 +250,7 @@ func (j *jupyterServer) runCode(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, codeRuntime, "error running codes "+err.Error())
 		return
 	}
-	j.stream(w, r, c, kc, msgID)
+	j.stream(w, r, c, kc, msgID, release)
 }
 
 // runContext is the context a run names, or the language's default one.
@@ -285,14 +290,15 @@ type run struct {
 	replied       bool
 	count         int         // from the kernel's reply
 	failure       *frameError // the code's error, sent last
+	release       func()      // frees the context for the next run
 }
 
 // stream relays what the kernel says about the request msgID until it is
 // idle again and has replied: init (the context's id, which DELETE /code
 // takes), output, results, then the error or execution_complete.
-func (j *jupyterServer) stream(w http.ResponseWriter, r *http.Request, c *codeContext, kc *kernelConn, msgID string) {
+func (j *jupyterServer) stream(w http.ResponseWriter, r *http.Request, c *codeContext, kc *kernelConn, msgID string, release func()) {
 	started := time.Now()
-	run := &run{es: newEventStream(w)}
+	run := &run{es: newEventStream(w), release: release}
 	run.es.sendCode(codeFrame{Type: "init", Text: c.ID})
 	run.es.ping()
 	tick := time.NewTicker(pingInterval)
@@ -367,6 +373,7 @@ func (run *run) handle(msgType string, m *kernelReply) {
 // result sent it), then its error, or execution_complete.
 func (run *run) finish(took time.Duration) {
 	run.sendCount(run.count)
+	run.release()
 	if run.failure != nil {
 		run.es.sendCode(codeFrame{Type: "error", Error: run.failure})
 		return
@@ -384,6 +391,7 @@ func (run *run) sendCount(n int) {
 
 // fail ends a run that went wrong outside the code (the kernel died).
 func (run *run) fail(name, value string) {
+	run.release()
 	run.es.sendCode(codeFrame{Type: "error", Error: newFrameError(name, value, nil)})
 }
 

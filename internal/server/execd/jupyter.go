@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path"
@@ -147,7 +148,32 @@ func (j *jupyterServer) start() error {
 		return fmt.Errorf("the Jupyter server (%s) did not start: %w%s", prog, err, logTail(filepath.Join(dir, "server.log")))
 	}
 	j.base, j.token, j.exited = fmt.Sprintf("http://127.0.0.1:%d", port), token, exited
+	if err := j.waitServing(); err != nil {
+		cmd.Cancel()
+		j.base = ""
+		return fmt.Errorf("the Jupyter server (%s) did not start: %w%s", prog, err, logTail(filepath.Join(dir, "server.log")))
+	}
 	return nil
+}
+
+// waitServing waits until the server answers its API: it names its port
+// a moment before it serves on it.
+func (j *jupyterServer) waitServing() error {
+	deadline := time.Now().Add(jupyterStart)
+	for {
+		err := j.call(http.MethodGet, "/api/status", nil, nil)
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-j.exited:
+			return errors.New("it exited")
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return err
+		}
+	}
 }
 
 // waitRuntimeFile waits for the file in which a started Jupyter server
@@ -427,4 +453,59 @@ func (kc *kernelConn) execute(ctx context.Context, code string) (string, error) 
 func (kc *kernelConn) close() {
 	close(kc.done)
 	kc.conn.Close(websocket.StatusNormalClosure, "")
+}
+
+// RuntimePort is where the code-interpreter image serves Jupyter, and where
+// the official SDKs look, inside the sandbox, to tell that the interpreter
+// is there (JUPYTER_PORT overrides it).
+const RuntimePort = 44771
+
+// serveRuntimePort listens on RuntimePort inside the sandbox, when the
+// sandbox has Jupyter: a connection starts the Jupyter server (so a probe
+// of the port also warms it up) and is passed through to it. Only the
+// agent does this: in a sandbox without its own network the port would be
+// the host's.
+func (j *jupyterServer) serveRuntimePort() {
+	if !j.rn.sb.InAgent() {
+		return
+	}
+	if _, err := j.program(); err != nil {
+		return
+	}
+	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", RuntimePort))
+	if err != nil {
+		return
+	}
+	go func() {
+		<-j.rn.sb.Done()
+		ln.Close()
+	}()
+	for {
+		conn, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		go j.passThrough(conn)
+	}
+}
+
+// passThrough joins a connection to the Jupyter server, started if need be.
+func (j *jupyterServer) passThrough(conn net.Conn) {
+	defer conn.Close()
+	if j.ensure() != nil {
+		return
+	}
+	j.mu.Lock()
+	addr := strings.TrimPrefix(j.base, "http://")
+	j.mu.Unlock()
+	up, err := net.Dial("tcp", addr)
+	if err != nil {
+		return
+	}
+	defer up.Close()
+	go func() {
+		io.Copy(up, conn)
+		up.(*net.TCPConn).CloseWrite()
+	}()
+	io.Copy(conn, up)
 }
