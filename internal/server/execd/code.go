@@ -115,7 +115,11 @@ func (j *jupyterServer) createContext(w http.ResponseWriter, r *http.Request) {
 		jupyterFailure(w, "error creating code context. ", err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"id": c.ID, "language": c.Language})
+	out := map[string]string{"id": c.ID, "language": c.Language}
+	if req.Cwd != "" {
+		out["cwd"] = req.Cwd // echoed, as the real execd echoes the request
+	}
+	writeJSON(w, http.StatusOK, out)
 }
 
 // contextDir is a context's working directory relative to /workspace,

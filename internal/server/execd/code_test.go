@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -163,6 +164,24 @@ func TestCodeInterpreter(t *testing.T) {
 		r := call(t, "GET", url+"/code/contexts?language=python", nil)
 		if json.Unmarshal([]byte(r.body), &listed); r.status != 200 || len(listed) != 3 {
 			t.Errorf("list: %d %s", r.status, r.body)
+		}
+		// A context's kernel starts in its cwd, made when missing.
+		r = call(t, "POST", url+"/code/context", map[string]string{"language": "python", "cwd": "/workspace/proj"})
+		var inDir struct{ ID, Cwd string }
+		if json.Unmarshal([]byte(r.body), &inDir); r.status != 200 || inDir.Cwd != "/workspace/proj" {
+			t.Fatalf("create with cwd: %d %s", r.status, r.body)
+		}
+		got := render(codeRun(t, url, map[string]any{"context": map[string]string{"id": inDir.ID}, "code": "import os; os.getcwd()"}, nil))
+		// Without namespaces the kernel sees the host's path of the directory.
+		if !regexp.MustCompile(`^init\nexecution_count 1\nresult \{"text":"'(/.*)?/workspace/proj'"\}\nexecution_complete\n$`).MatchString(got) ||
+			sb.Isolated() && !strings.Contains(got, `"'/workspace/proj'"`) {
+			t.Errorf("cwd:\n%s", got)
+		}
+		if sb.Isolated() {
+			// Where the SDKs probe for the interpreter, something listens.
+			if s := summarize(events(t, url+"/command", map[string]string{"command": "exec 3<>/dev/tcp/127.0.0.1/44771"})); s.end != "execution_complete" {
+				t.Errorf("port 44771: %+v", s)
+			}
 		}
 		if r := call(t, "DELETE", url+"/code/contexts/"+id, nil); r.status != 200 || r.body != "" {
 			t.Errorf("delete: %d %s", r.status, r.body)
