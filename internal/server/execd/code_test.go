@@ -272,3 +272,27 @@ func jupyterProgramsHidden(t *testing.T) {
 		t.Setenv("PATH", "/usr/bin:/bin")
 	}
 }
+
+// TestCodeBashKernel: a second language, where its kernel is installed.
+func TestCodeBashKernel(t *testing.T) {
+	needJupyter(t)
+	if _, err := os.Stat("/opt/osb-jupyter/share/jupyter/kernels/bash/kernel.json"); err != nil {
+		t.Skip("no bash kernel in /opt/osb-jupyter; scripts/code-interpreter-setup installs one")
+	}
+	eachMode(t, func(t *testing.T, sb *sandbox.Sandbox, url string) {
+		id := createContext(t, url, "bash")
+		ctx := map[string]string{"id": id, "language": "bash"}
+		codeRun(t, url, map[string]any{"context": ctx, "code": "N=6"}, nil)
+		if got := render(codeRun(t, url, map[string]any{"context": ctx, "code": "echo $((N * 7))"}, nil)); got != "init\nstdout \"42\\n\"\nexecution_count 2\nexecution_complete\n" {
+			t.Errorf("bash run:\n%s", got)
+		}
+		if r := call(t, "GET", url+"/code/contexts?language=bash", nil); r.status != 200 || r.body != `[{"id":"`+id+`","language":"bash"}]`+"\n" {
+			t.Errorf("list: %d %s", r.status, r.body)
+		}
+		// A language the sandbox has no kernel for.
+		r := call(t, "POST", url+"/code/context", map[string]string{"language": "java"})
+		if r.status != 400 || !strings.Contains(r.body, `"message":"no Jupyter kernel for language java in this sandbox (kernels for: bash, python)"`) {
+			t.Errorf("java: %d %s", r.status, r.body)
+		}
+	})
+}
