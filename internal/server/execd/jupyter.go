@@ -48,12 +48,13 @@ var errNoJupyter = errors.New("no Jupyter server in this sandbox: install jupyte
 type jupyterServer struct {
 	rn *runner
 
-	mu       sync.Mutex // held while starting, so that one start serves all
-	base     string     // http://127.0.0.1:PORT; "" until started
-	token    string
-	exited   chan struct{} // closed when the server process ends
-	contexts map[string]*codeContext
-	defaults map[string]string // language → the context of runs that name none
+	mu        sync.Mutex // held while starting, so that one start serves all
+	defaultMu sync.Mutex // held while a default context is made
+	base      string     // http://127.0.0.1:PORT; "" until started
+	token     string
+	exited    chan struct{} // closed when the server process ends
+	contexts  map[string]*codeContext
+	defaults  map[string]string // language → the context of runs that name none
 }
 
 // codeContext is one Jupyter session: a kernel of one language.
@@ -92,17 +93,27 @@ func (j *jupyterServer) program() (string, error) {
 func (j *jupyterServer) ensure() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if j.base != "" {
-		select {
-		case <-j.exited:
-			j.base = ""
-			clear(j.contexts)
-			clear(j.defaults)
-		default:
-			return nil
-		}
+	if j.runningLocked() {
+		return nil
 	}
 	return j.start()
+}
+
+// runningLocked reports whether the server runs, forgetting the contexts
+// of one that ended. j.mu is held.
+func (j *jupyterServer) runningLocked() bool {
+	if j.base == "" {
+		return false
+	}
+	select {
+	case <-j.exited:
+		j.base = ""
+		clear(j.contexts)
+		clear(j.defaults)
+		return false
+	default:
+		return true
+	}
 }
 
 func (j *jupyterServer) start() error {
@@ -147,26 +158,26 @@ func (j *jupyterServer) start() error {
 		cmd.Cancel()
 		return fmt.Errorf("the Jupyter server (%s) did not start: %w%s", prog, err, logTail(filepath.Join(dir, "server.log")))
 	}
-	j.base, j.token, j.exited = fmt.Sprintf("http://127.0.0.1:%d", port), token, exited
-	if err := j.waitServing(); err != nil {
+	base := fmt.Sprintf("http://127.0.0.1:%d", port)
+	if err := waitServing(base, token, exited); err != nil {
 		cmd.Cancel()
-		j.base = ""
 		return fmt.Errorf("the Jupyter server (%s) did not start: %w%s", prog, err, logTail(filepath.Join(dir, "server.log")))
 	}
+	j.base, j.token, j.exited = base, token, exited
 	return nil
 }
 
 // waitServing waits until the server answers its API: it names its port
 // a moment before it serves on it.
-func (j *jupyterServer) waitServing() error {
+func waitServing(base, token string, exited <-chan struct{}) error {
 	deadline := time.Now().Add(jupyterStart)
 	for {
-		err := j.call(http.MethodGet, "/api/status", nil, nil)
+		err := callJupyter(base, token, http.MethodGet, "/api/status", nil, nil)
 		if err == nil {
 			return nil
 		}
 		select {
-		case <-j.exited:
+		case <-exited:
 			return errors.New("it exited")
 		case <-time.After(50 * time.Millisecond):
 		}
@@ -216,6 +227,21 @@ func logTail(name string) string {
 
 // call sends one request of Jupyter's REST API and decodes its answer.
 func (j *jupyterServer) call(method, p string, body, out any) error {
+	base, token := j.endpoint()
+	if base == "" {
+		return errors.New("the Jupyter server is not running")
+	}
+	return callJupyter(base, token, method, p, body, out)
+}
+
+// endpoint is where the server is and its token; "" when it is not running.
+func (j *jupyterServer) endpoint() (base, token string) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.base, j.token
+}
+
+func callJupyter(base, token, method, p string, body, out any) error {
 	var rd io.Reader
 	if body != nil {
 		b, _ := json.Marshal(body)
@@ -223,11 +249,11 @@ func (j *jupyterServer) call(method, p string, body, out any) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, method, j.base+p, rd)
+	req, err := http.NewRequestWithContext(ctx, method, base+p, rd)
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Authorization", "token "+j.token)
+	req.Header.Set("Authorization", "token "+token)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return fmt.Errorf("the Jupyter server: %w", err)
@@ -319,6 +345,9 @@ func (j *jupyterServer) create(language, cwd string) (*codeContext, error) {
 // defaultContext is the context of the runs of a language that name none,
 // made on first use.
 func (j *jupyterServer) defaultContext(language string) (*codeContext, error) {
+	// One default context per language, however many runs ask at once.
+	j.defaultMu.Lock()
+	defer j.defaultMu.Unlock()
 	j.mu.Lock()
 	c := j.contexts[j.defaults[language]]
 	j.mu.Unlock()
@@ -338,6 +367,7 @@ func (j *jupyterServer) defaultContext(language string) (*codeContext, error) {
 func (j *jupyterServer) lookup(id string) *codeContext {
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	j.runningLocked()
 	return j.contexts[id]
 }
 
@@ -345,6 +375,7 @@ func (j *jupyterServer) lookup(id string) *codeContext {
 func (j *jupyterServer) list(language string) []*codeContext {
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	j.runningLocked()
 	out := []*codeContext{}
 	for _, c := range j.contexts {
 		if language == "" || c.Language == language {
@@ -403,8 +434,9 @@ type kernelConn struct {
 
 func (j *jupyterServer) connect(ctx context.Context, c *codeContext) (*kernelConn, error) {
 	session := newSessionID()
-	u := "ws" + strings.TrimPrefix(j.base, "http") + "/api/kernels/" + c.kernelID + "/channels?session_id=" + session
-	conn, _, err := websocket.Dial(ctx, u, &websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"token " + j.token}}})
+	base, token := j.endpoint()
+	u := "ws" + strings.TrimPrefix(base, "http") + "/api/kernels/" + c.kernelID + "/channels?session_id=" + session
+	conn, _, err := websocket.Dial(ctx, u, &websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"token " + token}}})
 	if err != nil {
 		return nil, fmt.Errorf("connecting to the kernel: %w", err)
 	}
@@ -495,9 +527,8 @@ func (j *jupyterServer) passThrough(conn net.Conn) {
 	if j.ensure() != nil {
 		return
 	}
-	j.mu.Lock()
-	addr := strings.TrimPrefix(j.base, "http://")
-	j.mu.Unlock()
+	base, _ := j.endpoint()
+	addr := strings.TrimPrefix(base, "http://")
 	up, err := net.Dial("tcp", addr)
 	if err != nil {
 		return
