@@ -229,49 +229,104 @@ func (j *jupyterServer) runCode(w http.ResponseWriter, r *http.Request) {
 		badRequest(w, "error running codes unknown language: "+lang)
 		return
 	}
-	c, ok := j.runContext(w, &req)
-	if !ok {
+	var c *codeContext
+	release := func() {}
+	if id := req.Context.ID; id != "" {
+		if c = j.lookup(id); c == nil {
+			contextNotFound(w, id)
+			return
+		}
+		if !c.busy.TryLock() {
+			writeError(w, http.StatusInternalServerError, codeRuntime, "error running codes session is busy")
+			return
+		}
+		release = sync.OnceFunc(c.busy.Unlock)
+	} else if _, err := j.program(); err != nil {
+		jupyterFailure(w, "error running codes ", err)
 		return
 	}
-	if !c.busy.TryLock() {
-		writeError(w, http.StatusInternalServerError, codeRuntime, "error running codes session is busy")
-		return
+	defer func() { release() }()
+	// The answer starts now: what follows (a Jupyter server and a kernel
+	// to start) may take longer than a client waits for headers. Pings
+	// go out meanwhile; a failure is execd's bare error object.
+	es := newEventStream(w)
+	es.ping()
+	prep := make(chan *preparedRun, 1)
+	go func() { prep <- j.prepare(c, release, &req) }()
+	tick := time.NewTicker(pingInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case p := <-prep:
+			release = p.release
+			if p.err != nil {
+				es.serverError("error running codes " + p.err.Error())
+				return
+			}
+			defer p.kc.close()
+			j.stream(es, r, p.c, p.kc, p.msgID, p.release)
+			return
+		case <-tick.C:
+			es.ping()
+		case <-r.Context().Done():
+			// Nobody reads the run: whatever prepare made is undone.
+			go func() {
+				if p := <-prep; p.err == nil {
+					p.kc.close()
+					p.release()
+				}
+			}()
+			release = func() {}
+			return
+		}
 	}
-	// Free before the terminal event goes out: a client may send its next
-	// run the moment it reads it.
-	release := sync.OnceFunc(c.busy.Unlock)
-	defer release()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	kc, err := j.connect(ctx, c)
-	if err != nil {
-		writeError(w, http.StatusInternalServerError, codeRuntime, "error running codes "+err.Error())
-		return
-	}
-	defer kc.close()
-	msgID, err := kc.execute(ctx, req.Code)
-	if err != nil {
-		writeError(w, http.StatusInternalServerError, codeRuntime, "error running codes "+err.Error())
-		return
-	}
-	j.stream(w, r, c, kc, msgID, release)
 }
 
-// runContext is the context a run names, or the language's default one.
-func (j *jupyterServer) runContext(w http.ResponseWriter, req *RunCodeRequest) (*codeContext, bool) {
-	if id := req.Context.ID; id != "" {
-		c := j.lookup(id)
-		if c == nil {
-			contextNotFound(w, id)
+// preparedRun is a run sent to its kernel: its context (busy until
+// release), the channels it answers on and its request id.
+type preparedRun struct {
+	c       *codeContext
+	kc      *kernelConn
+	msgID   string
+	release func()
+	err     error
+}
+
+// prepare makes a run ready: the language's default context when c is
+// nil (locking it, else c is locked already), a connection to its kernel,
+// the code sent.
+func (j *jupyterServer) prepare(c *codeContext, release func(), req *RunCodeRequest) *preparedRun {
+	p := &preparedRun{c: c, release: release}
+	if c == nil {
+		var err error
+		if p.c, err = j.defaultContext(req.Context.Language); err != nil {
+			p.err = err
+			return p
 		}
-		return c, c != nil
+		if !p.c.busy.TryLock() {
+			p.err = errors.New("session is busy")
+			return p
+		}
+		p.release = sync.OnceFunc(p.c.busy.Unlock)
 	}
-	c, err := j.defaultContext(req.Context.Language)
-	if err != nil {
-		jupyterFailure(w, "error running codes ", err)
-		return nil, false
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if p.kc, p.err = j.connect(ctx, p.c); p.err != nil {
+		p.release()
+		return p
 	}
-	return c, true
+	if p.msgID, p.err = p.kc.execute(ctx, req.Code); p.err != nil {
+		p.kc.close()
+		p.release()
+	}
+	return p
+}
+
+// serverError ends a stream as execd ends one that failed after it began:
+// a bare {"code","message"} object.
+func (es *eventStream) serverError(message string) {
+	b, _ := json.Marshal(map[string]string{"code": codeRuntime, "message": message})
+	es.write(b)
 }
 
 // kernelReply is the content of the kernel messages a run reads.
@@ -300,11 +355,10 @@ type run struct {
 // stream relays what the kernel says about the request msgID until it is
 // idle again and has replied: init (the context's id, which DELETE /code
 // takes), output, results, then the error or execution_complete.
-func (j *jupyterServer) stream(w http.ResponseWriter, r *http.Request, c *codeContext, kc *kernelConn, msgID string, release func()) {
+func (j *jupyterServer) stream(es *eventStream, r *http.Request, c *codeContext, kc *kernelConn, msgID string, release func()) {
 	started := time.Now()
-	run := &run{es: newEventStream(w), release: release}
+	run := &run{es: es, release: release}
 	run.es.sendCode(codeFrame{Type: "init", Text: c.ID})
-	run.es.ping()
 	tick := time.NewTicker(pingInterval)
 	defer tick.Stop()
 	for {

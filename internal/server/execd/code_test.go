@@ -81,7 +81,7 @@ func render(evs []*client.Event) string {
 			fmt.Fprintf(&b, "%s %d", ev.Type, ev.ExecutionCount)
 		case client.EventResult:
 			fmt.Fprintf(&b, "%s %s", ev.Type, ev.Results)
-		case client.EventError:
+		case client.EventError, client.EventServerError:
 			fmt.Fprintf(&b, "%s %s: %s", ev.Type, ev.Error.Name, ev.Error.Value)
 		default:
 			b.WriteString(ev.Type + " " + ev.Text)
@@ -293,6 +293,12 @@ func TestCodeBashKernel(t *testing.T) {
 		r := call(t, "POST", url+"/code/context", map[string]string{"language": "java"})
 		if r.status != 400 || !strings.Contains(r.body, `"message":"no Jupyter kernel for language java in this sandbox (kernels for: bash, python)"`) {
 			t.Errorf("java: %d %s", r.status, r.body)
+		}
+		// A run's answer starts before its default context is made: a
+		// failure there ends the stream with execd's bare error object.
+		if got := render(codeRun(t, url, map[string]any{"context": map[string]string{"language": "java"}, "code": "1"}, nil)); got !=
+			"server_error RUNTIME_ERROR: error running codes no Jupyter kernel for language java in this sandbox (kernels for: bash, python)\n" {
+			t.Errorf("java run:\n%s", got)
 		}
 	})
 }

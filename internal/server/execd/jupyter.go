@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"sort"
@@ -122,17 +123,37 @@ func (j *jupyterServer) start() error {
 		return err
 	}
 	dir := filepath.Join(j.rn.sb.Dir(), "jupyter")
-	os.RemoveAll(dir)
-	runtimeDir := filepath.Join(dir, "runtime")
-	if err := os.MkdirAll(runtimeDir, 0o700); err != nil {
-		return err
-	}
-	logf, err := os.OpenFile(filepath.Join(dir, "server.log"), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	token := newCommandID()
+	cmd, exited, err := j.launch(prog, dir, token)
 	if err != nil {
 		return err
 	}
+	port, err := waitRuntimeFile(filepath.Join(dir, "runtime"), exited)
+	base := fmt.Sprintf("http://127.0.0.1:%d", port)
+	if err == nil {
+		err = waitServing(base, token, exited)
+	}
+	if err != nil {
+		cmd.Cancel()
+		return fmt.Errorf("the Jupyter server (%s) did not start: %w%s", prog, err, logTail(filepath.Join(dir, "server.log")))
+	}
+	j.base, j.token, j.exited = base, token, exited
+	return nil
+}
+
+// launch starts the Jupyter server with its state in dir (made afresh);
+// exited is closed when it ends.
+func (j *jupyterServer) launch(prog, dir, token string) (*exec.Cmd, chan struct{}, error) {
+	os.RemoveAll(dir)
+	runtimeDir := filepath.Join(dir, "runtime")
+	if err := os.MkdirAll(runtimeDir, 0o700); err != nil {
+		return nil, nil, err
+	}
+	logf, err := os.OpenFile(filepath.Join(dir, "server.log"), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		return nil, nil, err
+	}
 	defer logf.Close()
-	token := newCommandID()
 	// Port 0: the server picks a free port and names it in its runtime
 	// file. Its own config directory, so that no configuration of the
 	// sandbox's user (a password, another port) gets in the way.
@@ -145,26 +166,15 @@ func (j *jupyterServer) start() error {
 		},
 	})
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("starting %s: %w", prog, err)
+		return nil, nil, fmt.Errorf("starting %s: %w", prog, err)
 	}
 	exited := make(chan struct{})
 	go func() { cmd.Wait(); close(exited) }()
-	port, err := waitRuntimeFile(runtimeDir, exited)
-	if err != nil {
-		cmd.Cancel()
-		return fmt.Errorf("the Jupyter server (%s) did not start: %w%s", prog, err, logTail(filepath.Join(dir, "server.log")))
-	}
-	base := fmt.Sprintf("http://127.0.0.1:%d", port)
-	if err := waitServing(base, token, exited); err != nil {
-		cmd.Cancel()
-		return fmt.Errorf("the Jupyter server (%s) did not start: %w%s", prog, err, logTail(filepath.Join(dir, "server.log")))
-	}
-	j.base, j.token, j.exited = base, token, exited
-	return nil
+	return cmd, exited, nil
 }
 
 // waitServing waits until the server answers its API: it names its port
