@@ -37,6 +37,15 @@ func expect(t *testing.T, r cmdtest.Result, code int, stdout, stderr string) {
 	}
 }
 
+// warmUp starts the sandbox's Jupyter server with a run in the default
+// context: a run's answer starts at once, while creating a context waits,
+// within the request timeout, for the server a loaded machine is slow to
+// start.
+func warmUp(t *testing.T, env *cmdtest.Env, sb string) {
+	t.Helper()
+	expect(t, env.Run("code", "run", sb, "-c", "'warm'"), 0, "'warm'\n", "")
+}
+
 // TestCodeRunInput: bad input is a usage error, before any request.
 func TestCodeRunInput(t *testing.T) {
 	t.Parallel()
@@ -72,6 +81,7 @@ func TestCodeRun(t *testing.T) {
 	t.Parallel()
 	env := cmdtest.New(t)
 	sb := env.NewSandbox()
+	warmUp(t, env, sb)
 	r := env.Run("code", "context", "create", sb)
 	m := regexp.MustCompile(`^--- Code Context Created ---\n  id: (\S+)\n  language: python\n$`).FindStringSubmatch(r.Stdout)
 	if r.Code != 0 || m == nil {
@@ -131,6 +141,7 @@ func TestCodeRunInterrupt(t *testing.T) {
 	t.Parallel()
 	env := cmdtest.New(t)
 	sb := env.NewSandbox()
+	warmUp(t, env, sb)
 	ctxID := strings.TrimSpace(env.Must("code", "context", "create", sb, "-o", "json", "-q", "id"))
 	pr, pw := io.Pipe()
 	ios, _, _, _ := iostreams.Test()
