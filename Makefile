@@ -67,8 +67,11 @@ bench:
 # built `osb mcp`, and the official opensandbox-mcp, which lists its tools
 # beside ours and runs against osb server (TestMCPInterop* in internal/e2e).
 # Both suites run, whichever fails. Needs python3 (3.10+) and node (20+).
+# scripts/code-interpreter-setup adds Jupyter where sandboxes see it and the
+# official code-interpreter SDK (TestCodeInterpreterSDK).
 interop:
 	scripts/interop-setup
+	scripts/code-interpreter-setup
 	status=0; \
 	OSB_INTEROP_DIR=$(CURDIR)/.interop $(GO) test -count=1 -timeout 15m ./internal/interop || status=1; \
 	OSB_INTEROP_DIR=$(CURDIR)/.interop $(GO) test -count=1 -timeout 10m -run 'TestMCPInterop' ./internal/e2e || status=1; \

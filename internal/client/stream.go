@@ -22,6 +22,9 @@ const (
 	EventStderr   = "stderr"             // Data is one line of output
 	EventError    = "error"              // Error says why; terminal
 	EventComplete = "execution_complete" // success; terminal
+	// Code runs (POST /code) add these.
+	EventResult = "result"          // Results is the MIME bundle of a value the code produced
+	EventCount  = "execution_count" // ExecutionCount is the kernel's count of the run
 	// EventServerError stands for a bare {"code","message"} object that a
 	// server writes into a stream it already started (execd does so when a
 	// session run times out). It has no "type" on the wire; it is terminal.
@@ -53,6 +56,10 @@ type Event struct {
 	Timestamp     int64      // unix ms; 0 when absent
 	ExecutionTime *int64     // execution_complete: milliseconds, when sent
 	Error         *ExecError // error (never nil); server_error: Name is the code, Value the message
+	// ExecutionCount and Results come with code runs: Results is the JSON
+	// object of a result event (MIME type → value; text/plain is "text").
+	ExecutionCount int
+	Results        []byte
 }
 
 // Terminal reports whether the event ends an execution: nothing after it
@@ -363,6 +370,12 @@ func (r *EventReader) decode(obj []byte, sseName string) bool {
 			}
 		case "error":
 			errObj = value
+		case "execution_count":
+			ev.ExecutionCount = int(value.Int())
+		case "results":
+			if value.IsObject() {
+				ev.Results = []byte(value.Raw) // a copy: obj is reused
+			}
 		case "ename", "evalue":
 			flat = true
 		case "code":

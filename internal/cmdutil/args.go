@@ -34,6 +34,8 @@ func (a Arg) placeholder() string {
 		return "[flags] [-- " + a.name + "...]"
 	case a.command:
 		return "[flags] -- " + a.name + "..."
+	case a.optional && a.max < 0:
+		return "[" + a.name + "...]"
 	case a.optional:
 		return "[" + a.name + "]"
 	case a.max < 0:
@@ -126,6 +128,11 @@ func OptionalArg(name string, p *string) Arg {
 // StringsArg is one or more words, e.g. PATH...
 func StringsArg(name string, p *[]string) Arg {
 	return Arg{name: name, min: 1, max: -1, set: func(_ *Factory, w []string) { *p = w }}
+}
+
+// OptionalStringsArg is any number of words, none included: [ID...].
+func OptionalStringsArg(name string, p *[]string) Arg {
+	return Arg{name: name, max: -1, optional: true, set: func(_ *Factory, w []string) { *p = w }}
 }
 
 // CommandArg is a command line to run, after --: one or more words.

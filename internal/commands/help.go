@@ -35,6 +35,16 @@ official client has no --follow; its 'command logs' exits 0). Otherwise:
   143, 129  'osb command shell' on a terminal got SIGTERM or SIGHUP: it
        detached, and the remote shell goes on (--session attaches again)
 
+'osb code run' exits 0 when the code ran without error, and otherwise:
+
+  1    the code raised an error (its traceback is on stderr), or its kernel
+       died (the context lost its state)
+  125  osb could not run the code: the server failed (e.g. the sandbox has
+       no Jupyter) or the stream broke
+  130  interrupted from the keyboard (Ctrl-C); the kernel is interrupted and
+       the context keeps its state
+  2, 3, 4  usage, authentication, an unknown sandbox or context, as above
+
 Some results are not failures and exit 0: 'osb sandbox health' on an unhealthy
 sandbox (read the output), 'osb config init' when the file already exists, and
 a command group run without a subcommand (it prints its help, as 'osb help

@@ -9,6 +9,7 @@ import (
 
 	"github.com/osb-dev/osb/internal/build"
 	"github.com/osb-dev/osb/internal/cmdutil"
+	codecmd "github.com/osb-dev/osb/internal/commands/code"
 	"github.com/osb-dev/osb/internal/commands/command"
 	configcmd "github.com/osb-dev/osb/internal/commands/config"
 	"github.com/osb-dev/osb/internal/commands/cp"
@@ -93,6 +94,7 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 	root.Flags().Bool("version", false, "Show the version and exit.")
 
 	root.AddCommand(
+		codecmd.NewCmdCode(f),
 		command.NewCmdCommand(f),
 		configcmd.NewCmdConfig(f),
 		cp.NewCmdCp(f),

@@ -23,6 +23,7 @@ func extraTools() []toolSpec {
 			desc: "Read a file of any content from a sandbox, as base64 (file_read is for text). For a large " +
 				"file, read it in parts with range_header."},
 		shellTool(),
+		codeRunTool(),
 	}
 }
 

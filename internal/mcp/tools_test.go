@@ -355,7 +355,7 @@ func TestToolSets(t *testing.T) {
 	if !slices.Equal(official, want) {
 		t.Errorf("official tools %v", official)
 	}
-	if !slices.Equal(extras, []string{"command_logs", "file_upload", "file_download", "shell_exec"}) {
+	if !slices.Equal(extras, []string{"command_logs", "file_upload", "file_download", "shell_exec", "code_run"}) {
 		t.Errorf("extras %v", extras)
 	}
 	for _, c := range []struct {
@@ -366,7 +366,7 @@ func TestToolSets(t *testing.T) {
 		{in: nil, want: official},
 		{in: []string{"sandbox_create", "command_run"}, want: []string{"sandbox_create", "command_run"}},
 		{in: []string{"-sandbox_kill", "-file_delete"}, want: slices.DeleteFunc(slices.Clone(official), func(s string) bool { return s == "sandbox_kill" || s == "file_delete" })},
-		{in: []string{"all", "-file_upload"}, want: append(slices.Clone(official), "command_logs", "file_download", "shell_exec")},
+		{in: []string{"all", "-file_upload"}, want: append(slices.Clone(official), "command_logs", "file_download", "shell_exec", "code_run")},
 		{in: []string{"default", "command_logs"}, want: append(slices.Clone(official), "command_logs")},
 		{in: []string{"shell"}, err: `unknown tool "shell" in --tools`},
 		{in: []string{"command_run", "-command_run"}, err: "leaves no tool"},

@@ -45,6 +45,10 @@ var builtinSkills = []skill{
 	newSkill("credential-vault", "OpenSandbox Credential Vault", "General",
 		"Create, read, patch and delete a sandbox's Credential Vault without ever putting a secret on the command line or in output.",
 		"Use when code in a sandbox must call an outside API with credentials the sandbox itself should never see."),
+	// osb's own skill: the official client has no code-interpreter command.
+	newSkill("code-interpreter", "OpenSandbox Code Interpreter", "Execution",
+		"Run code on Jupyter kernels in a sandbox with osb code, keeping variables between runs in code contexts.",
+		"Use when the user wants code evaluated step by step in a sandbox, like a notebook, with values and tracebacks back."),
 	// osb's own skill: the official client has no MCP server built in.
 	newSkill("mcp-tools", "OpenSandbox MCP Tools", "General",
 		"Serve sandboxes to MCP-capable agents with osb mcp, set each coding tool up for it, and choose between the MCP tools and the command line.",

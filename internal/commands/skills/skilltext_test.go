@@ -18,7 +18,7 @@ import (
 
 var skillSlugs = []string{
 	"sandbox-troubleshooting", "sandbox-lifecycle", "command-execution",
-	"file-operations", "network-egress", "credential-vault", "mcp-tools",
+	"file-operations", "network-egress", "credential-vault", "code-interpreter", "mcp-tools",
 }
 
 func skillText(t *testing.T, slug string) string {

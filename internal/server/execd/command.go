@@ -62,6 +62,7 @@ func (h *handler) commandRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /command/{a}/{b}", rn.commandInfo)
 	rn.sessionRoutes(mux)
 	rn.ptyRoutes(mux)
+	rn.codeRoutes(mux)
 }
 
 // RunCommandRequest is the body of POST /command. Named as on execd, whose
@@ -197,7 +198,13 @@ func (rn *runner) runCommand(w http.ResponseWriter, r *http.Request) {
 		badRequest(w, "error parsing request, MAYBE invalid body format. "+err.Error())
 		return
 	}
-	spec, msg := rn.commandSpec(&req)
+	rn.execute(w, r, &req, commandTail)
+}
+
+// execute runs a command and streams it, holding the stream open for tail
+// after the end (POST /command has one; POST /code in command mode none).
+func (rn *runner) execute(w http.ResponseWriter, r *http.Request, req *RunCommandRequest, tail time.Duration) {
+	spec, msg := rn.commandSpec(req)
 	if msg != "" {
 		badRequest(w, "invalid request, validation error "+msg)
 		return
@@ -220,9 +227,9 @@ func (rn *runner) runCommand(w http.ResponseWriter, r *http.Request) {
 	}
 	startErr := rn.findProgram(spec)
 	if req.Background {
-		rn.background(w, r, x, cmd, cancel, startErr)
+		rn.background(w, r, x, cmd, cancel, startErr, tail)
 	} else {
-		rn.foreground(w, r, x, cmd, cancel, startErr)
+		rn.foreground(w, r, x, cmd, cancel, startErr, tail)
 	}
 }
 
@@ -393,7 +400,7 @@ func (rn *runner) lookup(id string) *execution {
 }
 
 // foreground streams the command's output as it comes, then its outcome.
-func (rn *runner) foreground(w http.ResponseWriter, r *http.Request, x *execution, cmd *exec.Cmd, cancel context.CancelFunc, startErr error) {
+func (rn *runner) foreground(w http.ResponseWriter, r *http.Request, x *execution, cmd *exec.Cmd, cancel context.CancelFunc, startErr error, tail time.Duration) {
 	defer cancel()
 	outR, outW, err := os.Pipe()
 	if err != nil {
@@ -420,7 +427,7 @@ func (rn *runner) foreground(w http.ResponseWriter, r *http.Request, x *executio
 	es.ping()
 	if err != nil {
 		es.send(startFailure(err))
-		es.hold(r, commandTail)
+		es.hold(r, tail)
 		return
 	}
 	chunks := make(chan chunk, 64)
@@ -438,12 +445,12 @@ func (rn *runner) foreground(w http.ResponseWriter, r *http.Request, x *executio
 	code, text := outcome(cmd.ProcessState)
 	x.finish(&code, errorText(code, text))
 	es.send(terminalFrame(code, text, time.Since(x.started)))
-	es.hold(r, commandTail)
+	es.hold(r, tail)
 }
 
 // background starts the command with its output in a log file and answers
 // at once: init, then execution_complete (or the start failure).
-func (rn *runner) background(w http.ResponseWriter, r *http.Request, x *execution, cmd *exec.Cmd, cancel context.CancelFunc, startErr error) {
+func (rn *runner) background(w http.ResponseWriter, r *http.Request, x *execution, cmd *exec.Cmd, cancel context.CancelFunc, startErr error, tail time.Duration) {
 	logDir := filepath.Join(rn.sb.Dir(), "commands")
 	if err := os.MkdirAll(logDir, 0o700); err != nil {
 		cancel()
@@ -468,7 +475,7 @@ func (rn *runner) background(w http.ResponseWriter, r *http.Request, x *executio
 	if err != nil {
 		cancel()
 		es.send(startFailure(err))
-		es.hold(r, commandTail)
+		es.hold(r, tail)
 		return
 	}
 	go func() {
@@ -478,7 +485,7 @@ func (rn *runner) background(w http.ResponseWriter, r *http.Request, x *executio
 		x.finish(&code, errorText(code, text))
 	}()
 	es.send(frame{Type: "execution_complete", ExecutionTime: time.Since(x.started).Milliseconds()})
-	es.hold(r, commandTail)
+	es.hold(r, tail)
 }
 
 // outcome is a finished process's exit code as execd reports it: -1 when a

@@ -37,6 +37,10 @@ func Inside(cfg AgentConfig) (*Sandbox, error) {
 	return s, nil
 }
 
+// InAgent reports that this is the agent's view from inside the sandbox,
+// whose network (and so any port bound here) is the sandbox's own.
+func (s *Sandbox) InAgent() bool { return s.inside }
+
 // resolveInside maps any path of the sandbox to a name for FS().
 func resolveInside(p string) string {
 	p = path.Clean(p)

@@ -1,0 +1,302 @@
+package code
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/osb-dev/osb/internal/client"
+	"github.com/osb-dev/osb/internal/cmdutil"
+	"github.com/osb-dev/osb/internal/output"
+)
+
+// ExitCodeError is how `osb code run` exits when the code raised an error
+// (or its kernel died), as python exits when a script raises.
+const ExitCodeError = 1
+
+// interruptGrace is how long osb waits, once it asked the kernel to stop,
+// for the run to end.
+var interruptGrace = 10 * time.Second
+
+type runOptions struct {
+	cmdutil.Base
+	Sandbox  cmdutil.Sandbox
+	File     string
+	Code     string
+	Language string
+	Context  string
+}
+
+func newCmdRun(f *cmdutil.Factory) *cobra.Command {
+	opts := &runOptions{}
+	return cmdutil.NewVerb(f, opts, cmdutil.Verb[runOptions]{
+		Name:  "run",
+		Short: "Run code in a sandbox's code interpreter and stream its output.",
+		Long: "Run code on a Jupyter kernel inside the sandbox: given with -c, read from FILE,\n" +
+			"or from stdin with -. Without --context it runs in the language's default\n" +
+			"context; with one (see 'osb code context create') it sees what earlier runs\n" +
+			"there left. Output is streamed as the kernel writes it, stdout to stdout and\n" +
+			"stderr to stderr; a value the code ends with is printed as text (text/plain).\n\n" +
+			"When the code raises, its traceback goes to stderr and osb exits 1; a kernel\n" +
+			"that died is reported the same way (its context lost its state; a new one\n" +
+			"works). Ctrl-C interrupts the kernel and exits 130. 125: osb could not run\n" +
+			"the code (e.g. the sandbox has no Jupyter). See 'osb help exit-codes'.\n\n" +
+			"-o json prints one object once the run has ended: context_id,\n" +
+			"execution_count, stdout, stderr, results (each value's whole MIME bundle,\n" +
+			"text/plain under \"text\"), error (name, value, traceback, or null) and\n" +
+			"duration (seconds).",
+		Example: "  osb code run abc123 -c 'print(6 * 7)'\n" +
+			"  osb code run abc123 analysis.py\n" +
+			"  echo 'x = 1' | osb code run abc123 --context $ctx -\n" +
+			"  osb code run abc123 -l bash -c 'ls /workspace'\n" +
+			"  osb code run abc123 -c '1 + 1' -o json -q results.0.text",
+		Args:    []cmdutil.Arg{cmdutil.SandboxArg(&opts.Sandbox), cmdutil.OptionalArg("FILE", &opts.File)},
+		Formats: &cmdutil.Formats{Allowed: []string{output.Raw, output.JSONF}, Default: output.Raw, Usage: "Output format: raw (default) or json."},
+		Flags: func(fs *cmdutil.FlagSet) {
+			fs.StringVarP(&opts.Code, "code", "c", "", "The code to run (instead of FILE).")
+			fs.StringVarP(&opts.Language, "language", "l", defaultLanguage, "Language of the code.")
+			fs.Complete("language", languages...)
+			fs.StringVar(&opts.Context, "context", "", "Run in this context (from 'osb code context create'), keeping its state.")
+		},
+		Run: runRun,
+	})
+}
+
+// source reads the code from -c, FILE or stdin, or says what is wrong.
+func (opts *runOptions) source() (string, error) {
+	var code string
+	switch {
+	case opts.Code != "" && opts.File != "":
+		return "", cmdutil.UsageErrorf("give the code with -c or as FILE, not both")
+	case opts.Code != "":
+		code = opts.Code
+	case opts.File == "":
+		return "", cmdutil.UsageErrorf("no code: give it with -c CODE, as a FILE, or - to read stdin")
+	case opts.File == "-":
+		b, err := io.ReadAll(opts.IOStreams.In)
+		if err != nil {
+			return "", fmt.Errorf("reading stdin: %w", err)
+		}
+		code = string(b)
+	default:
+		b, err := os.ReadFile(opts.File)
+		if err != nil {
+			return "", cmdutil.UsageErrorf("cannot read %s: %v", opts.File, errors.Unwrap(err))
+		}
+		code = string(b)
+	}
+	if strings.TrimSpace(code) == "" {
+		return "", cmdutil.UsageErrorf("the code is empty")
+	}
+	return code, nil
+}
+
+// runResult is what a run printed under -o json.
+type runResult struct {
+	ContextID      string            `json:"context_id"`
+	ExecutionCount *int              `json:"execution_count"`
+	Stdout         string            `json:"stdout"`
+	Stderr         string            `json:"stderr"`
+	Results        []json.RawMessage `json:"results"`
+	Error          *runError         `json:"error"`
+	Duration       float64           `json:"duration"`
+}
+
+type runError struct {
+	Name      string   `json:"name"`
+	Value     string   `json:"value"`
+	Traceback []string `json:"traceback"`
+}
+
+func runRun(ctx context.Context, opts *runOptions) error {
+	code, err := opts.source()
+	if err != nil {
+		return err
+	}
+	dp, err := opts.Sandbox.Execd(ctx)
+	if err != nil {
+		return runFailed(err)
+	}
+	r := &codeRun{opts: opts, json: opts.Format == output.JSONF, res: runResult{Results: []json.RawMessage{}}}
+	start := time.Now()
+	// The stream outlives Ctrl-C (which cancels ctx): the kernel's answer
+	// to the interrupt comes through it.
+	streamCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	stream, err := dp.RunCode(streamCtx, &client.RunCodeRequest{Context: client.CodeContext{ID: opts.Context, Language: opts.Language}, Code: code})
+	if err != nil {
+		return runFailed(err)
+	}
+	defer stream.Close()
+	events := make(chan *client.Event, 16)
+	go func() {
+		defer close(events)
+		for stream.Scan() {
+			select {
+			case events <- stream.Event().Clone():
+			case <-streamCtx.Done():
+				return
+			}
+		}
+	}()
+	var grace <-chan time.Time
+	cancelled := ctx.Done()
+	for {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				return r.broken(stream.Err(), grace != nil)
+			}
+			if done := r.handle(ev); done {
+				r.res.Duration = math.Round(time.Since(start).Seconds()*1000) / 1000
+				return r.finish(ev, grace != nil, cmdutil.InterruptedCode(ctx))
+			}
+		case <-cancelled:
+			cancelled, grace = nil, time.After(interruptGrace)
+			if id := cmp.Or(r.res.ContextID, opts.Context); id != "" {
+				go dp.InterruptCode(streamCtx, id)
+			}
+			if !r.json {
+				fmt.Fprintln(opts.IOStreams.ErrOut, "Interrupting the kernel...")
+			}
+		case <-grace:
+			return &cmdutil.ExitError{Code: cmdutil.InterruptedCode(ctx), Err: errors.New("interrupted: the kernel did not stop within " + interruptGrace.String())}
+		}
+	}
+}
+
+// runFailed: osb could not run the code (125), unless the server said the
+// sandbox or context is not there, or who is asking may not (their codes).
+func runFailed(err error) error {
+	var apiErr *client.APIError
+	var exitErr *cmdutil.ExitError
+	switch {
+	case errors.As(err, &apiErr) && (apiErr.Status == 401 || apiErr.Status == 403 || apiErr.Status == 404),
+		errors.As(err, &exitErr), errors.Is(err, context.Canceled):
+		return err
+	}
+	return &cmdutil.ExitError{Code: cmdutil.ExitOsbFailed, Err: err}
+}
+
+// codeRun follows one run's events.
+type codeRun struct {
+	opts *runOptions
+	json bool
+	res  runResult
+	out  strings.Builder // stdout and stderr, held for -o json
+	errs strings.Builder
+}
+
+// handle takes one event; done reports the end of the run.
+func (r *codeRun) handle(ev *client.Event) (done bool) {
+	ios := r.opts.IOStreams
+	switch ev.Type {
+	case client.EventInit:
+		r.res.ContextID = ev.Text
+	case client.EventStdout:
+		r.output(ios.Out, &r.out, ev.Data)
+	case client.EventStderr:
+		r.output(ios.ErrOut, &r.errs, ev.Data)
+	case client.EventCount:
+		n := ev.ExecutionCount
+		r.res.ExecutionCount = &n
+	case client.EventResult:
+		r.res.Results = append(r.res.Results, json.RawMessage(ev.Results))
+		if !r.json {
+			fmt.Fprintln(ios.Out, resultText(ev.Results))
+		}
+	case client.EventError:
+		e := ev.Error
+		r.res.Error = &runError{Name: e.Name, Value: e.Value, Traceback: append([]string{}, e.Traceback...)}
+		if !r.json {
+			fmt.Fprintln(ios.ErrOut, r.traceback(e))
+		}
+		return true
+	}
+	return ev.Terminal()
+}
+
+func (r *codeRun) output(w io.Writer, held *strings.Builder, data []byte) {
+	if r.json {
+		held.Write(data)
+		return
+	}
+	w.Write(data)
+}
+
+// resultText is a value as text: its text/plain form, or the MIME types it
+// has when it has none.
+func resultText(bundle []byte) string {
+	var m map[string]json.RawMessage
+	json.Unmarshal(bundle, &m)
+	var text string
+	if json.Unmarshal(m["text"], &text) == nil && m["text"] != nil {
+		return text
+	}
+	types := make([]string, 0, len(m))
+	for k := range m {
+		types = append(types, k)
+	}
+	sort.Strings(types)
+	return "[result: " + strings.Join(types, ", ") + "]"
+}
+
+// ansi matches the colour codes of a kernel's traceback.
+var ansi = regexp.MustCompile("\x1b\\[[0-9;]*m")
+
+// traceback is an error as the kernel showed it, coloured only on a
+// terminal that takes colour.
+func (r *codeRun) traceback(e *client.ExecError) string {
+	text := strings.Join(e.Traceback, "\n")
+	if text == "" {
+		text = e.Name + ": " + e.Value
+	}
+	if !r.opts.IOStreams.ANSIStderr() {
+		text = ansi.ReplaceAllString(text, "")
+	}
+	return text
+}
+
+// finish ends a run at its terminal event.
+func (r *codeRun) finish(ev *client.Event, interrupted bool, interruptCode int) error {
+	if r.json {
+		r.res.Stdout, r.res.Stderr = r.out.String(), r.errs.String()
+		if err := r.opts.Printer().Object("", r.res); err != nil {
+			return err
+		}
+	}
+	switch {
+	case ev.Type == client.EventServerError:
+		return &cmdutil.ExitError{Code: cmdutil.ExitOsbFailed, Err: fmt.Errorf("the server failed the run: %s: %s", ev.Error.Name, ev.Error.Value)}
+	case interrupted:
+		if !r.json {
+			fmt.Fprintln(r.opts.IOStreams.ErrOut, "Interrupted.")
+		}
+		return cmdutil.Silent(interruptCode)
+	case ev.Type == client.EventError:
+		return cmdutil.Silent(ExitCodeError)
+	}
+	return nil
+}
+
+// broken: the stream ended before the run did.
+func (r *codeRun) broken(err error, interrupted bool) error {
+	if err == nil {
+		err = errors.New("the server closed the stream before the run ended")
+	}
+	if interrupted {
+		return &cmdutil.ExitError{Code: cmdutil.ExitInterrupted, Err: err}
+	}
+	return &cmdutil.ExitError{Code: cmdutil.ExitOsbFailed, Err: err}
+}

@@ -1,0 +1,130 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/osb-dev/osb/internal/client"
+)
+
+func codeRunTool() toolSpec {
+	return toolSpec{name: "code_run", extra: true, destructive: true, add: handler((*Server).runCode), input: codeRunSchema,
+		desc: "Run code on a Jupyter kernel in a sandbox (its code interpreter) and wait for it to end; returns " +
+			"its output in logs, the values it produced in result (as text), its execution_count, and error " +
+			"(name, value, traceback) when it raised. With a context_id (from an earlier call's id) the code " +
+			"sees what earlier runs there left; without one it runs in the language's default context, which " +
+			"keeps its state too. The sandbox needs Jupyter (see osb's docs/server.md)."}
+}
+
+func codeRunSchema() *jsonschema.Schema {
+	return args(sandboxIDParam(),
+		required("code", str(), "The code to run, e.g. \"import math\\nmath.pi\"."),
+		optional("language", str(), "python", "Language of the kernel: python, bash, java, javascript, typescript or go, as the sandbox has them."),
+		optional("context_id", orNull(str()), nil, "Run in this context (the id of an earlier run) to keep its state."),
+		connectIfMissingParam())
+}
+
+type codeRunArgs struct {
+	SandboxID        string  `json:"sandbox_id"`
+	Code             string  `json:"code"`
+	Language         string  `json:"language"`
+	ContextID        *string `json:"context_id"`
+	ConnectIfMissing bool    `json:"connect_if_missing"`
+}
+
+// runCode follows a code run to its end; the answer is the official SDK's
+// Execution, with no exit code (code has none).
+func (s *Server) runCode(ctx context.Context, _ *mcp.CallToolRequest, a codeRunArgs) (*execution, error) {
+	if strings.TrimSpace(a.Code) == "" {
+		return nil, usage("code must not be empty")
+	}
+	dp, err := s.execd(ctx, a.SandboxID, a.ConnectIfMissing)
+	if err != nil {
+		return nil, err
+	}
+	req := &client.RunCodeRequest{Context: client.CodeContext{Language: a.Language}, Code: a.Code}
+	if req.Context.Language == "" {
+		req.Context.Language = "python"
+	}
+	if a.ContextID != nil {
+		req.Context.ID = *a.ContextID
+	}
+	// The stream outlives a cancelled call long enough to interrupt the kernel.
+	streamCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	stream, err := dp.RunCode(streamCtx, req)
+	if err != nil {
+		return nil, err
+	}
+	defer stream.Close()
+	items := make(chan streamItem)
+	go readStream(streamCtx, stream, items)
+	ex := &execution{Result: []executionResult{}}
+	out := newOutputTail(s.serverBudget())
+	for {
+		select {
+		case it := <-items:
+			if done, err := codeEvent(ex, out, it); done {
+				ex.Logs, ex.Truncated = out.logs(), out.truncation(codeReadOn)
+				return ex, err
+			}
+		case <-ctx.Done():
+			if ex.ID != nil {
+				ictx, icancel := context.WithTimeout(streamCtx, interruptWait)
+				_ = dp.InterruptCode(ictx, *ex.ID)
+				icancel()
+			}
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// codeReadOn tells how to get output that the budget cut from a run.
+const codeReadOn = "To read all of it, have the code write its output to a file and read that with file_read, range_header for each part."
+
+// codeEvent adds one stream item to the execution; done means the run is over.
+func codeEvent(ex *execution, out *outputTail, it streamItem) (done bool, err error) {
+	switch {
+	case errors.Is(it.err, io.EOF):
+		return true, errors.New("the server closed the stream before the code finished")
+	case it.err != nil:
+		return true, it.err
+	}
+	ev := it.ev
+	switch ev.Type {
+	case client.EventInit:
+		id := ev.Text
+		ex.ID = &id
+	case client.EventStdout, client.EventStderr:
+		if len(ev.Data) > 0 {
+			out.add(string(ev.Data), ev.Timestamp, ev.Type == client.EventStderr)
+		}
+	case client.EventCount:
+		n := ev.ExecutionCount
+		ex.ExecutionCount = &n
+	case client.EventResult:
+		var bundle struct {
+			Text *string `json:"text"`
+		}
+		json.Unmarshal(ev.Results, &bundle)
+		ex.Result = append(ex.Result, executionResult{Text: bundle.Text, Timestamp: ev.Timestamp})
+	case client.EventError, client.EventServerError:
+		e := ev.Error
+		ex.Error = &executionError{Name: e.Name, Value: e.Value, Timestamp: ev.Timestamp, Traceback: append([]string{}, e.Traceback...)}
+		return true, nil
+	case client.EventComplete:
+		end := &executionEnd{Timestamp: ev.Timestamp}
+		if ev.ExecutionTime != nil {
+			end.ExecutionTimeInMillis = *ev.ExecutionTime
+		}
+		ex.Complete = end
+		return true, nil
+	}
+	return false, nil
+}
