@@ -393,7 +393,9 @@ func TestDeleteKillsProcessesAndFiles(t *testing.T) {
 		t.Fatalf("file via FS: %q %v", b, err)
 	}
 	var pids []int
-	eventually(t, 2*time.Second, func() bool { pids = sb.PIDs(); return len(pids) >= 3 })
+	if !eventually(t, time.Minute, func() bool { pids = sb.PIDs(); return len(pids) >= 3 }) {
+		t.Fatalf("the sandbox's processes: %v, want 3 or more", pids)
+	}
 	c.expect(204, c.do("DELETE", "/sandboxes/"+id, nil))
 	assertGone(t, pids, sb.Dir())
 }
