@@ -169,6 +169,23 @@ func command(t *testing.T, name string, args ...string) *exec.Cmd {
 	return cmd
 }
 
+// waitStopped waits for a process the test asked to stop, a minute at
+// most (then it is killed and the test fails), and returns how it exited.
+func waitStopped(t *testing.T, cmd *exec.Cmd) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(time.Minute):
+		cmd.Process.Kill()
+		<-done
+		t.Errorf("%s %q did not exit within a minute of being asked to", cmd.Path, cmd.Args[1:])
+		return errors.New("killed")
+	}
+}
+
 // osb runs the binary with env and returns what it printed and its exit code.
 func osb(t *testing.T, bin string, env []string, args ...string) result {
 	t.Helper()
