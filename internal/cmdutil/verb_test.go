@@ -2,6 +2,11 @@ package cmdutil_test
 
 import (
 	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
@@ -50,5 +55,24 @@ func TestVerbWithArgumentsAndSubcommands(t *testing.T) {
 		if err := shell.Execute(); err != nil || len(ran) != 1 || ran[0] != tc.want {
 			t.Errorf("%q: ran %q (%v), want %q", tc.args, ran, err, tc.want)
 		}
+	}
+}
+
+// -o is read in verb.go only: no other code of osb looks the flag up.
+func TestOutputFlagReadInOnePlace(t *testing.T) {
+	root := filepath.Join("..", "..")
+	reads := regexp.MustCompile(`(Lookup|Changed|Set|Flag|GetString)\("output"`)
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err == nil && reads.Match(b) && filepath.ToSlash(path) != "../../internal/cmdutil/verb.go" {
+			t.Errorf("%s reads the -o flag; cmdutil.FormatOf and Base.Format are the places", path)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
