@@ -530,7 +530,6 @@ func onlyFiles(names ...string) func(*faultRun, *osbResult) {
 	}
 }
 
-// zeroLine checks, as it is written, that stdout is '0's then a newline.
 // stoppedOnce checks that osb asked the server once to stop exec-1.
 func stoppedOnce(run *faultRun, _ *osbResult) {
 	if n := run.f.count("DELETE /sb/sb-1/command"); n != 1 {
@@ -538,6 +537,7 @@ func stoppedOnce(run *faultRun, _ *osbResult) {
 	}
 }
 
+// zeroLine checks, as it is written, that stdout is '0's then a newline.
 type zeroLine struct {
 	n         int
 	ok, ended bool
