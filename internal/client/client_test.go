@@ -16,7 +16,7 @@ func newTestClient(t *testing.T, h http.HandlerFunc) (*Client, *httptest.Server)
 	t.Helper()
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	c, err := New(Options{Domain: srv.URL, APIKey: "k", RequestTimeout: 2 * time.Second, RetryBase: time.Millisecond})
+	c, err := New(Options{Domain: srv.URL, APIKey: "k", RequestTimeout: time.Minute, RetryBase: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

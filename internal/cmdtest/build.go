@@ -34,7 +34,17 @@ func BuildOsb(t testing.TB) string {
 			return
 		}
 		built.bin = filepath.Join(built.dir, "osb")
-		out, err := exec.Command(gobin, "build", "-o", built.bin, "github.com/osb-dev/osb/cmd/osb").CombinedOutput()
+		// The flags of make build and make install, as goreleaser builds
+		// osb: the binary users get, and packages compiled once in Go's
+		// cache for every test binary that builds osb, and for the README
+		// test's make install. One build at a time: test binaries run in
+		// parallel, and two compiling the same packages at once both do
+		// all the work.
+		cmd := exec.Command(gobin, "build", "-trimpath", "-o", built.bin, "github.com/osb-dev/osb/cmd/osb")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		unlock := lockBuild()
+		out, err := cmd.CombinedOutput()
+		unlock()
 		if err != nil {
 			built.err = fmt.Errorf("go build: %v\n%s", err, out)
 		}

@@ -41,9 +41,11 @@ type Verb[O any] struct {
 	Run func(ctx context.Context, opts *O) error
 
 	// Subcommands are commands below this verb (`osb mcp install` below
-	// `osb mcp`). Such a verb takes no arguments of its own: a word after
-	// it names a subcommand, and an unknown one is refused as a group
-	// refuses it, with the nearest names.
+	// `osb mcp`). A verb without arguments of its own takes a word after
+	// it as a subcommand's name, and refuses an unknown one as a group
+	// refuses it, with the nearest names. A verb with arguments (`command
+	// shell SANDBOX_ID`, and `command shell ls SANDBOX_ID`) takes a first
+	// word that names a subcommand as that, any other as its argument.
 	Subcommands []*cobra.Command
 }
 
@@ -81,10 +83,9 @@ func NewVerb[O any, P Options[O]](f *Factory, opts P, v Verb[O]) *cobra.Command 
 		cmd.SetFlagErrorFunc(separatorHint)
 	}
 	if len(v.Subcommands) > 0 {
-		if len(v.Args) > 0 {
-			panic("cmdutil: verb " + v.Name + " has both arguments and subcommands")
+		if len(v.Args) == 0 {
+			cmd.Args = KnownSubcommand
 		}
-		cmd.Args = KnownSubcommand
 		cmd.AddCommand(v.Subcommands...)
 	}
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
@@ -92,7 +93,7 @@ func NewVerb[O any, P Options[O]](f *Factory, opts P, v Verb[O]) *cobra.Command 
 		if err := b.checkOutput(cmd); err != nil {
 			return err
 		}
-		b.FormatGiven = v.Formats != nil && cmd.Flags().Changed("output")
+		b.FormatGiven = v.Formats != nil && outputGiven(cmd)
 		return v.Run(cmd.Context(), (*O)(opts))
 	}
 	return cmd
@@ -172,7 +173,7 @@ func (b *Base) addOutputFlags(fs *FlagSet, f Formats) {
 	if help == "" {
 		help = fmt.Sprintf("Output format: %s.", strings.Join(f.Allowed, ", "))
 	}
-	fs.Enum(&b.Format, "output", "o", f.Default, f.Allowed, help)
+	fs.Enum(&b.Format, outputFlag, "o", f.Default, f.Allowed, help)
 	if !f.has(output.JSONF) {
 		return
 	}
@@ -200,7 +201,7 @@ func (b *Base) checkOutput(cmd *cobra.Command) error {
 	switch {
 	case len(given) == 0:
 		return nil
-	case cmd.Flags().Changed("output") && b.Format != output.JSONF:
+	case outputGiven(cmd) && b.Format != output.JSONF:
 		return UsageErrorf("%s works on the json output; it cannot be combined with -o %s", given[0], b.Format)
 	}
 	// Errors and warnings follow the json format too, this one included.
@@ -233,4 +234,77 @@ func (b *Base) checkOutput(cmd *cobra.Command) error {
 		return &ExitError{Code: ExitUsage, Err: err}
 	}
 	return nil
+}
+
+// outputFlag is -o. What it chose is read here only: by the builder for
+// the run (Base.Format, FormatGiven) and by FormatOf for the error.
+const outputFlag = "output"
+
+// outputGiven says -o was on the command line, or --jq or --template set it.
+func outputGiven(cmd *cobra.Command) bool { return cmd.Flags().Changed(outputFlag) }
+
+// FormatOf is the format a command line asked for, for its error: table
+// for a command without -o. Flag parsing stops at the first bad flag, so
+// an -o json after it is read from the words: a script asked for a JSON
+// error, bad flag or not.
+func FormatOf(cmd *cobra.Command, args []string) string {
+	if cmd == nil {
+		return output.Table
+	}
+	fl := cmd.Flags().Lookup(outputFlag)
+	switch {
+	case fl == nil:
+		return output.Table
+	case !fl.Changed:
+		// Only a format the command takes (the run is over: setting the
+		// flag now changes nothing but this answer).
+		if f := outputWord(args); f != "" && fl.Value.Set(f) == nil {
+			return f
+		}
+		if filterGiven(cmd) {
+			return output.JSONF // -q, --jq and --template imply -o json
+		}
+	}
+	return fl.Value.String()
+}
+
+// outputWord finds -o json or -o yaml (in any of its spellings) among the
+// words before "--".
+func outputWord(args []string) string {
+	for i, a := range args {
+		var v string
+		switch {
+		case a == "--":
+			return ""
+		case (a == "-o" || a == "--"+outputFlag) && i+1 < len(args):
+			v = args[i+1]
+		case strings.HasPrefix(a, "--"+outputFlag+"="):
+			v = strings.TrimPrefix(a, "--"+outputFlag+"=")
+		case strings.HasPrefix(a, "-o") && !strings.HasPrefix(a, "--"):
+			v = strings.TrimPrefix(strings.TrimPrefix(a, "-o"), "=")
+		}
+		if f := strings.ToLower(v); f == output.JSONF || f == output.YAMLF {
+			return f
+		}
+	}
+	return ""
+}
+
+// filterGiven reports whether -q, --jq or the Go --template was given: a
+// usage error found before they took effect is json all the same.
+func filterGiven(cmd *cobra.Command) bool {
+	fs := cmd.Flags()
+	if fs.Lookup("jq") == nil {
+		return false // no json output, so no filters: a --template is the verb's own
+	}
+	tmpl := "template"
+	if fs.Lookup("output-template") != nil {
+		tmpl = "output-template"
+	}
+	for _, name := range []string{"query", "jq", tmpl} {
+		if fs.Changed(name) {
+			return true
+		}
+	}
+	return false
 }

@@ -47,7 +47,7 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) int {
 	if errors.As(err, &exitErr) && exitErr.Err == nil {
 		return code
 	}
-	renderError(f.IOStreams, formatOf(cmd, args), err, code, cmd, nextStep(f, err))
+	renderError(f.IOStreams, cmdutil.FormatOf(cmd, args), err, code, cmd, nextStep(f, err))
 	return code
 }
 
@@ -67,71 +67,6 @@ func usageFromCobra(err error) error {
 		}
 	}
 	return err
-}
-
-// formatOf is the format the command line asked for. Flag parsing stops
-// at the first bad flag, so an -o json after it is read from the words:
-// a script asked for a JSON error, bad flag or not.
-func formatOf(cmd *cobra.Command, args []string) string {
-	if cmd == nil {
-		return output.Table
-	}
-	fl := cmd.Flags().Lookup("output")
-	switch {
-	case fl == nil:
-		return output.Table
-	case !fl.Changed:
-		// Only a format the command takes (the run is over: setting the
-		// flag now changes nothing but this answer).
-		if f := outputWord(args); f != "" && fl.Value.Set(f) == nil {
-			return f
-		}
-		if filterGiven(cmd) {
-			return output.JSONF // -q, --jq and --template imply -o json
-		}
-	}
-	return fl.Value.String()
-}
-
-// filterGiven reports whether -q, --jq or the Go --template was given: a
-// usage error found before they took effect is json all the same.
-func filterGiven(cmd *cobra.Command) bool {
-	fs := cmd.Flags()
-	if fs.Lookup("jq") == nil {
-		return false // no json output, so no filters: a --template is the verb's own
-	}
-	tmpl := "template"
-	if fs.Lookup("output-template") != nil {
-		tmpl = "output-template"
-	}
-	for _, name := range []string{"query", "jq", tmpl} {
-		if fs.Changed(name) {
-			return true
-		}
-	}
-	return false
-}
-
-// outputWord finds -o json or -o yaml (in any of its spellings) among the
-// words before "--".
-func outputWord(args []string) string {
-	for i, a := range args {
-		var v string
-		switch {
-		case a == "--":
-			return ""
-		case (a == "-o" || a == "--output") && i+1 < len(args):
-			v = args[i+1]
-		case strings.HasPrefix(a, "--output="):
-			v = strings.TrimPrefix(a, "--output=")
-		case strings.HasPrefix(a, "-o") && !strings.HasPrefix(a, "--"):
-			v = strings.TrimPrefix(strings.TrimPrefix(a, "-o"), "=")
-		}
-		if f := strings.ToLower(v); f == output.JSONF || f == output.YAMLF {
-			return f
-		}
-	}
-	return ""
 }
 
 // renderError writes err to stderr: one line of text, or an object under

@@ -110,7 +110,7 @@ func TestServerReadyFD(t *testing.T) {
 	}
 	resp.Body.Close()
 	cmd.Process.Signal(os.Interrupt)
-	cmd.Wait()
+	waitStopped(t, cmd)
 	if !strings.Contains(stderr.String(), "osb server listening on "+url+"\n") {
 		t.Errorf("no ready line on stderr: %q", stderr.String())
 	}

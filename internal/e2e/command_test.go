@@ -77,6 +77,24 @@ func TestCommandRun(t *testing.T) {
 		})
 	}
 
+	t.Run("SIGHUP under nohup", func(t *testing.T) {
+		// Started under nohup, osb keeps ignoring SIGHUP. Had it taken the
+		// SIGHUP sent first, it would exit 129; it exits 143, for the
+		// SIGTERM after it.
+		if _, err := exec.LookPath("nohup"); err != nil {
+			t.Skip("no nohup on PATH")
+		}
+		token := fmt.Sprintf("3000.%d", time.Now().UnixNano()%1000000)
+		p := startOsb(t, "nohup", env, bin, "command", "run", sb, "--", "sh", "-c", "echo $$; exec sleep "+token)
+		p.stdoutLine(t)
+		p.cmd.Process.Signal(syscall.SIGHUP)
+		p.cmd.Process.Signal(syscall.SIGTERM)
+		p.stderrUntil(t, "Interrupted: command ")
+		if code := p.wait(t); code != 143 {
+			t.Errorf("exit %d, want 143 (SIGTERM; SIGHUP ignored)", code)
+		}
+	})
+
 	t.Run("SIGHUP on a stream", func(t *testing.T) {
 		// A followed log is a stream with no end of its own.
 		bg := osb(t, bin, env, "command", "run", sb, "-d", "-o", "json", "--", "sh", "-c", "echo first; exec sleep 1000").expect(t, 0, "background run")
@@ -158,7 +176,7 @@ type running struct {
 
 func startOsb(t *testing.T, bin string, env []string, args ...string) *running {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
+	cmd := command(t, bin, args...)
 	cmd.Env = env
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

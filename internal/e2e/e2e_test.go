@@ -5,6 +5,7 @@ package e2e
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,8 +19,10 @@ import (
 	"github.com/osb-dev/osb/internal/cmdtest"
 )
 
-// TestMain removes the osb binary the tests shared.
+// TestMain removes the osb binary the tests shared. The tests signal the
+// processes they start: those begin with the default actions.
 func TestMain(m *testing.M) {
+	cmdtest.DefaultChildSignals()
 	code := m.Run()
 	cmdtest.RemoveOsb()
 	os.Exit(code)
@@ -145,10 +148,48 @@ type result struct {
 	code           int
 }
 
+// processDeadline bounds a client process of a test (an osb command, a
+// pipeline through it): one still running then is killed, and the test
+// fails instead of waiting for ever. A guard, not a measure of speed.
+const processDeadline = 2 * time.Minute
+
+// command is exec.Command for a client process of the test: it is killed
+// if it still runs processDeadline after it was made, and the test fails.
+func command(t *testing.T, name string, args ...string) *exec.Cmd {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), processDeadline)
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Cancel = func() error {
+		if ctx.Err() == context.DeadlineExceeded {
+			t.Errorf("%s %q still ran after %s: killed", name, args, processDeadline)
+		}
+		return cmd.Process.Kill()
+	}
+	t.Cleanup(cancel)
+	return cmd
+}
+
+// waitStopped waits for a process the test asked to stop, a minute at
+// most (then it is killed and the test fails), and returns how it exited.
+func waitStopped(t *testing.T, cmd *exec.Cmd) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(time.Minute):
+		cmd.Process.Kill()
+		<-done
+		t.Errorf("%s %q did not exit within a minute of being asked to", cmd.Path, cmd.Args[1:])
+		return errors.New("killed")
+	}
+}
+
 // osb runs the binary with env and returns what it printed and its exit code.
 func osb(t *testing.T, bin string, env []string, args ...string) result {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
+	cmd := command(t, bin, args...)
 	cmd.Env = env
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

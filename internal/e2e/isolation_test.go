@@ -42,7 +42,7 @@ func TestKilledServerLeavesNothingAfterRestart(t *testing.T) {
 	first.cmd.Process.Kill()
 	<-first.done
 	first.cmd.Wait()
-	if !waitFor(10*time.Second, func() bool { return len(processesOf(id)) == 0 }) {
+	if !waitFor(time.Minute, func() bool { return len(processesOf(id)) == 0 }) {
 		t.Errorf("sandbox processes outlived the killed server: %v", processesOf(id))
 	}
 	if _, err := os.Stat(filepath.Join(data, "sandboxes", id)); err != nil {

@@ -210,7 +210,7 @@ func TestMCPHTTP(t *testing.T) {
 	workflow(t, s, bin, env)
 	s.Close()
 	m.cmd.Process.Signal(syscall.SIGINT)
-	if err := m.cmd.Wait(); err != nil {
+	if err := waitStopped(t, m.cmd); err != nil {
 		t.Errorf("osb mcp --http on SIGINT: %v", err)
 	}
 

@@ -127,7 +127,7 @@ func TestRootlessServerIsolates(t *testing.T) {
 		t.Fatalf("sandbox processes not found under the server: %v", before)
 	}
 	osb(t, bin, env, "sandbox", "kill", id).expect(t, 0, "kill")
-	if !waitFor(10*time.Second, func() bool { return len(descendants(srv.cmd.Process.Pid)) == 0 }) {
+	if !waitFor(time.Minute, func() bool { return len(descendants(srv.cmd.Process.Pid)) == 0 }) {
 		t.Errorf("processes left after kill: %v", descendants(srv.cmd.Process.Pid))
 	}
 	if _, err := os.Stat(filepath.Join(home, "data", "sandboxes", id)); err == nil {

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -108,7 +107,7 @@ func TestDataDirAfterAKilledServer(t *testing.T) {
 	first := launchServer(t, bin, home, key, "--data-dir", data)
 	id := createSandbox(t, bin, clientEnv(home, first.addr, key))
 
-	busyCmd := exec.Command(bin, "server", "--listen", "127.0.0.1:0", "--data-dir", data)
+	busyCmd := command(t, bin, "server", "--listen", "127.0.0.1:0", "--data-dir", data)
 	busyCmd.Env = append(os.Environ(), "OPEN_SANDBOX_API_KEY="+key)
 	busy, err := busyCmd.CombinedOutput()
 	if !strings.Contains(string(busy), "Error: data dir "+data+" is in use by another osb server") || err == nil {

@@ -217,7 +217,7 @@ func TestShellPipeMode(t *testing.T) {
 		in[i] = byte(i * 7)
 	}
 	for _, args := range [][]string{{"shell", sb, "--", "cat"}, {"command", "run", sb, "--", "cat"}} {
-		cmd := exec.Command(bin, args...)
+		cmd := command(t, bin, args...)
 		cmd.Env = env
 		cmd.Stdin = bytes.NewReader(in)
 		var stdout, stderr bytes.Buffer
@@ -230,12 +230,12 @@ func TestShellPipeMode(t *testing.T) {
 	dir := t.TempDir()
 	os.MkdirAll(dir+"/src/sub", 0o755)
 	os.WriteFile(dir+"/src/sub/data.bin", in[:100000], 0o644)
-	sh := exec.Command("bash", "-c", `set -o pipefail; tar c -C "$1" src | "$2" command shell "$3" -- tar x -C /workspace`, "-", dir, bin, sb)
+	sh := command(t, "bash", "-c", `set -o pipefail; tar c -C "$1" src | "$2" command shell "$3" -- tar x -C /workspace`, "-", dir, bin, sb)
 	sh.Env = env
 	if out, err := sh.CombinedOutput(); err != nil {
 		t.Fatalf("tar through osb: %v %s", err, out)
 	}
-	check := exec.Command(bin, "command", "run", sb, "--", "sh", "-c", "cmp /workspace/src/sub/data.bin - && echo same")
+	check := command(t, bin, "command", "run", sb, "--", "sh", "-c", "cmp /workspace/src/sub/data.bin - && echo same")
 	check.Env = env
 	check.Stdin = bytes.NewReader(in[:100000])
 	if out, err := check.CombinedOutput(); err != nil || string(out) != "same\n" {

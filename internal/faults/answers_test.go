@@ -113,13 +113,14 @@ func TestListingThatNeverEnds(t *testing.T) {
 		name string
 		page func(asked int) (items []any, number int)
 		want string
+		long bool // 5000 requests a walk: the listing alone walks it
 	}{
 		{"same page again", func(int) ([]any, int) { return []any{record("a"), record("b")}, 0 },
-			"Error: stopped listing: page 2 holds the same records as page 1, and the server announces more"},
+			"Error: stopped listing: page 2 holds the same records as page 1, and the server announces more", false},
 		{"page number stuck", func(int) ([]any, int) { return []any{record("a")}, 1 },
-			"Error: stopped listing: asked for page 2, the server sent page 1"},
+			"Error: stopped listing: asked for page 2, the server sent page 1", false},
 		{"pages that never end", func(n int) ([]any, int) { return []any{record(fmt.Sprint("sb-", n))}, n },
-			"Error: stopped listing: the server still announces more after 5000 pages"},
+			"Error: stopped listing: the server still announces more after 5000 pages", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -141,7 +142,9 @@ func TestListingThatNeverEnds(t *testing.T) {
 				t.Errorf("exit %d stdout %q stderr %q", r.Code, r.Stdout, r.Stderr)
 			}
 			// The same stop for any walk of the listing: an id prefix.
-			expect(t, f.env().Run("sandbox", "get", "sb-"), 1, tc.want)
+			if !tc.long {
+				expect(t, f.env().Run("sandbox", "get", "sb-"), 1, tc.want)
+			}
 			mu.Lock()
 			defer mu.Unlock()
 			if asked > 5000 {

@@ -16,6 +16,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv(asOsb) == "1" {
 		os.Exit(commands.Main())
 	}
+	cmdtest.DefaultChildSignals() // the table signals the osb it runs
 	code := m.Run()
 	cmdtest.RemoveOsb()
 	os.Exit(code)

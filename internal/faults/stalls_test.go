@@ -117,23 +117,6 @@ func TestSlowButAliveStreamIsNotCut(t *testing.T) {
 
 func tick(ms int) <-chan time.Time { return time.After(time.Duration(ms) * time.Millisecond) }
 
-// A server that keeps a command's stream alive past the command's timeout
-// (pings, but no end): osb stops the command itself a little after -t, and
-// reports the timeout (124).
-func TestTimeoutTheServerIgnores(t *testing.T) {
-	t.Parallel()
-	f := newFake(t)
-	commandUntilStopped(f, true)
-	r := f.env().Run("command", "run", "sb-1", "-t", "1s", "--", "sleep", "100")
-	if r.Code != 124 || r.Stdout != "started\n" || r.Stderr != "The command has not ended 5s after its timeout of 1s: stopping it...\n"+
-		"Error: the command did not finish within 1s; osb stopped it, as the server had not\n" {
-		t.Errorf("exit %d stdout %q stderr %q", r.Code, r.Stdout, r.Stderr)
-	}
-	if n := f.count("DELETE /sb/sb-1/command"); n != 1 {
-		t.Errorf("DELETE sent %d times", n)
-	}
-}
-
 // commandUntilStopped serves a command that prints a line and goes on
 // (pinging) until osb asks to stop it, then ends its stream as execd does
 // for a command killed by SIGTERM; with hold, the stream then stays open.

@@ -427,7 +427,9 @@ func TestShellExec(t *testing.T) {
 	if strings.Contains(second["output"].(string), "mark-42") {
 		t.Errorf("output already returned came again: %v", second)
 	}
-	last := h.ok("shell_exec", map[string]any{"sandbox_id": id, "session_id": sid, "input": "exit 3\n", "end": true, "timeout_seconds": 60})
+	// Quiet for idle_ms is not the end: the call waits for the shell to exit
+	// (a loaded machine may take more than the default idle_ms to get there).
+	last := h.ok("shell_exec", map[string]any{"sandbox_id": id, "session_id": sid, "input": "exit 3\n", "end": true, "timeout_seconds": 60, "idle_ms": 60000})
 	if last["running"] != false || last["exit_code"] != float64(3) {
 		t.Errorf("exit: %v", last)
 	}

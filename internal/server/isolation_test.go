@@ -184,7 +184,7 @@ func TestSandboxNetworkIsItsOwn(t *testing.T) {
 	if _, code := c.sh(b, "cd /tmp && echo from-b > index.html && command -v python3 && (python3 -m http.server 8000 --bind 127.0.0.1 >/dev/null 2>&1 &)"); code != 0 {
 		t.Skip("python3 unavailable in the sandbox")
 	}
-	eventually(t, 10*time.Second, func() bool {
+	eventually(t, time.Minute, func() bool {
 		return c.do("GET", c.srv.URL()+"/sandboxes/"+b+"/proxy/8000/index.html", nil).status == 200
 	})
 	for _, port := range []string{itoa(hostPort), serverPort, "8000"} {

@@ -24,7 +24,7 @@ func TestRun(t *testing.T) {
 	}()
 	ready := regexp.MustCompile(`osb server listening on (http://127\.0\.0\.1:\d+)\n`)
 	var url string
-	eventually(t, 5*time.Second, func() bool {
+	eventually(t, time.Minute, func() bool {
 		if m := ready.FindStringSubmatch(stderr.String()); m != nil {
 			url = m[1]
 			return true
@@ -45,7 +45,7 @@ func TestRun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(time.Minute):
 		t.Fatal("Run did not return")
 	}
 	if !regexp.MustCompile(`GET /health 200 \S+ rid=\S+`).MatchString(log.String()) {

@@ -63,12 +63,15 @@ func TestKillAndExpiryEndSandboxProcesses(t *testing.T) {
 	env.Must("sandbox", "kill", sb)
 	waitNoProcs(t, token)
 
-	expiring := env.NewSandbox("--timeout", "2s")
+	// The sandbox expires once the command runs, not while the test is
+	// still starting it (a short timeout at create raced a loaded machine).
+	expiring := env.NewSandbox("--timeout", "10m")
 	token = fmt.Sprintf("3000.%d", time.Now().UnixNano()%1000000)
 	backgroundID(t, env, "--no-use-server-proxy", expiring, "sleep "+token)
 	if len(procsWith(token)) == 0 {
 		t.Fatal("background command not running")
 	}
+	env.Must("sandbox", "renew", expiring, "--timeout", "1s")
 	waitNoProcs(t, token) // once the sandbox expires
 }
 

@@ -49,7 +49,8 @@ lists a sandbox's sessions (osb server only: execd has no such route);
 This command is for people. Scripts and agents should use
 'osb command run', which also takes stdin.`
 
-func newCmdShell(f *cmdutil.Factory, short string) *cobra.Command {
+// newCmdShell is the shell verb; subs are the commands below it (ls, kill).
+func newCmdShell(f *cmdutil.Factory, short string, subs ...*cobra.Command) *cobra.Command {
 	opts := &shellOptions{interrupts: notifyInterrupts, hangups: notifyHangups}
 	return cmdutil.NewVerb(f, opts, cmdutil.Verb[shellOptions]{
 		Name:  "shell",
@@ -66,7 +67,8 @@ func newCmdShell(f *cmdutil.Factory, short string) *cobra.Command {
 			fs.StringVar(&opts.Session, "session", "", "Attach to this existing session instead of creating one.")
 			fs.BoolVar(&opts.Takeover, "takeover", false, "With --session: take the session over from the client connected to it.")
 		},
-		Run: runShell,
+		Run:         runShell,
+		Subcommands: subs,
 	})
 }
 
@@ -123,9 +125,8 @@ func (opts *shellOptions) script(tty bool, term string) string {
 
 // newCmdShellGroup is `command shell`, with its ls and kill.
 func newCmdShellGroup(f *cmdutil.Factory) *cobra.Command {
-	cmd := newCmdShell(f, "Open an interactive shell in a sandbox, or stream stdin to a command.")
-	cmd.AddCommand(newCmdShellList(f), newCmdShellKill(f))
-	return cmd
+	return newCmdShell(f, "Open an interactive shell in a sandbox, or stream stdin to a command.",
+		newCmdShellList(f), newCmdShellKill(f))
 }
 
 // NewCmdShellAlias is `osb shell`, the same as `osb command shell`.

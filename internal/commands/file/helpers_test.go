@@ -25,6 +25,7 @@ func TestMain(m *testing.M) {
 	}
 	// New local files are checked for the default mode of new files.
 	umask.Set(0o022)
+	cmdtest.DefaultChildSignals() // a test sends Ctrl-C to an osb it runs
 	os.Exit(m.Run())
 }
 

@@ -17,15 +17,19 @@ import (
 )
 
 func init() {
-	// Keep the waits the real execd has, but short: tests read streams to
-	// their end and interrupt processes that ignore SIGTERM.
+	// Keep the waits the real execd has, shorter where a test only waits
+	// them out: tests read streams to their end. The graces stay long
+	// enough for a loaded machine: a command that takes SIGTERM, or a
+	// session's shell reporting a kill, must get there before the grace
+	// ends, or the test sees SIGKILL's outcome instead.
 	commandTail = 20 * time.Millisecond
-	interruptGrace = 300 * time.Millisecond
-	sessionKillGrace = 300 * time.Millisecond
+	interruptGrace = 2 * time.Second
+	sessionKillGrace = 2 * time.Second
 }
 
 // eachMode runs f against a sandbox in namespaces (where this machine
-// allows it) and one without: commands take different paths in each.
+// allows it) and one without, at the same time: commands take different
+// paths in each.
 func eachMode(t *testing.T, f func(t *testing.T, sb *sandbox.Sandbox, url string)) {
 	for _, isolated := range []bool{false, true} {
 		name := map[bool]string{false: "unisolated", true: "isolated"}[isolated]
@@ -33,6 +37,7 @@ func eachMode(t *testing.T, f func(t *testing.T, sb *sandbox.Sandbox, url string
 			if isolated && !sandbox.Probe().Available {
 				t.Skip("namespaces unavailable:", sandbox.Probe().Reason)
 			}
+			t.Parallel()
 			sb := startSandbox(t, isolated)
 			srv := httptest.NewServer(handlerFor(sb, Options{}))
 			t.Cleanup(srv.Close)

@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http/httptest"
 	"regexp"
 	"strings"
@@ -29,6 +30,9 @@ const wsWait = time.Minute
 type wsPeer struct {
 	t    *testing.T
 	conn *websocket.Conn
+	// replayed is output that came in a replay frame before the connected
+	// frame; outputUntil and untilEnd count it as the first output.
+	replayed bytes.Buffer
 }
 
 func dialPTY(t *testing.T, url, id, query string) *wsPeer {
@@ -45,7 +49,7 @@ func dialPTY(t *testing.T, url, id, query string) *wsPeer {
 	}
 	conn.SetReadLimit(4 << 20)
 	t.Cleanup(func() { conn.CloseNow() })
-	return &wsPeer{t, conn}
+	return &wsPeer{t: t, conn: conn}
 }
 
 // next reads one frame.
@@ -87,12 +91,32 @@ func (p *wsPeer) expectText(want string) {
 	}
 }
 
+// connected reads the connected frame of a session that bash started in
+// on this connect. What bash printed before the server attached this
+// client comes first, as a replay from offset from; that depends on how
+// fast bash is, so it may or may not be there.
+func (p *wsPeer) connected(id, mode string, from uint64) {
+	p.t.Helper()
+	typ, data := p.mustNext()
+	if typ == websocket.MessageBinary && len(data) >= 9 && data[0] == chanReplay {
+		if off := binary.BigEndian.Uint64(data[1:9]); off != from {
+			p.t.Errorf("replay from %d, want %d", off, from)
+		}
+		p.replayed.Write(data[9:])
+		typ, data = p.mustNext()
+	}
+	if typ != websocket.MessageText || string(data) != connectedFrame(id, mode) {
+		p.t.Fatalf("frame %v %q, want the connected frame %q", typ, data, connectedFrame(id, mode))
+	}
+}
+
 // outputUntil collects stdout frames until re matches them; text frames
 // on the way are returned too.
 func (p *wsPeer) outputUntil(re string) (out string, texts []string) {
 	p.t.Helper()
 	rx := regexp.MustCompile(re)
 	var b bytes.Buffer
+	p.replayed.WriteTo(&b)
 	for !rx.Match(b.Bytes()) {
 		typ, data := p.mustNext()
 		switch {
@@ -133,6 +157,7 @@ type ending struct {
 func (p *wsPeer) untilEnd() *ending {
 	p.t.Helper()
 	e := &ending{}
+	p.replayed.WriteTo(&e.stdout)
 	for {
 		typ, data, err := p.next()
 		if err != nil {
@@ -184,7 +209,7 @@ func TestPTYRoutes(t *testing.T) {
 	}
 	other := createPTY(t, url, map[string]string{"cwd": "/workspace/new/dir", "command": "pwd"})
 	p := dialPTY(t, url, other, "?pty=0")
-	p.expectText(connectedFrame(other, "pipe"))
+	p.connected(other, "pipe", 0) // pwd may be done before the client is attached
 	// Unisolated, the sandbox's paths are seen from the host.
 	if e := p.untilEnd(); !strings.HasSuffix(e.stdout.String(), "/workspace/new/dir\n") || e.texts[0] != `{"type":"exit","exit_code":0}`+"\n" {
 		t.Errorf("pwd in the new cwd: %q %q", e.stdout.String(), e.texts)
@@ -233,17 +258,7 @@ func TestPTYShell(t *testing.T) {
 	eachMode(t, func(t *testing.T, sb *sandbox.Sandbox, url string) {
 		id := createPTY(t, url, map[string]string{"cwd": "/tmp"})
 		p := dialPTY(t, url, id, "")
-		// bash may have printed its prompt before the connected frame: then it comes as replay.
-		typ, data := p.mustNext()
-		if typ == websocket.MessageBinary && data[0] == chanReplay {
-			if off := binary.BigEndian.Uint64(data[1:9]); off != 0 {
-				t.Errorf("first replay at %d", off)
-			}
-			typ, data = p.mustNext()
-		}
-		if typ != websocket.MessageText || string(data) != connectedFrame(id, "pty") {
-			t.Fatalf("connected frame: %q", data)
-		}
+		p.connected(id, "pty", 0) // bash may have printed its prompt already
 		p.text(`{"type":"resize","cols":100,"rows":30}`)
 		p.stdin([]byte("stty size; echo $((6*7)) $PWD; tty\n"))
 		out, _ := p.outputUntil(`42 \S*/tmp\r\n/dev/pts/\d+\r\n`)
@@ -335,15 +350,15 @@ func TestPTYReplay(t *testing.T) {
 	}
 	// Output while no one is connected is kept.
 	reconnect := func(query string) *wsPeer {
-		for {
+		for deadline := time.Now().Add(wsWait); ; {
 			c, resp, err := websocket.Dial(context.Background(), url+"/pty/"+id+"/ws"+query, nil)
 			if err == nil {
 				c.SetReadLimit(4 << 20)
 				t.Cleanup(func() { c.CloseNow() })
-				return &wsPeer{t, c}
+				return &wsPeer{t: t, conn: c}
 			}
 			// The previous socket may not be released yet.
-			if resp == nil || resp.StatusCode != 409 {
+			if resp == nil || resp.StatusCode != 409 || time.Now().After(deadline) {
 				t.Fatalf("reconnect: %v", err)
 			}
 			time.Sleep(10 * time.Millisecond)
@@ -415,17 +430,22 @@ func TestPTYSignalAndDelete(t *testing.T) {
 	eachMode(t, func(t *testing.T, sb *sandbox.Sandbox, url string) {
 		id := createPTY(t, url, map[string]string{"command": "trap 'echo got-int; exit 9' INT; echo ready; while :; do sleep 0.05; done"})
 		p := dialPTY(t, url, id, "?pty=0")
-		p.expectText(connectedFrame(id, "pipe"))
+		p.connected(id, "pipe", 0)
 		p.outputUntil("ready\n")
 		p.text(`{"type":"signal","signal":"SIGINT"}`)
 		if e := p.untilEnd(); !strings.HasSuffix(e.stdout.String(), "got-int\n") || e.texts[0] != `{"type":"exit","exit_code":9}`+"\n" {
 			t.Errorf("after SIGINT: %q %q", e.stdout.String(), e.texts)
 		}
 
-		// A new socket on an ended session starts a new shell in it, as on execd.
-		p = dialPTY(t, url, id, "?pty=0&since=1000")
-		p.expectText(connectedFrame(id, "pipe"))
-		p.outputUntil("ready\n")
+		// A new socket on an ended session starts a new shell in it, as on
+		// execd. Asked for what came after the first shell's output, the
+		// client gets all of the new one's, replayed or live.
+		ended := uint64(len("ready\ngot-int\n"))
+		p = dialPTY(t, url, id, fmt.Sprintf("?pty=0&since=%d", ended))
+		p.connected(id, "pipe", ended)
+		if out, _ := p.outputUntil("ready\n"); out != "ready\n" {
+			t.Errorf("the new shell's output: %q", out)
+		}
 		// DELETE ends the session: its client gets the exit frame (killed: -1).
 		if r := call(t, "DELETE", url+"/pty/"+id, nil); r.status != 200 {
 			t.Fatalf("delete: %d %s", r.status, r.body)

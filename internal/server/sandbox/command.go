@@ -101,6 +101,7 @@ func (s *Sandbox) Command(ctx context.Context, spec CommandSpec) (*exec.Cmd, err
 	}
 	cmd.Env = s.processEnv(spec.Env)
 	cmd.SysProcAttr = attr
+	DefaultSignals()
 	cmd.Cancel = func() error { kill(-cmd.Process.Pid, syscall.SIGKILL); return nil }
 	return cmd, nil
 }

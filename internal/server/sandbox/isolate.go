@@ -57,6 +57,7 @@ type anchor struct {
 const plainScript = `cd "$0" || exit 1; "$@" </dev/null & while :; do wait; sleep 1; done`
 
 func startAnchor(s *Sandbox, entrypoint []string, log *os.File) (*anchor, error) {
+	DefaultSignals()
 	if s.isolated {
 		return startIsolated(s, entrypoint, log)
 	}
