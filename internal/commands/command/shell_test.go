@@ -160,7 +160,7 @@ func TestShellPipeModeAndCommandRunStdin(t *testing.T) {
 	for _, args := range [][]string{
 		{"command", "shell", sb, "--", "sh", "-c", "cat; echo done >&2; exit 3"},
 		{"shell", sb, "--", "sh", "-c", "cat; echo done >&2; exit 3"},
-		{"command", "run", sb, "--", "sh", "-c", "cat; echo done >&2; exit 3"},
+		{"command", "run", sb, "-i", "--", "sh", "-c", "cat; echo done >&2; exit 3"},
 	} {
 		r := env.RunStdin(string(in), args...)
 		if r.Code != 3 || r.Stdout != string(in) || r.Stderr != "done\n" {
@@ -170,9 +170,9 @@ func TestShellPipeModeAndCommandRunStdin(t *testing.T) {
 	// A script on stdin, and the environment and working directory of a new session.
 	expect(t, env.RunStdin("echo $X $(basename $PWD); exit 6", "shell", sb, "-w", "/workspace/sub", "-e", "X=x y"), 6, "x y sub\n", "")
 	// command run: the environment and the directory; the output as written.
-	expect(t, env.RunStdin("in", "command", "run", sb, "-w", "/tmp", "-e", "A=1", "--", "sh", "-c", `printf "%s $A $(basename $PWD)" "$(cat)"`), 0, "in 1 tmp", "")
+	expect(t, env.RunStdin("in", "command", "run", sb, "-i", "-w", "/tmp", "-e", "A=1", "--", "sh", "-c", `printf "%s $A $(basename $PWD)" "$(cat)"`), 0, "in 1 tmp", "")
 
-	r := env.RunStdin("abc", "command", "run", sb, "-o", "json", "--", "sh", "-c", "cat; echo e >&2; exit 2")
+	r := env.RunStdin("abc", "command", "run", sb, "-i", "-o", "json", "--", "sh", "-c", "cat; echo e >&2; exit 2")
 	var res map[string]any
 	if err := json.Unmarshal([]byte(r.Stdout), &res); err != nil || r.Code != 2 {
 		t.Fatalf("-o json: exit %d %q %q", r.Code, r.Stdout, r.Stderr)
@@ -198,8 +198,6 @@ func TestShellAndRunUsageErrors(t *testing.T) {
 		{"", []string{"command", "shell", "sb1", "--takeover"}, "Error: --takeover needs --session: only an existing session can be taken over\n"},
 		{"", []string{"shell", "sb1", "--session", "s1", "--", "ls"}, "Error: --session attaches to a running session: --cwd, --env and a command only apply to a new one\n"},
 		{"", []string{"shell", "sb1", "-e", "=v"}, "Error: invalid argument \"=v\" for \"-e, --env\" flag: the KEY before '=' is empty (see 'osb shell --help')\n"},
-		{"data", []string{"command", "run", "sb1", "-u", "1000", "--", "cat"}, "Error: --user cannot be used with stdin from a pipe or file: stdin goes through execd's PTY API, which has no user; add </dev/null to run without it, or use 'osb command shell sb1 -- COMMAND'\n"},
-		{"data", []string{"command", "run", "sb1", "-d", "--", "cat"}, "Error: --background does not send stdin, and stdin is a file; add </dev/null to run without it, or use 'osb command shell sb1 -- COMMAND'\n"},
 	}
 	for _, c := range cases {
 		expect(t, env.RunStdin(c.stdin, c.args...), 2, "", c.want)
@@ -218,10 +216,11 @@ func TestShellListAndKill(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, err := dp.CreatePTY(ctx, client.PTYRequest{Cwd: "/tmp", Command: "sleep 1000"})
+	created, err := dp.CreatePTY(ctx, client.PTYRequest{Cwd: "/tmp", Command: "sleep 1000"})
 	if err != nil {
 		t.Fatal(err)
 	}
+	id := created.ID
 	table := env.Must("command", "shell", "ls", sb)
 	want := regexp.MustCompile(`^SESSION_ID +MODE +RUNNING +CONNECTED +OUTPUT_OFFSET +CREATED_AT +COMMAND *\n` +
 		id + ` +- +false +false +0 +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ +sleep 1000 *\n$`)

@@ -127,7 +127,9 @@ func (h *ptyHost) create(w http.ResponseWriter, r *http.Request) {
 	h.mu.Lock()
 	h.sessions[s.id] = s
 	h.mu.Unlock()
-	writeJSON(w, http.StatusCreated, map[string]string{"session_id": s.id})
+	// stdin_eof: this server takes the frame that ends a command's input
+	// (an extension; clients send it only when told so).
+	writeJSON(w, http.StatusCreated, map[string]any{"session_id": s.id, "stdin_eof": true})
 }
 
 func (h *ptyHost) session(w http.ResponseWriter, r *http.Request) *ptySession {

@@ -169,7 +169,7 @@ func createPTY(t *testing.T, url string, body any) string {
 }
 
 func connectedFrame(id, mode string) string {
-	return `{"type":"connected","session_id":"` + id + `","mode":"` + mode + `"}` + "\n"
+	return `{"type":"connected","session_id":"` + id + `","mode":"` + mode + `","stdin_eof":true}` + "\n"
 }
 
 func TestPTYRoutes(t *testing.T) {

@@ -1,0 +1,132 @@
+//go:build linux
+
+package command_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/osb-dev/osb/internal/cmdtest"
+	"github.com/osb-dev/osb/internal/server/servertest"
+)
+
+// bothServers runs test against osb server and against the real execd
+// binary (the latter skipped, saying why, where it cannot run).
+func bothServers(t *testing.T, test func(t *testing.T, env *cmdtest.Env, sb string)) {
+	t.Run("osb server", func(t *testing.T) {
+		t.Parallel()
+		env, sb := newSandbox(t, servertest.NoIsolation)
+		test(t, env, sb)
+	})
+	t.Run("real execd", func(t *testing.T) {
+		t.Parallel()
+		test(t, cmdtest.RealExecd(t), cmdtest.RealExecdSandbox)
+	})
+}
+
+func seqOutput(n int) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "%d\n", i)
+	}
+	return b.String()
+}
+
+// A command's whole output and exit code arrive, every time: a real execd
+// sends the exit frame before the last output, and has no stdin_eof.
+func TestShellPipeModeOutputWhole(t *testing.T) {
+	t.Parallel()
+	want := seqOutput(200000)
+	bothServers(t, func(t *testing.T, env *cmdtest.Env, sb string) {
+		for i := range 4 {
+			r := env.Run("command", "shell", sb, "--", "sh", "-c", "seq 1 200000; exit 7")
+			if r.Code != 7 || r.Stdout != want || r.Stderr != "" {
+				t.Fatalf("run %d: exit %d, stdout %d bytes (want %d, equal %v), stderr %q", i, r.Code, len(r.Stdout), len(want), r.Stdout == want, r.Stderr)
+			}
+		}
+	})
+}
+
+// stdin goes to the command to its end, byte for byte, and the command
+// sees the end (cat ends); its stderr and exit code stay its own.
+func TestShellPipeModeStdinToTheEnd(t *testing.T) {
+	t.Parallel()
+	in := make([]byte, 8<<20)
+	rand.Read(in)
+	bothServers(t, func(t *testing.T, env *cmdtest.Env, sb string) {
+		r := env.RunStdin(string(in), "command", "shell", sb, "--", "sh", "-c", "cat; echo done >&2; exit 3")
+		if r.Code != 3 || r.Stdout != string(in) || r.Stderr != "done\n" {
+			t.Errorf("exit %d, stdout %d bytes (equal: %v), stderr %q", r.Code, len(r.Stdout), r.Stdout == string(in), r.Stderr)
+		}
+		expect(t, env.RunStdin("echo $((6*7))\nexit 2\n", "shell", sb), 2, "42\n", "")
+		expect(t, env.RunStdin("a\nb\n", "command", "run", sb, "-i", "--", "wc", "-l"), 0, "2\n", "")
+		expect(t, env.RunStdin("hello\n", "command", "run", sb, "--stdin", "--", "wc", "-c"), 0, "6\n", "")
+	})
+}
+
+// A command that ends before reading its input ends the run with its own
+// exit code: input stops, quietly, as a local pipe's writer stops.
+func TestShellCommandEndsBeforeItsInput(t *testing.T) {
+	t.Parallel()
+	in := make([]byte, 3000000)
+	rand.Read(in)
+	bothServers(t, func(t *testing.T, env *cmdtest.Env, sb string) {
+		expect(t, env.RunStdin(string(in), "command", "shell", sb, "--", "sh", "-c", "echo early; exit 3"), 3, "early\n", "")
+	})
+}
+
+// Without -i, command run never reads stdin (a read loop keeps its lines)
+// and the command's input is empty; shell -n does the same.
+func TestStdinOnlyWhenAsked(t *testing.T) {
+	t.Parallel()
+	bothServers(t, func(t *testing.T, env *cmdtest.Env, sb string) {
+		for _, args := range [][]string{
+			{"command", "run", sb, "--", "wc", "-c"},
+			{"command", "shell", sb, "-n", "--", "wc", "-c"},
+			{"shell", sb, "--no-stdin", "--", "wc", "-c"},
+		} {
+			stdin := strings.NewReader("line 1\nline 2\n")
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			r := env.RunContext(ctx, stdin, args...)
+			cancel()
+			expect(t, r, 0, "0\n", "")
+			if stdin.Len() != 14 {
+				t.Errorf("osb %s read %d bytes of its stdin", strings.Join(args, " "), 14-stdin.Len())
+			}
+		}
+	})
+}
+
+func TestRunStdinUsageErrors(t *testing.T) {
+	t.Parallel()
+	env := cmdtest.Offline(t) // no server: a usage error sends no request
+	env.Vars["OPEN_SANDBOX_DOMAIN"] = "127.0.0.1:1"
+	expect(t, env.RunStdin("data", "command", "run", "sb1", "-i", "-u", "1000", "--", "cat"), 2, "",
+		"Error: --stdin cannot be used with --user: stdin goes through execd's PTY API, which has no user; use 'osb command shell sb1 -- COMMAND' to run as the default user\n")
+	expect(t, env.RunStdin("data", "command", "run", "sb1", "-i", "-d", "--", "cat"), 2, "",
+		"Error: --stdin cannot be used with --background: a background command gets no input\n")
+	// Without -i stdin is not the run's business: these go ahead (and fail to connect).
+	for _, args := range [][]string{{"-u", "1000"}, {"-d"}} {
+		r := env.RunStdin("data", append(append([]string{"command", "run", "sb1"}, args...), "--", "cat")...)
+		if r.Code == 2 {
+			t.Errorf("%v without -i: a usage error: %s", args, r.Stderr)
+		}
+	}
+}
+
+// The markers that end a command on a real execd never show, even when
+// the output ends with bytes that begin one.
+func TestShellOutputThatLooksLikeAMarker(t *testing.T) {
+	t.Parallel()
+	bothServers(t, func(t *testing.T, env *cmdtest.Env, sb string) {
+		r := env.Run("command", "shell", sb, "--", "printf", `a\000osb-end-\000b\000osb-`)
+		if r.Code != 0 || !bytes.Equal([]byte(r.Stdout), []byte("a\x00osb-end-\x00b\x00osb-")) || r.Stderr != "" {
+			t.Errorf("exit %d, stdout %q, stderr %q", r.Code, r.Stdout, r.Stderr)
+		}
+	})
+}
