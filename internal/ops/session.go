@@ -139,12 +139,15 @@ func (s *Session) Run(ctx context.Context) Result {
 	}
 	for {
 		res := s.serve(ctx, conn, input)
+		s.mu.Lock()
+		unconfirmed := s.sent - s.ack
+		s.mu.Unlock()
 		s.setConn(nil)
 		conn.Close()
 		if res.Lost == nil || !s.Reconnect || ctx.Err() != nil {
 			return res
 		}
-		if conn, res = s.reconnect(ctx, res.Lost); conn == nil {
+		if conn, res = s.reconnect(ctx, res.Lost, unconfirmed); conn == nil {
 			return res
 		}
 	}
@@ -209,14 +212,24 @@ type frameOrErr struct {
 // serve relays over one connection until it ends.
 func (s *Session) serve(ctx context.Context, conn *client.PTYConn, input <-chan []byte) Result {
 	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancel()
 	s.setConn(conn)
 	frames := make(chan frameOrErr, 16)
 	go readFrames(cctx, conn, frames)
 	broken := make(chan error, 2)
 	connected := make(chan struct{})
 	s.connected = connected
-	go s.writeStdin(cctx, conn, connected, input, broken)
+	written := make(chan struct{})
+	go func() {
+		defer close(written)
+		s.writeStdin(cctx, conn, connected, input, broken)
+	}()
+	// The writer is done before the next connection (or the end): input
+	// it took and did not send waits for the next one, and what it sent
+	// is counted before the loss is told.
+	defer func() {
+		cancel()
+		<-written
+	}()
 	if s.Size != nil {
 		if cols, rows, ok := s.Size(); ok {
 			conn.Resize(cctx, cols, rows)
@@ -353,16 +366,8 @@ func (s *Session) stopped() bool {
 	return s.stdinOff
 }
 
-// lost ends a connection that broke, saying how much input may be lost.
-func (s *Session) lost(err error) Result {
-	s.mu.Lock()
-	unconfirmed := s.sent - s.ack
-	s.mu.Unlock()
-	if unconfirmed > 0 {
-		s.Out.Note(fmt.Sprintf("the last %d bytes of input sent may not have arrived: the connection broke before the server confirmed them", unconfirmed))
-	}
-	return Result{Lost: err}
-}
+// lost ends a connection that broke.
+func (s *Session) lost(err error) Result { return Result{Lost: err} }
 
 // frame handles one frame; over reports that the connection is done.
 func (s *Session) frame(fe frameOrErr) (Result, bool) {
@@ -443,8 +448,15 @@ func (s *Session) output(stderr bool, data []byte) error {
 // reconnect gets a lost terminal session back: it checks that the shell
 // still runs, then connects again from the last byte received, taking the
 // session over (the server may not have noticed the old connection died).
-func (s *Session) reconnect(ctx context.Context, cause error) (*client.PTYConn, Result) {
+//
+// Input sent and not confirmed (unconfirmed bytes) may not have arrived; it
+// is not sent again, as it may have, and must not arrive twice: that is
+// said. Input read since waits for the new connection.
+func (s *Session) reconnect(ctx context.Context, cause error, unconfirmed int64) (*client.PTYConn, Result) {
 	s.Out.Note(fmt.Sprintf("connection lost (%v); reconnecting...", cause))
+	if unconfirmed > 0 {
+		s.Out.Note(fmt.Sprintf("the last %d bytes of input sent may not have arrived: the connection broke before the server confirmed them", unconfirmed))
+	}
 	deadline := time.Now().Add(ReconnectFor)
 	for wait := 250 * time.Millisecond; ; wait = min(2*wait, RetryMax) {
 		select {

@@ -33,6 +33,11 @@ type cutProxy struct {
 	mu    sync.Mutex
 	conns []net.Conn
 	cuts  int
+	down  bool // new connections are closed at once
+	// dropping: what clients send is read and thrown away (a stalled
+	// network); dropped counts it.
+	dropping bool
+	dropped  int
 }
 
 func newCutProxy(t *testing.T) *cutProxy {
@@ -60,6 +65,13 @@ func (p *cutProxy) serve(c net.Conn) {
 		c.Close()
 		return
 	}
+	p.mu.Lock()
+	down := p.down
+	p.mu.Unlock()
+	if down {
+		c.Close()
+		return
+	}
 	up, err := net.Dial("tcp", strings.TrimSpace(target))
 	if err != nil {
 		c.Close()
@@ -68,9 +80,44 @@ func (p *cutProxy) serve(c net.Conn) {
 	p.mu.Lock()
 	p.conns = append(p.conns, c, up)
 	p.mu.Unlock()
-	go func() { io.Copy(up, c); up.Close() }()
+	go func() { p.upstream(up, c); up.Close() }()
 	io.Copy(c, up)
 	c.Close()
+}
+
+// upstream copies what the client sends, unless the proxy is dropping it.
+func (p *cutProxy) upstream(up, c net.Conn) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := c.Read(buf)
+		p.mu.Lock()
+		drop := p.dropping
+		if drop {
+			p.dropped += n
+		}
+		p.mu.Unlock()
+		if !drop && n > 0 {
+			if _, werr := up.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// drop starts throwing away what clients send; droppedBytes counts it.
+func (p *cutProxy) drop() {
+	p.mu.Lock()
+	p.dropping, p.dropped = true, 0
+	p.mu.Unlock()
+}
+
+func (p *cutProxy) droppedBytes() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.dropped
 }
 
 // dial is the client's way out: through the proxy.
@@ -86,10 +133,23 @@ func (p *cutProxy) dial(ctx context.Context, network, addr string) (net.Conn, er
 	return c, nil
 }
 
-// cut closes every connection made so far, both sides.
+// setDown cuts every connection and refuses new ones (down), or lets them
+// through again.
+func (p *cutProxy) setDown(down bool) {
+	p.mu.Lock()
+	p.down, p.dropping = down, false
+	p.mu.Unlock()
+	if down {
+		p.cut()
+	}
+}
+
+// cut closes every connection made so far, both sides; new ones carry
+// what is sent.
 func (p *cutProxy) cut() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.dropping = false
 	for _, c := range p.conns {
 		c.Close()
 	}

@@ -7,11 +7,15 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/cmdtest"
+	"github.com/osb-dev/osb/internal/commands"
+	"github.com/osb-dev/osb/internal/iostreams"
 	"github.com/osb-dev/osb/internal/server/servertest"
 )
 
@@ -127,6 +131,87 @@ func TestShellOutputThatLooksLikeAMarker(t *testing.T) {
 		r := env.Run("command", "shell", sb, "--", "printf", `a\000osb-end-\000b\000osb-`)
 		if r.Code != 0 || !bytes.Equal([]byte(r.Stdout), []byte("a\x00osb-end-\x00b\x00osb-")) || r.Stderr != "" {
 			t.Errorf("exit %d, stdout %q, stderr %q", r.Code, r.Stdout, r.Stderr)
+		}
+	})
+}
+
+// Input typed while a terminal session's connection is down is delivered
+// once, in order, after "reconnected".
+func TestShellInputTypedWhileDisconnected(t *testing.T) {
+	t.Parallel()
+	bothServers(t, func(t *testing.T, env *cmdtest.Env, sb string) {
+		proxy := newCutProxy(t)
+		env.ClientOptions = func(o *client.Options) {
+			o.HTTPClient = &http.Client{Transport: &http.Transport{DialContext: proxy.dial}}
+		}
+		scr := cmdtest.NewTerminal(t, 100, 30)
+		ios := iostreams.Files(scr.Slave, scr.Slave, scr.Slave, func(string) string { return "" })
+		done := make(chan int, 1)
+		go func() { done <- commands.Run(context.Background(), env.Factory(ios), []string{"command", "shell", sb}) }()
+
+		scr.Send("PS1='RE''ADY> '\r")
+		at := scr.WaitFor(0, `READY> `)
+		proxy.setDown(true)
+		at = scr.WaitFor(at, `osb: connection lost`)
+		scr.Send("echo TY''PED-1\r")
+		scr.Send("echo TY''PED-2\r")
+		proxy.setDown(false)
+		at = scr.WaitFor(at, `osb: reconnected`)
+		end := scr.WaitFor(at, `TYPED-2\r\n`)
+		scr.WaitFor(end, `READY> `)
+		out := scr.Text()[at:]
+		if n1, n2 := strings.Count(out, "TYPED-1\r\n"), strings.Count(out, "TYPED-2\r\n"); n1 != 1 || n2 != 1 || strings.Index(out, "TYPED-1\r\n") > strings.Index(out, "TYPED-2\r\n") {
+			t.Errorf("typed lines ran %d and %d times, or out of order:\n%q", n1, n2, out)
+		}
+		scr.Send("exit 4\r")
+		select {
+		case code := <-done:
+			if code != 4 {
+				t.Errorf("exit %d, want the shell's 4", code)
+			}
+		case <-time.After(cmdtest.ScreenWait):
+			t.Fatal("osb did not end after the shell exited")
+		}
+	})
+}
+
+// Input sent into a connection that had silently stopped carrying it (a
+// stalled network, then the cut) is not sent twice, and osb says it may
+// not have arrived.
+func TestShellInputLostInAStalledConnection(t *testing.T) {
+	t.Parallel()
+	bothServers(t, func(t *testing.T, env *cmdtest.Env, sb string) {
+		proxy := newCutProxy(t)
+		env.ClientOptions = func(o *client.Options) {
+			o.HTTPClient = &http.Client{Transport: &http.Transport{DialContext: proxy.dial}}
+		}
+		scr := cmdtest.NewTerminal(t, 100, 30)
+		ios := iostreams.Files(scr.Slave, scr.Slave, scr.Slave, func(string) string { return "" })
+		done := make(chan int, 1)
+		go func() { done <- commands.Run(context.Background(), env.Factory(ios), []string{"command", "shell", sb}) }()
+
+		scr.Send("PS1='RE''ADY> '\r")
+		at := scr.WaitFor(0, `READY> `)
+		proxy.drop()
+		keys := "echo ST''ALLED\r"
+		scr.Send(keys)
+		cmdtest.Eventually(t, "osb sends the keys", func() bool { return proxy.droppedBytes() >= len(keys) })
+		proxy.cut()
+		at = scr.WaitFor(at, `osb: reconnected`)
+		scr.Send("echo AF''TER\r")
+		scr.WaitFor(at, `AFTER\r\n`)
+		out := scr.Text()
+		if !strings.Contains(out, "bytes of input sent may not have arrived") || strings.Count(out, "STALLED\r\n") > 1 {
+			t.Errorf("the keys sent into the stalled connection:\n%q", out)
+		}
+		scr.Send("exit 4\r")
+		select {
+		case code := <-done:
+			if code != 4 {
+				t.Errorf("exit %d, want the shell's 4", code)
+			}
+		case <-time.After(cmdtest.ScreenWait):
+			t.Fatal("osb did not end after the shell exited")
 		}
 	})
 }
