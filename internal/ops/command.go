@@ -130,7 +130,7 @@ func endScript(script, input, nonce string) string {
 	if input != "" {
 		b.WriteString(" <" + input)
 	}
-	tag := `\000osb-end-` + nonce + `\000`
+	tag := `\000osb-end-` + nonce + `\001`
 	fmt.Fprintf(&b, "\nosb_rc=$?\nprintf '%s'\nprintf '%s%%d\\n' \"$osb_rc\" >&2\nread -r -t 3600 _\nexit \"$osb_rc\"", tag, tag)
 	return b.String()
 }
@@ -144,8 +144,11 @@ type endMarkers struct {
 	code         int
 }
 
+// newEndMarkers: the tag has no end that also begins it (a NUL only
+// first, a 0x01 last), so output that ends like its start never makes the
+// tag with the real marker after it.
 func newEndMarkers(nonce string) *endMarkers {
-	return &endMarkers{tag: []byte("\x00osb-end-" + nonce + "\x00")}
+	return &endMarkers{tag: []byte("\x00osb-end-" + nonce + "\x01")}
 }
 
 func (m *endMarkers) done() bool { return m.outEnd && m.seen }

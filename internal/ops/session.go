@@ -39,7 +39,7 @@ type Output interface {
 //   - a real execd cannot end a command's input (stdin_eof is an osb server
 //     extension that the server announces); StartCommand works around it;
 //   - a real execd sends the exit frame before the last output, so a
-//     command started by StartCommand there ends with markers (see end.go);
+//     command started by StartCommand there ends with markers (command.go);
 //   - STDIN_WRITE_FAILED means the command stopped reading: input stops,
 //     quietly, as a local pipe's writer stops;
 //   - input sent and not confirmed (by a pong) when a connection breaks
@@ -90,16 +90,19 @@ type Result struct {
 
 // Resize sends a new terminal size (from any goroutine).
 func (s *Session) Resize(cols, rows int) {
+	select {
+	case s.resizes() <- [2]int{cols, rows}:
+	default:
+	}
+}
+
+func (s *Session) resizes() chan [2]int {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.resized == nil {
 		s.resized = make(chan [2]int, 1)
 	}
-	ch := s.resized
-	s.mu.Unlock()
-	select {
-	case ch <- [2]int{cols, rows}:
-	default:
-	}
+	return s.resized
 }
 
 // Signal sends a signal to the session's command (from any goroutine).
@@ -124,11 +127,6 @@ func (s *Session) Delete(ctx context.Context) error {
 // Run connects and relays until the session ends, its context does, or
 // (without Reconnect) the connection is lost.
 func (s *Session) Run(ctx context.Context) Result {
-	s.mu.Lock()
-	if s.resized == nil {
-		s.resized = make(chan [2]int, 1)
-	}
-	s.mu.Unlock()
 	input := s.readChunks()
 	conn := s.first
 	if conn == nil {
@@ -247,8 +245,8 @@ func (s *Session) serve(ctx context.Context, conn *client.PTYConn, input <-chan 
 			if errors.As(err, new(*stdinError)) {
 				return Result{Err: err}
 			}
-			return s.lost(err)
-		case sz := <-s.resized:
+			return Result{Lost: err}
+		case sz := <-s.resizes():
 			conn.Resize(cctx, sz[0], sz[1])
 		case <-keepAlive.C:
 			go func() {
@@ -366,9 +364,6 @@ func (s *Session) stopped() bool {
 	return s.stdinOff
 }
 
-// lost ends a connection that broke.
-func (s *Session) lost(err error) Result { return Result{Lost: err} }
-
 // frame handles one frame; over reports that the connection is done.
 func (s *Session) frame(fe frameOrErr) (Result, bool) {
 	if err := fe.err; err != nil {
@@ -377,9 +372,9 @@ func (s *Session) frame(fe frameOrErr) (Result, bool) {
 		case errors.As(err, &closed) && closed.TakenOver():
 			return Result{TakenOver: true}, true
 		case errors.As(err, &closed):
-			return s.lost(fmt.Errorf("the server closed the connection before the shell exited (%d %s)", closed.Code, closed.Reason)), true
+			return Result{Lost: fmt.Errorf("the server closed the connection before the shell exited (%d %s)", closed.Code, closed.Reason)}, true
 		}
-		return s.lost(err), true
+		return Result{Lost: err}, true
 	}
 	var err error
 	switch f := fe.f; f.Kind {
@@ -416,7 +411,7 @@ func (s *Session) frame(fe frameOrErr) (Result, bool) {
 			s.mu.Unlock()
 			if !s.canEOF {
 				// A real execd stops serving the socket after this one.
-				return s.lost(errors.New("the server stopped serving the connection after the command stopped reading its input")), true
+				return Result{Lost: errors.New("the server stopped serving the connection after the command stopped reading its input")}, true
 			}
 			break
 		}
