@@ -58,9 +58,19 @@ func StartCommand(ctx context.Context, dp *client.DataPlane, c Command) (*Sessio
 	case c.Stdin == nil:
 		input = "/dev/null"
 	default:
-		input = "/tmp/.osb-stdin-" + nonce
-		if err := uploadStdin(ctx, dp, input, c.Stdin); err != nil {
-			return nil, fmt.Errorf("cannot copy stdin to the sandbox: %w", err)
+		r, size, err := sized(c.Stdin)
+		if f, ok := r.(*os.File); ok && r != c.Stdin {
+			defer f.Close()
+		}
+		if err != nil {
+			return nil, fmt.Errorf("cannot read stdin: %w", err)
+		}
+		input = "/dev/null" // for an empty input, nothing to copy
+		if size > 0 {
+			input = "/tmp/.osb-stdin-" + nonce
+			if err := dp.Upload(ctx, client.FileMetadata{Path: input, Mode: 600}, io.LimitReader(r, size), size); err != nil {
+				return nil, fmt.Errorf("cannot copy stdin to the sandbox: %w", err)
+			}
 		}
 	}
 	script := c.Script
@@ -86,34 +96,27 @@ func newNonce() (string, error) {
 	return hex.EncodeToString(b), nil
 }
 
-// uploadStdin copies r to the file path in the sandbox, readable by its
-// owner only. A pipe is read to its end into a local file first, so that
-// the upload has a length and never waits on a slow writer.
-func uploadStdin(ctx context.Context, dp *client.DataPlane, path string, r io.Reader) error {
-	size := int64(-1)
+// sized returns r with its length: a file's from where it is read, a
+// pipe's once it has been read to its end into a local file (so that the
+// upload that follows has a length and never waits on a slow writer).
+func sized(r io.Reader) (io.Reader, int64, error) {
 	if f, ok := r.(*os.File); ok {
 		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
 			if pos, err := f.Seek(0, io.SeekCurrent); err == nil {
-				size = fi.Size() - pos
+				return f, fi.Size() - pos, nil
 			}
 		}
 	}
-	if size < 0 {
-		tmp, err := os.CreateTemp("", "osb-stdin-")
-		if err != nil {
-			return err
-		}
-		defer tmp.Close()
-		os.Remove(tmp.Name()) // the open file stays readable
-		if size, err = io.Copy(tmp, r); err != nil {
-			return err
-		}
-		if _, err := tmp.Seek(0, io.SeekStart); err != nil {
-			return err
-		}
-		r = tmp
+	tmp, err := os.CreateTemp("", "osb-stdin-")
+	if err != nil {
+		return nil, 0, err
 	}
-	return dp.Upload(ctx, client.FileMetadata{Path: path, Mode: 600}, io.LimitReader(r, size), size)
+	os.Remove(tmp.Name()) // the open file stays readable, and goes with osb
+	size, err := io.Copy(tmp, r)
+	if err == nil {
+		_, err = tmp.Seek(0, io.SeekStart)
+	}
+	return tmp, size, err
 }
 
 // endScript wraps script for a real execd: its input comes from the file
