@@ -8,6 +8,8 @@ import (
 	"crypto/rand"
 	"fmt"
 	"net/http"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -212,6 +214,31 @@ func TestShellInputLostInAStalledConnection(t *testing.T) {
 			}
 		case <-time.After(cmdtest.ScreenWait):
 			t.Fatal("osb did not end after the shell exited")
+		}
+	})
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	cmdtest.RemoveOsb()
+	os.Exit(code)
+}
+
+// The loop of a script that reads a list runs every line: command run
+// leaves the loop's stdin alone.
+func TestReadLoopRunsEveryLine(t *testing.T) {
+	t.Parallel()
+	bin := cmdtest.BuildOsb(t)
+	bothServers(t, func(t *testing.T, env *cmdtest.Env, sb string) {
+		list := cmdtest.WriteFile(t, "list", "one\ntwo\nthree\n")
+		sh := exec.Command("bash", "-c", `while read -r w; do "$1" command run "$2" -- echo "got $w"; done < "$3"`, "-", bin, sb, list)
+		sh.Env = []string{"PATH=" + os.Getenv("PATH")}
+		for k, v := range env.Vars {
+			sh.Env = append(sh.Env, k+"="+v)
+		}
+		out, err := sh.CombinedOutput()
+		if err != nil || string(out) != "got one\ngot two\ngot three\n" {
+			t.Errorf("%v: %q", err, out)
 		}
 	})
 }
