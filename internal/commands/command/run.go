@@ -72,6 +72,7 @@ func newCmdRun(f *cmdutil.Factory) *cobra.Command {
 		Example: "  osb command run abc123 -- python3 -c 'print(42)'\n" +
 			"  osb command run abc123 -w /workspace -e DEBUG=1 -t 5m -- make test\n" +
 			"  osb command run abc123 -d -- python3 -m http.server 8000\n" +
+			"  printf '3\\n1\\n2\\n' | osb command run abc123 -i -- sort -n\n" +
 			"  osb command run abc123 -o json -- ls /nope",
 		Args:    []cmdutil.Arg{cmdutil.SandboxArg(&opts.Sandbox), cmdutil.CommandArg(&opts.Command)},
 		Formats: runFormats,
