@@ -309,7 +309,7 @@ func (s *Session) writeStdin(ctx context.Context, conn *client.PTYConn, connecte
 			err = s.send(ctx, conn, chunk)
 		case s.readError() != nil:
 			err = s.readError()
-		case s.Terminal || s.Stdin == nil && s.end != nil:
+		case s.Terminal || s.end != nil: // a terminal has no end; a StartCommand input needs none
 		case s.canEOF:
 			err = conn.CloseStdin(ctx)
 		default:
