@@ -14,14 +14,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/cmdtest"
-	"github.com/osb-dev/osb/internal/commands"
-	"github.com/osb-dev/osb/internal/iostreams"
 	"github.com/osb-dev/osb/internal/server/servertest"
 )
 
@@ -163,19 +160,8 @@ func (p *cutProxy) cut() {
 func TestShellReconnects(t *testing.T) {
 	t.Parallel()
 	env := cmdtest.New(t, servertest.NoIsolation)
-	sb := env.NewSandbox()
-	proxy := newCutProxy(t)
-	env.ClientOptions = func(o *client.Options) {
-		o.HTTPClient = &http.Client{Transport: &http.Transport{DialContext: proxy.dial}}
-	}
-	scr := cmdtest.NewTerminal(t, 100, 30)
-	before := scr.Termios()
-	ios := iostreams.Files(scr.Slave, scr.Slave, scr.Slave, func(string) string { return "" })
-	done := make(chan int, 1)
-	go func() { done <- commands.Run(context.Background(), env.Factory(ios), []string{"command", "shell", sb}) }()
-
-	scr.Send("PS1='RE''ADY> '\r")
-	at := scr.WaitFor(0, `READY> `)
+	sh := startShellThroughProxy(t, env, env.NewSandbox())
+	proxy, scr, at := sh.proxy, sh.scr, sh.at
 	if raw := scr.Termios(); raw.Lflag&unix.ECHO != 0 || raw.Lflag&unix.ICANON != 0 {
 		t.Errorf("the local terminal is not raw during the session: lflag %#x", raw.Lflag)
 	}
@@ -193,18 +179,7 @@ func TestShellReconnects(t *testing.T) {
 	if !strings.Contains(out, "osb: connection lost") || !strings.Contains(out, "osb: reconnected") {
 		t.Errorf("no word of the reconnection: %q", out)
 	}
-	scr.Send("exit 4\r")
-	select {
-	case code := <-done:
-		if code != 4 {
-			t.Errorf("exit %d, want the shell's 4", code)
-		}
-	case <-time.After(cmdtest.ScreenWait):
-		t.Fatal("osb did not end after the shell exited")
-	}
-	if after := scr.Termios(); after != before {
-		t.Errorf("terminal not restored:\nbefore %+v\nafter  %+v", before, after)
-	}
+	sh.exit(4)
 	if proxy.cuts == 0 {
 		t.Error("the proxy was never cut")
 	}

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/cmdtest"
 	"github.com/osb-dev/osb/internal/commands"
@@ -137,22 +139,59 @@ func TestShellOutputThatLooksLikeAMarker(t *testing.T) {
 	})
 }
 
+// shellThroughProxy is `osb command shell` on a pseudo-terminal whose
+// connections go through a proxy the test cuts; at is where the prompt set
+// for the test first shows.
+type shellThroughProxy struct {
+	t     *testing.T
+	proxy *cutProxy
+	scr   *cmdtest.Terminal
+	at    int
+	done  chan int
+	// before is the local terminal's state before osb ran; exit checks
+	// that osb restored it.
+	before unix.Termios
+}
+
+func startShellThroughProxy(t *testing.T, env *cmdtest.Env, sb string) *shellThroughProxy {
+	sh := &shellThroughProxy{t: t, proxy: newCutProxy(t), scr: cmdtest.NewTerminal(t, 100, 30), done: make(chan int, 1)}
+	env.ClientOptions = func(o *client.Options) {
+		o.HTTPClient = &http.Client{Transport: &http.Transport{DialContext: sh.proxy.dial}}
+	}
+	sh.before = sh.scr.Termios()
+	ios := iostreams.Files(sh.scr.Slave, sh.scr.Slave, sh.scr.Slave, func(string) string { return "" })
+	go func() {
+		sh.done <- commands.Run(context.Background(), env.Factory(ios), []string{"command", "shell", sb})
+	}()
+	sh.scr.Send("PS1='RE''ADY> '\r")
+	sh.at = sh.scr.WaitFor(0, `READY> `)
+	return sh
+}
+
+// exit ends the remote shell with code, and fails unless osb exits with it.
+func (sh *shellThroughProxy) exit(code int) {
+	sh.t.Helper()
+	sh.scr.Send(fmt.Sprintf("exit %d\r", code))
+	select {
+	case got := <-sh.done:
+		if got != code {
+			sh.t.Errorf("exit %d, want the shell's %d", got, code)
+		}
+	case <-time.After(cmdtest.ScreenWait):
+		sh.t.Fatal("osb did not end after the shell exited")
+	}
+	if after := sh.scr.Termios(); after != sh.before {
+		sh.t.Errorf("terminal not restored:\nbefore %+v\nafter  %+v", sh.before, after)
+	}
+}
+
 // Input typed while a terminal session's connection is down is delivered
 // once, in order, after "reconnected".
 func TestShellInputTypedWhileDisconnected(t *testing.T) {
 	t.Parallel()
 	bothServers(t, func(t *testing.T, env *cmdtest.Env, sb string) {
-		proxy := newCutProxy(t)
-		env.ClientOptions = func(o *client.Options) {
-			o.HTTPClient = &http.Client{Transport: &http.Transport{DialContext: proxy.dial}}
-		}
-		scr := cmdtest.NewTerminal(t, 100, 30)
-		ios := iostreams.Files(scr.Slave, scr.Slave, scr.Slave, func(string) string { return "" })
-		done := make(chan int, 1)
-		go func() { done <- commands.Run(context.Background(), env.Factory(ios), []string{"command", "shell", sb}) }()
-
-		scr.Send("PS1='RE''ADY> '\r")
-		at := scr.WaitFor(0, `READY> `)
+		sh := startShellThroughProxy(t, env, sb)
+		proxy, scr, at := sh.proxy, sh.scr, sh.at
 		proxy.setDown(true)
 		at = scr.WaitFor(at, `osb: connection lost`)
 		scr.Send("echo TY''PED-1\r")
@@ -165,15 +204,7 @@ func TestShellInputTypedWhileDisconnected(t *testing.T) {
 		if n1, n2 := strings.Count(out, "TYPED-1\r\n"), strings.Count(out, "TYPED-2\r\n"); n1 != 1 || n2 != 1 || strings.Index(out, "TYPED-1\r\n") > strings.Index(out, "TYPED-2\r\n") {
 			t.Errorf("typed lines ran %d and %d times, or out of order:\n%q", n1, n2, out)
 		}
-		scr.Send("exit 4\r")
-		select {
-		case code := <-done:
-			if code != 4 {
-				t.Errorf("exit %d, want the shell's 4", code)
-			}
-		case <-time.After(cmdtest.ScreenWait):
-			t.Fatal("osb did not end after the shell exited")
-		}
+		sh.exit(4)
 	})
 }
 
@@ -183,17 +214,8 @@ func TestShellInputTypedWhileDisconnected(t *testing.T) {
 func TestShellInputLostInAStalledConnection(t *testing.T) {
 	t.Parallel()
 	bothServers(t, func(t *testing.T, env *cmdtest.Env, sb string) {
-		proxy := newCutProxy(t)
-		env.ClientOptions = func(o *client.Options) {
-			o.HTTPClient = &http.Client{Transport: &http.Transport{DialContext: proxy.dial}}
-		}
-		scr := cmdtest.NewTerminal(t, 100, 30)
-		ios := iostreams.Files(scr.Slave, scr.Slave, scr.Slave, func(string) string { return "" })
-		done := make(chan int, 1)
-		go func() { done <- commands.Run(context.Background(), env.Factory(ios), []string{"command", "shell", sb}) }()
-
-		scr.Send("PS1='RE''ADY> '\r")
-		at := scr.WaitFor(0, `READY> `)
+		sh := startShellThroughProxy(t, env, sb)
+		proxy, scr, at := sh.proxy, sh.scr, sh.at
 		proxy.drop()
 		keys := "echo ST''ALLED\r"
 		scr.Send(keys)
@@ -206,15 +228,7 @@ func TestShellInputLostInAStalledConnection(t *testing.T) {
 		if !strings.Contains(out, "bytes of input sent may not have arrived") || strings.Count(out, "STALLED\r\n") > 1 {
 			t.Errorf("the keys sent into the stalled connection:\n%q", out)
 		}
-		scr.Send("exit 4\r")
-		select {
-		case code := <-done:
-			if code != 4 {
-				t.Errorf("exit %d, want the shell's 4", code)
-			}
-		case <-time.After(cmdtest.ScreenWait):
-			t.Fatal("osb did not end after the shell exited")
-		}
+		sh.exit(4)
 	})
 }
 
