@@ -312,8 +312,6 @@ func (s *Session) writeStdin(ctx context.Context, conn *client.PTYConn, connecte
 		case s.Terminal || s.end != nil: // a terminal has no end; a StartCommand input needs none
 		case s.canEOF:
 			err = conn.CloseStdin(ctx)
-		default:
-			s.Out.Note("this sandbox's execd cannot end the remote command's input: a command that reads all of its stdin waits for more until it is stopped (Ctrl-C)")
 		}
 		if err != nil && ctx.Err() == nil {
 			broken <- err
@@ -381,6 +379,10 @@ func (s *Session) frame(fe frameOrErr) (Result, bool) {
 	case client.PTYConnected:
 		if s.connected != nil {
 			s.canEOF = s.canEOF || f.StdinEOF
+			if !s.canEOF && !s.Terminal && s.end == nil && s.Stdin != nil {
+				// Attached to a session osb did not start: said before any input goes.
+				s.Out.Note("this sandbox's execd cannot end the remote command's input: a command that reads all of its stdin waits for more until it is stopped (Ctrl-C)")
+			}
 			close(s.connected)
 			s.connected = nil
 		}
