@@ -187,6 +187,13 @@ func (r *ptyRun) Note(msg string) {
 	output.WriteWarning(r.ios, format, msg)
 }
 
+// say writes a line on stderr, between the session's own writes.
+func (r *ptyRun) say(msg string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	fmt.Fprintln(r.ios.ErrOut, msg)
+}
+
 // interrupt handles Ctrl-C (and osb's own cancellation) in pipe mode: the
 // first asks the remote command to stop (SIGINT), the next stops waiting
 // for it. A non-nil error ends the run with it.
@@ -202,7 +209,7 @@ func (r *ptyRun) interrupt(ctx context.Context, press bool) error {
 	}
 	r.stopping, r.stopAt = true, time.After(interruptGrace)
 	if !r.collect {
-		fmt.Fprintln(r.ios.ErrOut, "Stopping the remote command (Ctrl-C again to stop waiting)...")
+		r.say("Stopping the remote command (Ctrl-C again to stop waiting)...")
 	}
 	if err := r.s.Signal(ctx, "SIGINT"); err != nil {
 		r.kill()
@@ -285,7 +292,7 @@ func (r *ptyRun) interrupted(msg string) error {
 	if r.s.Terminal {
 		r.Note(msg)
 	} else {
-		fmt.Fprintln(r.ios.ErrOut, msg)
+		r.say(msg)
 	}
 	return cmdutil.Silent(cmdutil.ExitInterrupted)
 }
