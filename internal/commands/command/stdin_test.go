@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -254,5 +255,25 @@ func TestReadLoopRunsEveryLine(t *testing.T) {
 		if err != nil || string(out) != "got one\ngot two\ngot three\n" {
 			t.Errorf("%v: %q", err, out)
 		}
+	})
+}
+
+// Ctrl-C in pipe mode stops the remote command, also through the wrapper
+// a real execd's commands run in.
+func TestShellPipeModeCtrlC(t *testing.T) {
+	t.Parallel()
+	bothServers(t, func(t *testing.T, env *cmdtest.Env, sb string) {
+		token := fmt.Sprintf("1000.%d", time.Now().UnixNano()%1000000)
+		p := startPiped(t, env, "command", "shell", sb, "--", "sh", "-c", "echo ready; exec sleep "+token)
+		if got := p.line(t); got != "ready\n" {
+			t.Fatalf("first line %q", got)
+		}
+		p.cancel() // what Ctrl-C does to the command's context
+		code, rest := p.wait(t)
+		want := regexp.MustCompile(`^Stopping the remote command \(Ctrl-C again to stop waiting\)\.\.\.\nInterrupted: session [0-9a-f-]{36} was stopped\.\n$`)
+		if code != 130 || rest != "" || !want.MatchString(p.stderr.String()) {
+			t.Errorf("exit %d, stdout %q, stderr %q", code, rest, p.stderr.String())
+		}
+		waitNoProcs(t, token)
 	})
 }
