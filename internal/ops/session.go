@@ -213,7 +213,7 @@ func (s *Session) serve(ctx context.Context, conn *client.PTYConn, input <-chan 
 	s.setConn(conn)
 	frames := make(chan frameOrErr, 16)
 	go readFrames(cctx, conn, frames)
-	broken := make(chan error, 2)
+	broken, unanswered := make(chan error, 1), make(chan error, 1)
 	connected := make(chan struct{})
 	s.connected = connected
 	written := make(chan struct{})
@@ -245,6 +245,11 @@ func (s *Session) serve(ctx context.Context, conn *client.PTYConn, input <-chan 
 			if errors.As(err, new(*stdinError)) {
 				return Result{Err: err}
 			}
+			// A write fails on a connection that is closing: what the
+			// reader still gets (the exit frame, often) or its error
+			// decides.
+			broken = nil
+		case err := <-unanswered:
 			return Result{Lost: err}
 		case sz := <-s.resizes():
 			conn.Resize(cctx, sz[0], sz[1])
@@ -253,7 +258,10 @@ func (s *Session) serve(ctx context.Context, conn *client.PTYConn, input <-chan 
 				pctx, pcancel := context.WithTimeout(cctx, KeepAlive)
 				defer pcancel()
 				if err := conn.Alive(pctx); err != nil && cctx.Err() == nil {
-					broken <- fmt.Errorf("no answer to a ping: %w", err)
+					select {
+					case unanswered <- fmt.Errorf("no answer to a ping: %w", err):
+					default:
+					}
 				}
 			}()
 		case <-ctx.Done():

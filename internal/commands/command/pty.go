@@ -78,21 +78,20 @@ func (r *ptyRun) run(ctx context.Context) error {
 	defer stopHangups()
 	// The session's own context: the first Ctrl-C cancels ctx, and in pipe
 	// mode it only asks the remote command to stop.
-	sctx, end := context.WithCancelCause(context.WithoutCancel(ctx))
-	controlled := make(chan struct{})
-	go func() {
-		defer close(controlled)
-		r.control(ctx, sctx, end, presses, hangups)
-	}()
+	sctx, end := context.WithCancel(context.WithoutCancel(ctx))
+	defer end()
+	over, controlled := make(chan struct{}), make(chan error, 1)
+	go func() { controlled <- r.control(ctx, over, end, presses, hangups) }()
 	res := r.s.Run(sctx)
-	stopped := sctx.Err() != nil
-	end(nil)
-	<-controlled
-	switch cause := context.Cause(sctx); {
+	close(over)
+	// What control decided (a timeout, a signal) wins over how the
+	// session ended meanwhile: osb killed it.
+	if final := <-controlled; final != nil {
+		return final
+	}
+	switch {
 	case res.Exited:
 		return r.finish(res.ExitCode)
-	case stopped && cause != context.Canceled:
-		return cause
 	case r.writeErr != nil:
 		r.kill()
 		return r.outputFailed()
@@ -106,9 +105,10 @@ func (r *ptyRun) run(ctx context.Context) error {
 	return r.fail(res.Err)
 }
 
-// control turns signals and the timeout into the session's end (end's
-// cause is osb's exit), until the session ends by itself.
-func (r *ptyRun) control(ctx, sctx context.Context, end context.CancelCauseFunc, presses, hangups <-chan os.Signal) {
+// control turns signals and the timeout into the end of the run: it
+// returns osb's exit (after ending the session's context), or nil once the
+// session is over by itself.
+func (r *ptyRun) control(ctx context.Context, over <-chan struct{}, end context.CancelFunc, presses, hangups <-chan os.Signal) error {
 	var timeout <-chan time.Time
 	if r.timeout > 0 {
 		timeout = time.After(time.Until(r.started.Add(r.timeout)))
@@ -117,8 +117,8 @@ func (r *ptyRun) control(ctx, sctx context.Context, end context.CancelCauseFunc,
 	for {
 		var final error
 		select {
-		case <-sctx.Done():
-			return
+		case <-over:
+			return nil
 		case <-timeout:
 			r.kill()
 			final = r.failWith(cmdutil.ExitRemoteTimeout, fmt.Errorf("the command did not finish within %s and was killed", r.timeout))
@@ -129,21 +129,21 @@ func (r *ptyRun) control(ctx, sctx context.Context, end context.CancelCauseFunc,
 			// comes on hangups too): on a terminal only signals count.
 			cancelled = nil
 			if !r.s.Terminal {
-				final = r.interrupt(sctx, false)
+				final = r.interrupt(context.WithoutCancel(ctx), false)
 			}
 		case sig := <-presses:
 			if r.s.Terminal {
 				final = r.hangup(sig)
 			} else {
-				final = r.interrupt(sctx, true)
+				final = r.interrupt(context.WithoutCancel(ctx), true)
 			}
 		case <-r.stopAt:
 			r.kill()
 			final = r.interrupted("Interrupted: session " + r.s.ID + " did not stop in time and was killed.")
 		}
 		if final != nil {
-			end(final)
-			return
+			end()
+			return final
 		}
 	}
 }

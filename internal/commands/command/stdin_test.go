@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -275,5 +276,23 @@ func TestShellPipeModeCtrlC(t *testing.T) {
 			t.Errorf("exit %d, stdout %q, stderr %q", code, rest, p.stderr.String())
 		}
 		waitNoProcs(t, token)
+	})
+}
+
+// command run -i keeps what command run promises: -o json's one object
+// and --timeout's 124, on both servers.
+func TestRunStdinJSONAndTimeout(t *testing.T) {
+	t.Parallel()
+	bothServers(t, func(t *testing.T, env *cmdtest.Env, sb string) {
+		r := env.RunStdin("abc", "command", "run", sb, "-i", "-o", "json", "--", "sh", "-c", "cat; echo e >&2; exit 2")
+		var res map[string]any
+		if err := json.Unmarshal([]byte(r.Stdout), &res); err != nil || r.Code != 2 {
+			t.Fatalf("-o json: exit %d %q %q", r.Code, r.Stdout, r.Stderr)
+		}
+		if res["stdout"] != "abc" || res["stderr"] != "e\n" || res["exit_code"] != 2.0 {
+			t.Errorf("-o json result: %v", res)
+		}
+		expect(t, env.RunStdin("x", "command", "run", sb, "-i", "-t", "1s", "--", "sleep", "30"), 124, "",
+			"Error: the command did not finish within 1s and was killed\n")
 	})
 }
