@@ -472,7 +472,10 @@ func (s *ptySession) closeStdin() error {
 	case run.tty != nil:
 		return errors.New("stdin_eof needs pipe mode (?pty=0); on a terminal send Ctrl-D (0x04)")
 	}
-	return run.stdin.Close()
+	if err := run.stdin.Close(); !errors.Is(err, os.ErrClosed) {
+		return err
+	}
+	return nil // bash has exited already: its input is over anyway
 }
 
 // resize sets the terminal's size (nothing to do in pipe mode).
