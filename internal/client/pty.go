@@ -43,19 +43,24 @@ type PTYSession struct {
 // (the real one has none; osb server adds GET /pty).
 var ErrPTYListUnsupported = errors.New("this execd cannot list PTY sessions: GET /pty is an osb server extension")
 
-// CreatePTY records a new session and returns its id; its bash starts when
-// the first WebSocket connects.
-func (d *DataPlane) CreatePTY(ctx context.Context, req PTYRequest) (string, error) {
-	var out struct {
-		SessionID string `json:"session_id"`
-	}
+// PTYCreated is the answer to POST /pty. StdinEOF: the server takes the
+// stdin_eof frame (osb server says so; a real execd has no such frame).
+type PTYCreated struct {
+	ID       string `json:"session_id"`
+	StdinEOF bool   `json:"stdin_eof"`
+}
+
+// CreatePTY records a new session; its bash starts when the first
+// WebSocket connects.
+func (d *DataPlane) CreatePTY(ctx context.Context, req PTYRequest) (PTYCreated, error) {
+	var out PTYCreated
 	if _, err := d.Do(ctx, &Request{Method: http.MethodPost, Path: "/pty", JSON: req}, &out); err != nil {
-		return "", err
+		return out, err
 	}
-	if out.SessionID == "" {
-		return "", errors.New("the server created a PTY session but gave no session_id")
+	if out.ID == "" {
+		return out, errors.New("the server created a PTY session but gave no session_id")
 	}
-	return out.SessionID, nil
+	return out, nil
 }
 
 // PTYSession fetches a session's state.
@@ -190,6 +195,7 @@ type PTYFrame struct {
 	Data      []byte // output
 	Offset    int64  // replay: the offset of Data[0]
 	Mode      string // connected: pty or pipe
+	StdinEOF  bool   // connected: the server takes stdin_eof (osb server)
 	SessionID string
 	ExitCode  *int
 	Code      string
@@ -256,6 +262,7 @@ func decodePTYText(data []byte) *PTYFrame {
 		Type      string `json:"type"`
 		SessionID string `json:"session_id"`
 		Mode      string `json:"mode"`
+		StdinEOF  bool   `json:"stdin_eof"`
 		ExitCode  *int   `json:"exit_code"`
 		Error     string `json:"error"`
 		Code      string `json:"code"`
@@ -268,7 +275,7 @@ func decodePTYText(data []byte) *PTYFrame {
 	if !ok {
 		kind = PTYOther
 	}
-	return &PTYFrame{Kind: kind, SessionID: f.SessionID, Mode: f.Mode, ExitCode: f.ExitCode, Code: f.Code, Message: f.Error}
+	return &PTYFrame{Kind: kind, SessionID: f.SessionID, Mode: f.Mode, StdinEOF: f.StdinEOF, ExitCode: f.ExitCode, Code: f.Code, Message: f.Error}
 }
 
 // WriteStdin sends input, in frames of at most 32 KiB.
@@ -302,7 +309,8 @@ func (p *PTYConn) Ping(ctx context.Context) error {
 }
 
 // CloseStdin ends the shell's input in pipe mode. It is an osb server
-// extension: execd answers with an INVALID_FRAME error frame.
+// extension, announced by PTYCreated.StdinEOF and PTYFrame.StdinEOF: send
+// it to no other server (a real execd answers INVALID_FRAME).
 func (p *PTYConn) CloseStdin(ctx context.Context) error {
 	return p.control(ctx, map[string]any{"type": "stdin_eof"})
 }

@@ -60,10 +60,11 @@ func TestPTYPipeRoundTrip(t *testing.T) {
 		t.Run(map[bool]string{false: "direct", true: "server proxy"}[proxy], func(t *testing.T) {
 			ctx := context.Background()
 			dp := ptyDataPlane(t, proxy)
-			id, err := dp.CreatePTY(ctx, PTYRequest{Command: "cat; echo bye >&2; exit 5"})
-			if err != nil {
-				t.Fatal(err)
+			created, err := dp.CreatePTY(ctx, PTYRequest{Command: "cat; echo bye >&2; exit 5"})
+			if err != nil || !created.StdinEOF {
+				t.Fatalf("%+v %v: osb server announces stdin_eof", created, err)
 			}
+			id := created.ID
 			conn, err := dp.DialPTY(ctx, id, PTYDial{Pipe: true})
 			if err != nil {
 				t.Fatal(err)
@@ -110,10 +111,11 @@ func TestPTYPipeRoundTrip(t *testing.T) {
 func TestPTYHolderRefusalAndTakeover(t *testing.T) {
 	ctx := context.Background()
 	dp := ptyDataPlane(t, false)
-	id, err := dp.CreatePTY(ctx, PTYRequest{})
+	created, err := dp.CreatePTY(ctx, PTYRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	id := created.ID
 	first, err := dp.DialPTY(ctx, id, PTYDial{Pipe: true})
 	if err != nil {
 		t.Fatal(err)

@@ -216,7 +216,7 @@ func TestShellPipeMode(t *testing.T) {
 	for i := range in {
 		in[i] = byte(i * 7)
 	}
-	for _, args := range [][]string{{"shell", sb, "--", "cat"}, {"command", "run", sb, "--", "cat"}} {
+	for _, args := range [][]string{{"shell", sb, "--", "cat"}, {"command", "run", sb, "-i", "--", "cat"}} {
 		cmd := command(t, bin, args...)
 		cmd.Env = env
 		cmd.Stdin = bytes.NewReader(in)
@@ -235,7 +235,7 @@ func TestShellPipeMode(t *testing.T) {
 	if out, err := sh.CombinedOutput(); err != nil {
 		t.Fatalf("tar through osb: %v %s", err, out)
 	}
-	check := command(t, bin, "command", "run", sb, "--", "sh", "-c", "cmp /workspace/src/sub/data.bin - && echo same")
+	check := command(t, bin, "command", "run", sb, "-i", "--", "sh", "-c", "cmp /workspace/src/sub/data.bin - && echo same")
 	check.Env = env
 	check.Stdin = bytes.NewReader(in[:100000])
 	if out, err := check.CombinedOutput(); err != nil || string(out) != "same\n" {

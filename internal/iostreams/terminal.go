@@ -2,7 +2,6 @@ package iostreams
 
 import (
 	"errors"
-	"io"
 	"os"
 
 	"golang.org/x/term"
@@ -45,41 +44,4 @@ func (s *IOStreams) TerminalSize() (cols, rows int, ok bool) {
 		}
 	}
 	return 0, 0, false
-}
-
-// StdinInput says what stdin may hold for a remote command.
-type StdinInput int
-
-const (
-	NoInput     StdinInput = iota // a terminal, /dev/null (any character device), an empty file, closed
-	FileInput                     // a file with bytes left to read
-	StreamInput                   // a pipe or socket: input may come, or not
-)
-
-// Input classifies stdin without reading it. Test streams are a file with
-// input when their buffer holds some.
-func (s *IOStreams) Input() StdinInput {
-	if s.stdinTTY {
-		return NoInput
-	}
-	if s.inFile == nil {
-		if l, ok := s.In.(interface{ Len() int }); ok && l.Len() > 0 {
-			return FileInput
-		}
-		return NoInput
-	}
-	fi, err := s.inFile.Stat()
-	if err != nil {
-		return NoInput
-	}
-	switch m := fi.Mode(); {
-	case m&os.ModeCharDevice != 0, m.IsDir():
-		return NoInput
-	case m.IsRegular():
-		if pos, err := s.inFile.Seek(0, io.SeekCurrent); err == nil && pos >= fi.Size() {
-			return NoInput
-		}
-		return FileInput
-	}
-	return StreamInput
 }

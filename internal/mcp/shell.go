@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/osb-dev/osb/internal/client"
+	"github.com/osb-dev/osb/internal/ops"
 )
 
 func shellTool() toolSpec {
@@ -59,12 +61,14 @@ type shellResult struct {
 	Truncated *truncation `json:"truncated,omitempty"`
 }
 
-// shell is an open PTY session: its socket stays connected between calls,
-// and what the shell prints is gathered until a call takes it.
+// shell is an open PTY session: its socket stays connected between calls
+// (ops.Session relays it), and what the shell prints is gathered until a
+// call takes it.
 type shell struct {
 	id, sandbox string
 	dp          *client.DataPlane
-	conn        *client.PTYConn
+	in          *io.PipeWriter // what a call types, to the session
+	stop        context.CancelFunc
 	max         int
 
 	mu       sync.Mutex
@@ -72,7 +76,6 @@ type shell struct {
 	dropped  int64
 	exited   bool
 	exitCode *int
-	err      error
 	changed  chan struct{} // closed, and replaced, on every change
 }
 
@@ -91,7 +94,7 @@ func (s *Server) shellExec(ctx context.Context, _ *mcp.CallToolRequest, a shellA
 		return nil, err
 	}
 	if a.Input != "" {
-		if err := sh.conn.WriteStdin(ctx, []byte(a.Input)); err != nil {
+		if _, err := sh.in.Write([]byte(a.Input)); err != nil {
 			return nil, err
 		}
 	}
@@ -133,52 +136,57 @@ func (s *Server) shellFor(ctx context.Context, a shellArgs) (*shell, error) {
 	if a.WorkingDirectory != nil {
 		req.Cwd = *a.WorkingDirectory
 	}
-	sid, err := dp.CreatePTY(ctx, req)
+	created, err := dp.CreatePTY(ctx, req)
 	if err != nil {
 		return nil, err
 	}
+	pr, pw := io.Pipe()
+	sess := &ops.Session{DP: dp, ID: created.ID, Terminal: true, Stdin: pr}
 	// The socket outlives this call: it is the session's.
-	conn, err := dp.DialPTY(context.WithoutCancel(ctx), sid, client.PTYDial{})
-	if err != nil {
-		_ = dp.DeletePTY(context.WithoutCancel(ctx), sid)
+	rctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	if err := sess.Connect(rctx); err != nil {
+		stop()
+		_ = sess.Delete(ctx)
 		return nil, err
 	}
-	sh := &shell{id: sid, sandbox: id, dp: dp, conn: conn, max: s.opts.MaxOutput, changed: make(chan struct{})}
-	go sh.read()
+	sh := &shell{id: created.ID, sandbox: id, dp: dp, in: pw, stop: stop, max: s.opts.MaxOutput, changed: make(chan struct{})}
+	sess.Out = sh
+	go sh.run(rctx, sess, pr)
 	s.shells.mu.Lock()
 	if s.shells.m == nil {
 		s.shells.m = map[string]*shell{}
 	}
-	s.shells.m[sid] = sh
+	s.shells.m[created.ID] = sh
 	s.shells.mu.Unlock()
 	return sh, nil
 }
 
-// read gathers frames until the socket closes.
-func (sh *shell) read() {
-	for {
-		f, err := sh.conn.Next(context.Background())
-		sh.mu.Lock()
-		switch {
-		case err != nil:
-			sh.exited = true
-			var closed *client.PTYClosedError
-			if !errors.As(err, &closed) || closed.TakenOver() {
-				sh.err = err
-			}
-		case f.Kind == client.PTYStdout || f.Kind == client.PTYStderr || f.Kind == client.PTYReplay:
-			sh.append(f.Data)
-		case f.Kind == client.PTYExit:
-			sh.exited, sh.exitCode = true, f.ExitCode
-		}
-		close(sh.changed)
-		sh.changed = make(chan struct{})
-		done := err != nil
-		sh.mu.Unlock()
-		if done {
-			return
-		}
-	}
+// run relays the session until it ends; then typing into it fails.
+func (sh *shell) run(ctx context.Context, sess *ops.Session, in *io.PipeReader) {
+	res := sess.Run(ctx)
+	in.CloseWithError(errors.New("the shell has ended"))
+	sh.mu.Lock()
+	sh.exited, sh.exitCode = true, res.ExitCode
+	sh.changedLocked()
+	sh.mu.Unlock()
+}
+
+// Stdout and Stderr gather what the shell prints (ops.Output); notes of
+// the connection are not the shell's output.
+func (sh *shell) Stdout(p []byte) error {
+	sh.mu.Lock()
+	sh.append(p)
+	sh.changedLocked()
+	sh.mu.Unlock()
+	return nil
+}
+
+func (sh *shell) Stderr(p []byte) error { return sh.Stdout(p) }
+func (sh *shell) Note(string)           {}
+
+func (sh *shell) changedLocked() {
+	close(sh.changed)
+	sh.changed = make(chan struct{})
 }
 
 // append keeps the newest max bytes; call with mu held.
@@ -262,12 +270,14 @@ func (s *Server) endShell(ctx context.Context, sh *shell, gentle bool) {
 	delete(s.shells.m, sh.id)
 	s.shells.mu.Unlock()
 	ctx = context.WithoutCancel(ctx)
-	if gentle && !sh.awaitExit(ctx, 0) && sh.conn.WriteStdin(ctx, []byte(exitLine)) == nil {
-		sh.awaitExit(ctx, endGrace)
+	if gentle && !sh.awaitExit(ctx, 0) {
+		if _, err := io.WriteString(sh.in, exitLine); err == nil {
+			sh.awaitExit(ctx, endGrace)
+		}
 	}
 	_ = sh.dp.DeletePTY(ctx, sh.id)
 	sh.awaitExit(ctx, endGrace)
-	_ = sh.conn.Close()
+	sh.stop()
 }
 
 // endShells ends every shell at once, without the grace of a gentle end.

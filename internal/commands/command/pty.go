@@ -7,23 +7,16 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net/http"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
-	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/cmdutil"
 	"github.com/osb-dev/osb/internal/iostreams"
+	"github.com/osb-dev/osb/internal/ops"
 	"github.com/osb-dev/osb/internal/output"
-)
-
-// Timings of a PTY session's client; variables so that tests can shorten them.
-var (
-	ptyKeepAlive    = 20 * time.Second // a WebSocket ping this often; no answer within as long means the connection is lost
-	ptyReconnectFor = 2 * time.Minute  // how long osb tries to get a lost connection back
-	ptyRetryMax     = 5 * time.Second  // the longest wait between two tries
 )
 
 // hangupsFunc starts delivering SIGTERM and SIGHUP and returns a function
@@ -36,29 +29,25 @@ func notifyHangups() (<-chan os.Signal, func()) {
 	return ch, func() { signal.Stop(ch) }
 }
 
-// ptyRun drives one PTY session over its WebSocket: local stdin and window
-// size go to it, its output comes back, and its end becomes osb's exit
-// code. On a terminal (tty) the local terminal is raw for the whole run,
-// and a lost connection is reconnected, replaying what was missed. In
-// pipe mode stdout and stderr stay apart and stdin is streamed and then
-// ended; a lost connection ends the run (what was sent may not all have
-// arrived, and execd's replay mixes stdout and stderr).
+// ptyRun is a PTY session as the command line runs it (ops.Session relays
+// it): on a terminal (s.Terminal) the local terminal is raw for the whole
+// run and a lost connection is taken up again; in pipe mode stdout and
+// stderr stay apart and a lost connection ends the run (what was sent may
+// not all have arrived, and execd's replay mixes stdout and stderr). Here
+// are what only a command line has: signals, the timeout, -o json and
+// exit codes.
 type ptyRun struct {
 	ios        *iostreams.IOStreams
-	dp         *client.DataPlane
-	id         string        // the session
+	s          *ops.Session
 	sandbox    string        // as the user named it, for hints
-	tty        bool          // a local terminal in raw mode; else pipe mode
 	owned      bool          // created for this run: deleted once it ended
-	takeover   bool          // the first connection evicts the session's client
-	stdin      io.Reader     // streamed to the session; nil: nothing
 	collect    bool          // -o json: output kept for the result object
 	filter     output.Filter // --jq or --template, for that object
 	timeout    time.Duration // the remote command is killed after this; 0: never
 	interrupts interruptsFunc
 	hangups    hangupsFunc
 
-	offset   int64 // output received, by the server's count
+	mu       sync.Mutex
 	out, err bytes.Buffer
 	writeErr error // stdout or stderr went away
 	started  time.Time
@@ -68,307 +57,165 @@ type ptyRun struct {
 	stopAt   <-chan time.Time
 }
 
-// ptyOutcome is how one connection ended.
-type ptyOutcome struct {
-	exitCode  *int // the exit frame came; nil inside means it carried none
-	exited    bool
-	takenOver bool
-	lost      error // the connection broke
-	final     error // the run is over with this (an exit code error or nil)
-	done      bool
-}
-
-// run connects and relays until the session ends, reconnecting on a
-// terminal. It returns nil or an error carrying osb's exit code.
+// run relays the session until it ends. It returns nil or an error
+// carrying osb's exit code.
 func (r *ptyRun) run(ctx context.Context) error {
 	r.started = time.Now()
-	if r.tty {
+	tty := r.s.Terminal
+	if tty {
 		restore, err := r.ios.MakeRaw()
 		if err != nil {
 			return osbFailed(fmt.Errorf("cannot put the terminal in raw mode: %w", err))
 		}
 		defer restore()
+		r.s.Size, r.s.Reconnect = r.ios.TerminalSize, true
+		defer r.ios.WatchResize(r.s.Resize)()
 	}
+	r.s.Out = r
 	presses, stopInterrupts := r.interrupts()
 	defer stopInterrupts()
 	hangups, stopHangups := r.hangups()
 	defer stopHangups()
-	input := r.readStdin()
-	conn, err := r.dp.DialPTY(ctx, r.id, client.PTYDial{Pipe: !r.tty, Takeover: r.takeover})
-	if err != nil {
-		return osbFailed(err)
+	// The session's own context: the first Ctrl-C cancels ctx, and in pipe
+	// mode it only asks the remote command to stop.
+	sctx, end := context.WithCancel(context.WithoutCancel(ctx))
+	defer end()
+	over, controlled := make(chan struct{}), make(chan error, 1)
+	go func() { controlled <- r.control(ctx, over, end, presses, hangups) }()
+	res := r.s.Run(sctx)
+	close(over)
+	// What control decided (a timeout, a signal) wins over how the
+	// session ended meanwhile: osb killed it.
+	if final := <-controlled; final != nil {
+		return final
 	}
-	for {
-		res := r.serve(ctx, conn, input, presses, hangups)
-		conn.Close()
-		if res.done {
-			return res.final
-		}
-		if res.exited {
-			return r.finish(res.exitCode)
-		}
-		if res.takenOver {
-			return r.fail(fmt.Errorf("another client took session %s over; it goes on there", r.id))
-		}
-		if !r.tty {
-			return r.fail(fmt.Errorf("the connection to session %s was lost (%v); the remote command goes on: %s", r.id, res.lost, r.hint()))
-		}
-		if conn, res = r.reconnect(ctx, res.lost, hangups); conn == nil {
-			if res.exited {
-				return r.finish(res.exitCode)
-			}
-			return res.final
-		}
+	switch {
+	case res.Exited:
+		return r.finish(res.ExitCode)
+	case r.writeErr != nil:
+		r.kill()
+		return r.outputFailed()
+	case res.TakenOver:
+		return r.fail(fmt.Errorf("another client took session %s over; it goes on there", r.s.ID))
+	case res.Lost != nil:
+		return r.fail(fmt.Errorf("the connection to session %s was lost (%v); the remote command goes on: %s", r.s.ID, res.Lost, r.hint()))
+	case res.Detached:
+		return r.fail(fmt.Errorf("%w; %s", res.Err, r.hint()))
 	}
+	return r.fail(res.Err)
 }
 
-// hint says how to get back to the session.
-func (r *ptyRun) hint() string {
-	return fmt.Sprintf("'osb command shell %s --session %s' attaches to it, 'osb command shell kill %s %s' ends it", r.sandbox, r.id, r.sandbox, r.id)
-}
-
-// readStdin streams stdin in chunks; a nil chunk marks its end.
-func (r *ptyRun) readStdin() <-chan []byte {
-	ch := make(chan []byte, 16)
-	if r.stdin == nil {
-		close(ch)
-		return ch
-	}
-	go func() {
-		defer close(ch)
-		for {
-			buf := make([]byte, 32<<10)
-			n, err := r.stdin.Read(buf)
-			if n > 0 {
-				ch <- buf[:n]
-			}
-			if err != nil {
-				ch <- nil
-				return
-			}
-		}
-	}()
-	return ch
-}
-
-// serve relays over one connection until it ends.
-func (r *ptyRun) serve(ctx context.Context, conn *client.PTYConn, input <-chan []byte, presses, hangups <-chan os.Signal) ptyOutcome {
-	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancel()
-	frames := make(chan ptyFrame, 16)
-	go r.readFrames(cctx, conn, frames)
-	broken := make(chan error, 2)
-	go r.writeStdin(cctx, conn, input, broken)
-	resized := make(chan [2]int, 1)
-	if r.tty {
-		if cols, rows, ok := r.ios.TerminalSize(); ok {
-			conn.Resize(cctx, cols, rows)
-		}
-		stop := r.ios.WatchResize(func(cols, rows int) {
-			select {
-			case resized <- [2]int{cols, rows}:
-			default:
-			}
-		})
-		defer stop()
-	}
-	keepAlive := time.NewTicker(ptyKeepAlive)
-	defer keepAlive.Stop()
+// control turns signals and the timeout into the end of the run: it
+// returns osb's exit (after ending the session's context), or nil once the
+// session is over by itself.
+func (r *ptyRun) control(ctx context.Context, over <-chan struct{}, end context.CancelFunc, presses, hangups <-chan os.Signal) error {
 	var timeout <-chan time.Time
 	if r.timeout > 0 {
 		timeout = time.After(time.Until(r.started.Add(r.timeout)))
 	}
 	cancelled := ctx.Done()
 	for {
+		var final error
 		select {
-		case f := <-frames:
-			if res, over := r.frame(f); over {
-				return res
-			}
-		case err := <-broken:
-			return ptyOutcome{lost: err}
-		case sz := <-resized:
-			conn.Resize(cctx, sz[0], sz[1])
-		case <-keepAlive.C:
-			go func() {
-				pctx, pcancel := context.WithTimeout(cctx, ptyKeepAlive)
-				defer pcancel()
-				if err := conn.Alive(pctx); err != nil && cctx.Err() == nil {
-					broken <- fmt.Errorf("no answer to a ping: %w", err)
-				}
-			}()
+		case <-over:
+			return nil
 		case <-timeout:
 			r.kill()
-			return ptyOutcome{done: true, final: r.failWith(cmdutil.ExitRemoteTimeout, fmt.Errorf("the command did not finish within %s and was killed", r.timeout))}
+			final = r.failWith(cmdutil.ExitRemoteTimeout, fmt.Errorf("the command did not finish within %s and was killed", r.timeout))
 		case sig := <-hangups:
-			return ptyOutcome{done: true, final: r.hangup(sig)}
+			final = r.hangup(sig)
 		case <-cancelled:
 			// The first Ctrl-C also cancels ctx (and so does SIGTERM, which
 			// comes on hangups too): on a terminal only signals count.
 			cancelled = nil
-			if res, over := r.interrupt(cctx, conn, false); !r.tty && over {
-				return res
+			if !r.s.Terminal {
+				final = r.interrupt(context.WithoutCancel(ctx), false)
 			}
 		case sig := <-presses:
-			if r.tty {
-				return ptyOutcome{done: true, final: r.hangup(sig)}
-			}
-			if res, over := r.interrupt(cctx, conn, true); over {
-				return res
+			if r.s.Terminal {
+				final = r.hangup(sig)
+			} else {
+				final = r.interrupt(context.WithoutCancel(ctx), true)
 			}
 		case <-r.stopAt:
 			r.kill()
-			return ptyOutcome{done: true, final: r.interrupted("Interrupted: session " + r.id + " did not stop in time and was killed.")}
+			final = r.interrupted("Interrupted: session " + r.s.ID + " did not stop in time and was killed.")
+		}
+		if final != nil {
+			end()
+			return final
 		}
 	}
 }
 
-type ptyFrame struct {
-	f   *client.PTYFrame
-	err error
+// hint says how to get back to the session.
+func (r *ptyRun) hint() string {
+	return fmt.Sprintf("'osb command shell %s --session %s' attaches to it, 'osb command shell kill %s %s' ends it", r.sandbox, r.s.ID, r.sandbox, r.s.ID)
 }
 
-func (r *ptyRun) readFrames(ctx context.Context, conn *client.PTYConn, out chan<- ptyFrame) {
-	for {
-		f, err := conn.Next(ctx)
-		select {
-		case out <- ptyFrame{f, err}:
-		case <-ctx.Done():
-			return
-		}
-		if err != nil {
-			return
-		}
-	}
-}
+// Stdout, Stderr and Note are the session's output (ops.Output).
+func (r *ptyRun) Stdout(p []byte) error { return r.output(&r.out, r.ios.Out, p) }
+func (r *ptyRun) Stderr(p []byte) error { return r.output(&r.err, r.ios.ErrOut, p) }
 
-// writeStdin sends input as it comes, then ends it (pipe mode).
-func (r *ptyRun) writeStdin(ctx context.Context, conn *client.PTYConn, input <-chan []byte, broken chan<- error) {
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case chunk, ok := <-input:
-			var err error
-			switch {
-			case !ok:
-				return
-			case chunk == nil && !r.tty:
-				err = conn.CloseStdin(ctx)
-			case chunk != nil:
-				err = conn.WriteStdin(ctx, chunk)
-			}
-			if err != nil && ctx.Err() == nil {
-				broken <- err
-				return
-			}
-		}
-	}
-}
-
-// frame handles one frame; over reports the connection is done.
-func (r *ptyRun) frame(pf ptyFrame) (ptyOutcome, bool) {
-	if err := pf.err; err != nil {
-		var closed *client.PTYClosedError
-		switch {
-		case errors.As(err, &closed) && closed.TakenOver():
-			return ptyOutcome{takenOver: true}, true
-		case errors.As(err, &closed):
-			return ptyOutcome{lost: fmt.Errorf("the server closed the connection before the shell exited (%d %s)", closed.Code, closed.Reason)}, true
-		}
-		return ptyOutcome{lost: err}, true
-	}
-	f := pf.f
-	switch f.Kind {
-	case client.PTYReplay:
-		if gap := f.Offset - r.offset; gap > 0 {
-			r.note(fmt.Sprintf("%d bytes of output were lost while disconnected", gap))
-		}
-		data := f.Data
-		if skip := r.offset - f.Offset; skip > 0 {
-			data = data[min(skip, int64(len(data))):]
-		}
-		r.offset = max(r.offset, f.Offset)
-		r.output(client.PTYStdout, data)
-	case client.PTYStdout, client.PTYStderr:
-		r.output(f.Kind, f.Data)
-	case client.PTYExit:
-		return ptyOutcome{exited: true, exitCode: f.ExitCode}, true
-	case client.PTYError:
-		if f.Code == "INVALID_FRAME" && bytes.Contains([]byte(f.Message), []byte("stdin_eof")) {
-			r.note("this sandbox's execd cannot end the remote command's input: a command that reads all of its stdin waits for more until it is stopped (Ctrl-C)")
-			break
-		}
-		r.note(fmt.Sprintf("the server reported %s: %s", f.Code, f.Message))
-	}
-	if r.writeErr != nil {
-		r.kill()
-		return ptyOutcome{done: true, final: r.outputFailed()}, true
-	}
-	return ptyOutcome{}, false
-}
-
-func (r *ptyRun) output(kind client.PTYFrameKind, data []byte) {
-	if len(data) == 0 {
-		return
-	}
-	r.offset += int64(len(data))
-	buf, w := &r.out, r.ios.Out
-	if kind == client.PTYStderr {
-		buf, w = &r.err, r.ios.ErrOut
-	}
+func (r *ptyRun) output(buf *bytes.Buffer, w io.Writer, p []byte) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if r.collect {
-		buf.Write(data)
-		return
+		buf.Write(p)
+		return nil
 	}
-	if r.writeErr != nil {
-		return
+	if r.writeErr == nil {
+		if _, err := w.Write(p); err != nil {
+			r.writeErr = err
+		}
 	}
-	if _, err := w.Write(data); err != nil {
-		r.writeErr = err
-	}
+	return r.writeErr
 }
 
-// note tells the user something on stderr, on its own line even in raw mode.
-func (r *ptyRun) note(msg string) {
-	if r.tty {
+// Note tells the user something on stderr, on its own line even in raw mode.
+func (r *ptyRun) Note(msg string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.s.Terminal {
 		fmt.Fprintf(r.ios.ErrOut, "\r\nosb: %s\r\n", msg)
 		return
 	}
-	output.WriteWarning(r.ios, r.format(), msg)
-}
-
-func (r *ptyRun) format() string {
+	format := output.Raw
 	if r.collect {
-		return output.JSONF
+		format = output.JSONF
 	}
-	return output.Raw
+	output.WriteWarning(r.ios, format, msg)
 }
 
-// interrupt handles Ctrl-C (and osb's own cancellation): the first asks the
-// remote command to stop (SIGINT), the next stops waiting for it.
-func (r *ptyRun) interrupt(ctx context.Context, conn *client.PTYConn, press bool) (ptyOutcome, bool) {
-	if r.tty {
-		return ptyOutcome{}, false
-	}
+// say writes a line on stderr, between the session's own writes.
+func (r *ptyRun) say(msg string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	fmt.Fprintln(r.ios.ErrOut, msg)
+}
+
+// interrupt handles Ctrl-C (and osb's own cancellation) in pipe mode: the
+// first asks the remote command to stop (SIGINT), the next stops waiting
+// for it. A non-nil error ends the run with it.
+func (r *ptyRun) interrupt(ctx context.Context, press bool) error {
 	if press {
 		if r.presses++; r.presses >= 2 {
 			r.kill()
-			return ptyOutcome{done: true, final: r.interrupted("Interrupted again: not waiting for session " + r.id + " to stop.")}, true
+			return r.interrupted("Interrupted again: not waiting for session " + r.s.ID + " to stop.")
 		}
 	}
 	if r.stopping {
-		return ptyOutcome{}, false
+		return nil
 	}
 	r.stopping, r.stopAt = true, time.After(interruptGrace)
 	if !r.collect {
-		fmt.Fprintln(r.ios.ErrOut, "Stopping the remote command (Ctrl-C again to stop waiting)...")
+		r.say("Stopping the remote command (Ctrl-C again to stop waiting)...")
 	}
-	if err := conn.Signal(ctx, "SIGINT"); err != nil {
+	if err := r.s.Signal(ctx, "SIGINT"); err != nil {
 		r.kill()
-		return ptyOutcome{done: true, final: r.interrupted("Interrupted: session " + r.id + " was killed.")}, true
+		return r.interrupted("Interrupted: session " + r.s.ID + " was killed.")
 	}
-	return ptyOutcome{}, false
+	return nil
 }
 
 // hangup ends the run on SIGTERM or SIGHUP: a terminal session stays for
@@ -378,8 +225,8 @@ func (r *ptyRun) hangup(sig os.Signal) error {
 	if s, ok := sig.(syscall.Signal); ok {
 		code = 128 + int(s)
 	}
-	if r.tty {
-		r.note(fmt.Sprintf("%v: detached from session %s, which goes on: %s", sig, r.id, r.hint()))
+	if r.s.Terminal {
+		r.Note(fmt.Sprintf("%v: detached from session %s, which goes on: %s", sig, r.s.ID, r.hint()))
 		return cmdutil.Silent(code)
 	}
 	r.kill()
@@ -388,58 +235,16 @@ func (r *ptyRun) hangup(sig os.Signal) error {
 
 // kill ends the session's shell if osb created it.
 func (r *ptyRun) kill() {
-	if !r.owned {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), interruptGrace)
-	defer cancel()
-	r.dp.DeletePTY(ctx, r.id)
-}
-
-// reconnect gets a lost terminal session back: it checks that the shell
-// still runs, then connects again from the last byte received, taking the
-// session over (the server may not have noticed the old connection died).
-func (r *ptyRun) reconnect(ctx context.Context, cause error, hangups <-chan os.Signal) (*client.PTYConn, ptyOutcome) {
-	r.note(fmt.Sprintf("connection lost (%v); reconnecting...", cause))
-	deadline := time.Now().Add(ptyReconnectFor)
-	for wait := 250 * time.Millisecond; ; wait = min(2*wait, ptyRetryMax) {
-		select {
-		case sig := <-hangups:
-			return nil, ptyOutcome{done: true, final: r.hangup(sig)}
-		case <-ctx.Done():
-			return nil, ptyOutcome{done: true, final: r.interrupted("Interrupted: detached from session " + r.id + ".")}
-		case <-time.After(wait):
-		}
-		st, err := r.dp.PTYSession(ctx, r.id)
-		switch {
-		case client.IsStatus(err, http.StatusNotFound):
-			return nil, ptyOutcome{done: true, final: r.fail(fmt.Errorf("session %s was deleted while disconnected", r.id))}
-		case err == nil && !st.Running:
-			if st.ExitCode == nil {
-				return nil, ptyOutcome{done: true, final: r.fail(fmt.Errorf("the shell of session %s ended while disconnected; its exit code is unknown", r.id))}
-			}
-			return nil, ptyOutcome{exited: true, exitCode: st.ExitCode}
-		case err == nil:
-			conn, derr := r.dp.DialPTY(ctx, r.id, client.PTYDial{Since: r.offset, Takeover: true})
-			if derr == nil {
-				r.note("reconnected")
-				return conn, ptyOutcome{}
-			}
-			err = derr
-		}
-		if time.Now().After(deadline) {
-			return nil, ptyOutcome{done: true, final: r.fail(fmt.Errorf("could not reconnect within %s: %v; %s", ptyReconnectFor, err, r.hint()))}
-		}
+	if r.owned {
+		r.s.Delete(context.Background())
 	}
 }
 
 // finish turns the exit frame into osb's exit code.
 func (r *ptyRun) finish(code *int) error {
-	if r.owned {
-		r.kill() // the shell is gone: this only frees the session
-	}
+	r.kill() // the shell is gone: this only frees the session
 	if r.collect {
-		res := result{ExecutionID: r.id, ExitCode: code, Duration: math.Round(time.Since(r.started).Seconds()*1000) / 1000}
+		res := result{ExecutionID: r.s.ID, ExitCode: code, Duration: math.Round(time.Since(r.started).Seconds()*1000) / 1000}
 		p := output.New(r.ios, output.JSONF)
 		p.Filter = r.filter
 		if err := writeResult(p, res, held(r.out.Bytes()), held(r.err.Bytes())); err != nil {
@@ -448,7 +253,7 @@ func (r *ptyRun) finish(code *int) error {
 	}
 	switch {
 	case r.stopping:
-		return r.interrupted("Interrupted: session " + r.id + " was stopped.")
+		return r.interrupted("Interrupted: session " + r.s.ID + " was stopped.")
 	case code == nil:
 		return r.fail(errors.New("the shell ended without an exit code"))
 	case *code == -1:
@@ -472,9 +277,9 @@ func (r *ptyRun) outputFailed() error {
 func (r *ptyRun) fail(err error) error { return r.failWith(cmdutil.ExitOsbFailed, err) }
 
 func (r *ptyRun) failWith(code int, err error) error {
-	if r.tty {
+	if r.s.Terminal {
 		// The terminal is raw until run returns: the line must end itself.
-		r.note(err.Error())
+		r.Note(err.Error())
 		return cmdutil.Silent(code)
 	}
 	return &cmdutil.ExitError{Code: code, Err: err}
@@ -484,10 +289,10 @@ func (r *ptyRun) interrupted(msg string) error {
 	if r.collect {
 		return &cmdutil.ExitError{Code: cmdutil.ExitInterrupted, Err: errors.New(msg)}
 	}
-	if r.tty {
-		r.note(msg)
+	if r.s.Terminal {
+		r.Note(msg)
 	} else {
-		fmt.Fprintln(r.ios.ErrOut, msg)
+		r.say(msg)
 	}
 	return cmdutil.Silent(cmdutil.ExitInterrupted)
 }

@@ -15,7 +15,7 @@ import (
 
 	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/cmdutil"
-	"github.com/osb-dev/osb/internal/iostreams"
+	"github.com/osb-dev/osb/internal/ops"
 	"github.com/osb-dev/osb/internal/output"
 )
 
@@ -29,6 +29,7 @@ type runOptions struct {
 	Argv       bool
 	Env        cmdutil.Pairs
 	User       string
+	Stdin      bool
 	interrupts interruptsFunc
 	hangups    hangupsFunc
 }
@@ -71,6 +72,7 @@ func newCmdRun(f *cmdutil.Factory) *cobra.Command {
 		Example: "  osb command run abc123 -- python3 -c 'print(42)'\n" +
 			"  osb command run abc123 -w /workspace -e DEBUG=1 -t 5m -- make test\n" +
 			"  osb command run abc123 -d -- python3 -m http.server 8000\n" +
+			"  printf '3\\n1\\n2\\n' | osb command run abc123 -i -- sort -n\n" +
 			"  osb command run abc123 -o json -- ls /nope",
 		Args:    []cmdutil.Arg{cmdutil.SandboxArg(&opts.Sandbox), cmdutil.CommandArg(&opts.Command)},
 		Formats: runFormats,
@@ -81,6 +83,7 @@ func newCmdRun(f *cmdutil.Factory) *cobra.Command {
 			fs.BoolVar(&opts.Argv, "argv", false, "Send the arguments as an argv list, run without a shell.")
 			fs.Pairs(&opts.Env, "env", "e", "Environment variable for the command (repeatable).")
 			fs.StringVarP(&opts.User, "user", "u", "", "Run as this numeric user (and group): UID or UID:GID.")
+			fs.BoolVarP(&opts.Stdin, "stdin", "i", false, "Send osb's stdin to the command, to its end (see Stdin above).")
 		},
 		Run: runRun,
 	})
@@ -157,14 +160,13 @@ func runRun(ctx context.Context, opts *runOptions) error {
 	if err != nil {
 		return err
 	}
-	input := opts.IOStreams.Input()
-	if err := checkStdin(input, opts); err != nil {
+	if err := checkStdin(opts); err != nil {
 		return err
 	}
 	if opts.Background {
 		return runBackground(ctx, opts, req)
 	}
-	if input != iostreams.NoInput {
+	if opts.Stdin {
 		return runWithStdin(ctx, opts, req)
 	}
 	dp, err := opts.Sandbox.Execd(ctx)
@@ -260,35 +262,33 @@ type startedView struct {
 	Mode        string `json:"mode"`
 }
 
-const stdinHelp = `Stdin: when it is a pipe or a file (echo hi | osb command run ...), a
-foreground command gets it, streamed, through an execd PTY session in pipe
-mode (as 'osb command shell SANDBOX_ID -- COMMAND' does); its output then
-comes as written, byte for byte, with no newline added at the end. A terminal, /dev/null or an empty file
-sends nothing, as before. --background never reads stdin, and neither
-does --user (the PTY API has no user): with a file on stdin both refuse;
-add </dev/null to run them.`
+const stdinHelp = `Stdin: without -i/--stdin the command's input is empty and osb never
+reads its own stdin, as 'docker exec' and 'kubectl exec' without -i: a loop
+that reads a list (while read -r w; do osb command run ID -- echo "$w";
+done < list) runs every line, and a script's stdin stays its own. With -i
+osb's stdin goes to the command to its end, through an execd PTY session in
+pipe mode (as 'osb command shell SANDBOX_ID -- COMMAND' does); the output
+then comes as written, byte for byte, with no newline added at the end. A
+real execd cannot end a command's input (osb server can): there stdin is
+first read to its end and copied to a file in the sandbox that the command
+reads. -i cannot go with --background (it gets no input) or --user (the
+PTY API has no user).`
 
-// checkStdin refuses input that would be lost: a file on stdin of a run
-// that cannot send it. A pipe may never carry anything (a CI runner or an
-// agent's harness often leaves one open), so it does not stop a background
-// run; with --user it does, as that run would otherwise read it.
-func checkStdin(input iostreams.StdinInput, opts *runOptions) error {
-	why := ""
+// checkStdin refuses -i where the input could not be sent.
+func checkStdin(opts *runOptions) error {
 	switch {
-	case input == iostreams.NoInput:
+	case !opts.Stdin:
 		return nil
 	case opts.User != "":
-		why = "--user cannot be used with stdin from a pipe or file: stdin goes through execd's PTY API, which has no user"
-	case opts.Background && input == iostreams.FileInput:
-		why = "--background does not send stdin, and stdin is a file"
-	default:
-		return nil
+		return cmdutil.UsageErrorf("--stdin cannot be used with --user: stdin goes through execd's PTY API, which has no user; use 'osb command shell %s -- COMMAND' to run as the default user", opts.Sandbox.ID)
+	case opts.Background:
+		return cmdutil.UsageErrorf("--stdin cannot be used with --background: a background command gets no input")
 	}
-	return cmdutil.UsageErrorf("%s; add </dev/null to run without it, or use 'osb command shell %s -- COMMAND'", why, opts.Sandbox.ID)
+	return nil
 }
 
-// runWithStdin runs the command in a pipe-mode PTY session of its own, with
-// stdin streamed to it and ended, then deletes the session.
+// runWithStdin runs the command in a pipe-mode PTY session of its own,
+// with stdin sent to it to its end, then deletes the session.
 func runWithStdin(ctx context.Context, opts *runOptions, req *client.RunCommandRequest) error {
 	dp, err := opts.Sandbox.Execd(ctx)
 	if err != nil {
@@ -298,12 +298,12 @@ func runWithStdin(ctx context.Context, opts *runOptions, req *client.RunCommandR
 	if command == "" {
 		command = shellJoin(req.Argv)
 	}
-	id, err := dp.CreatePTY(ctx, client.PTYRequest{Command: ptyScript(opts.Env, opts.Workdir, command)})
+	s, err := ops.StartCommand(ctx, dp, ops.Command{Script: ptyScript(opts.Env, opts.Workdir, command), Stdin: opts.IOStreams.In})
 	if err != nil {
 		return osbFailed(err)
 	}
-	r := &ptyRun{ios: opts.IOStreams, dp: dp, id: id, sandbox: opts.Sandbox.ID, owned: true,
-		stdin: opts.IOStreams.In, collect: opts.Format == output.JSONF, filter: opts.Printer().Filter, timeout: opts.Timeout.D,
+	r := &ptyRun{ios: opts.IOStreams, s: s, sandbox: opts.Sandbox.ID, owned: true,
+		collect: opts.Format == output.JSONF, filter: opts.Printer().Filter, timeout: opts.Timeout.D,
 		interrupts: opts.interrupts, hangups: opts.hangups}
 	return r.run(ctx)
 }

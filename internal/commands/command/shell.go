@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/cmdutil"
+	"github.com/osb-dev/osb/internal/ops"
 )
 
 type shellOptions struct {
@@ -19,6 +21,7 @@ type shellOptions struct {
 	Env        cmdutil.Pairs
 	Session    string
 	Takeover   bool
+	NoStdin    bool
 	interrupts interruptsFunc
 	hangups    hangupsFunc
 }
@@ -40,6 +43,14 @@ stay apart, and osb exits with the command's exit code:
 
   tar c dir | osb command shell SANDBOX_ID -- tar x -C /workspace
 
+A real execd cannot end a command's input (osb server can): there osb
+first reads stdin to its end and copies it to a file in the sandbox, which
+the command then reads, so that it sees the end. -n (as ssh -n) leaves
+stdin alone: the command reads an empty input, and a loop that reads its
+own stdin line by line (while read ...; do osb shell ... -n; done) keeps
+its lines. A command that stops reading its input early ends the run with
+its own exit code, as a local pipe would.
+
 A lost connection ends a pipe-mode run (exit 125): the session goes on.
 
 Sessions osb creates end when their shell exits. 'osb command shell ls'
@@ -47,7 +58,7 @@ lists a sandbox's sessions (osb server only: execd has no such route);
 'osb command shell kill' ends them.
 
 This command is for people. Scripts and agents should use
-'osb command run', which also takes stdin.`
+'osb command run', which takes stdin with -i.`
 
 // newCmdShell is the shell verb; subs are the commands below it (ls, kill).
 func newCmdShell(f *cmdutil.Factory, short string, subs ...*cobra.Command) *cobra.Command {
@@ -66,6 +77,7 @@ func newCmdShell(f *cmdutil.Factory, short string, subs ...*cobra.Command) *cobr
 			fs.Pairs(&opts.Env, "env", "e", "Environment variable for the new session (repeatable).")
 			fs.StringVar(&opts.Session, "session", "", "Attach to this existing session instead of creating one.")
 			fs.BoolVar(&opts.Takeover, "takeover", false, "With --session: take the session over from the client connected to it.")
+			fs.BoolVarP(&opts.NoStdin, "no-stdin", "n", false, "Do not read stdin: the command reads an empty input (as ssh -n).")
 		},
 		Run:         runShell,
 		Subcommands: subs,
@@ -87,16 +99,27 @@ func runShell(ctx context.Context, opts *shellOptions) error {
 		return err
 	}
 	ios := opts.IOStreams
-	tty := ios.IsStdinTTY()
+	tty := ios.IsStdinTTY() && !opts.NoStdin
+	var stdin io.Reader = ios.In
+	if opts.NoStdin {
+		stdin = nil
+	}
 	dp, err := opts.Sandbox.Execd(ctx)
 	if err != nil {
 		return osbFailed(err)
 	}
-	r := &ptyRun{ios: ios, dp: dp, id: opts.Session, sandbox: opts.Sandbox.ID, tty: tty, takeover: opts.Takeover,
-		stdin: ios.In, interrupts: opts.interrupts, hangups: opts.hangups}
-	if r.id == "" {
-		req := client.PTYRequest{Cwd: opts.Cwd, Command: opts.script(tty, opts.Getenv("TERM"))}
-		if r.id, err = dp.CreatePTY(ctx, req); err != nil {
+	r := &ptyRun{ios: ios, sandbox: opts.Sandbox.ID, interrupts: opts.interrupts, hangups: opts.hangups}
+	switch {
+	case opts.Session != "":
+		r.s = &ops.Session{DP: dp, ID: opts.Session, Terminal: tty, Takeover: opts.Takeover, Stdin: stdin}
+	case tty:
+		created, err := dp.CreatePTY(ctx, client.PTYRequest{Cwd: opts.Cwd, Command: opts.script(tty, opts.Getenv("TERM"))})
+		if err != nil {
+			return osbFailed(err)
+		}
+		r.s, r.owned = &ops.Session{DP: dp, ID: created.ID, Terminal: true, Stdin: stdin}, true
+	default:
+		if r.s, err = ops.StartCommand(ctx, dp, ops.Command{Script: opts.script(false, ""), Cwd: opts.Cwd, Stdin: stdin}); err != nil {
 			return osbFailed(err)
 		}
 		r.owned = true

@@ -14,14 +14,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/cmdtest"
-	"github.com/osb-dev/osb/internal/commands"
-	"github.com/osb-dev/osb/internal/iostreams"
 	"github.com/osb-dev/osb/internal/server/servertest"
 )
 
@@ -33,6 +30,11 @@ type cutProxy struct {
 	mu    sync.Mutex
 	conns []net.Conn
 	cuts  int
+	down  bool // new connections are closed at once
+	// dropping: what clients send is read and thrown away (a stalled
+	// network); dropped counts it.
+	dropping bool
+	dropped  int
 }
 
 func newCutProxy(t *testing.T) *cutProxy {
@@ -60,6 +62,13 @@ func (p *cutProxy) serve(c net.Conn) {
 		c.Close()
 		return
 	}
+	p.mu.Lock()
+	down := p.down
+	p.mu.Unlock()
+	if down {
+		c.Close()
+		return
+	}
 	up, err := net.Dial("tcp", strings.TrimSpace(target))
 	if err != nil {
 		c.Close()
@@ -68,9 +77,44 @@ func (p *cutProxy) serve(c net.Conn) {
 	p.mu.Lock()
 	p.conns = append(p.conns, c, up)
 	p.mu.Unlock()
-	go func() { io.Copy(up, c); up.Close() }()
+	go func() { p.upstream(up, c); up.Close() }()
 	io.Copy(c, up)
 	c.Close()
+}
+
+// upstream copies what the client sends, unless the proxy is dropping it.
+func (p *cutProxy) upstream(up, c net.Conn) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := c.Read(buf)
+		p.mu.Lock()
+		drop := p.dropping
+		if drop {
+			p.dropped += n
+		}
+		p.mu.Unlock()
+		if !drop && n > 0 {
+			if _, werr := up.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// drop starts throwing away what clients send; droppedBytes counts it.
+func (p *cutProxy) drop() {
+	p.mu.Lock()
+	p.dropping, p.dropped = true, 0
+	p.mu.Unlock()
+}
+
+func (p *cutProxy) droppedBytes() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.dropped
 }
 
 // dial is the client's way out: through the proxy.
@@ -86,10 +130,23 @@ func (p *cutProxy) dial(ctx context.Context, network, addr string) (net.Conn, er
 	return c, nil
 }
 
-// cut closes every connection made so far, both sides.
+// setDown cuts every connection and refuses new ones (down), or lets them
+// through again.
+func (p *cutProxy) setDown(down bool) {
+	p.mu.Lock()
+	p.down, p.dropping = down, false
+	p.mu.Unlock()
+	if down {
+		p.cut()
+	}
+}
+
+// cut closes every connection made so far, both sides; new ones carry
+// what is sent.
 func (p *cutProxy) cut() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.dropping = false
 	for _, c := range p.conns {
 		c.Close()
 	}
@@ -103,19 +160,8 @@ func (p *cutProxy) cut() {
 func TestShellReconnects(t *testing.T) {
 	t.Parallel()
 	env := cmdtest.New(t, servertest.NoIsolation)
-	sb := env.NewSandbox()
-	proxy := newCutProxy(t)
-	env.ClientOptions = func(o *client.Options) {
-		o.HTTPClient = &http.Client{Transport: &http.Transport{DialContext: proxy.dial}}
-	}
-	scr := cmdtest.NewTerminal(t, 100, 30)
-	before := scr.Termios()
-	ios := iostreams.Files(scr.Slave, scr.Slave, scr.Slave, func(string) string { return "" })
-	done := make(chan int, 1)
-	go func() { done <- commands.Run(context.Background(), env.Factory(ios), []string{"command", "shell", sb}) }()
-
-	scr.Send("PS1='RE''ADY> '\r")
-	at := scr.WaitFor(0, `READY> `)
+	sh := startShellThroughProxy(t, env, env.NewSandbox())
+	proxy, scr, at := sh.proxy, sh.scr, sh.at
 	if raw := scr.Termios(); raw.Lflag&unix.ECHO != 0 || raw.Lflag&unix.ICANON != 0 {
 		t.Errorf("the local terminal is not raw during the session: lflag %#x", raw.Lflag)
 	}
@@ -133,18 +179,7 @@ func TestShellReconnects(t *testing.T) {
 	if !strings.Contains(out, "osb: connection lost") || !strings.Contains(out, "osb: reconnected") {
 		t.Errorf("no word of the reconnection: %q", out)
 	}
-	scr.Send("exit 4\r")
-	select {
-	case code := <-done:
-		if code != 4 {
-			t.Errorf("exit %d, want the shell's 4", code)
-		}
-	case <-time.After(cmdtest.ScreenWait):
-		t.Fatal("osb did not end after the shell exited")
-	}
-	if after := scr.Termios(); after != before {
-		t.Errorf("terminal not restored:\nbefore %+v\nafter  %+v", before, after)
-	}
+	sh.exit(4)
 	if proxy.cuts == 0 {
 		t.Error("the proxy was never cut")
 	}
@@ -160,7 +195,7 @@ func TestShellPipeModeAndCommandRunStdin(t *testing.T) {
 	for _, args := range [][]string{
 		{"command", "shell", sb, "--", "sh", "-c", "cat; echo done >&2; exit 3"},
 		{"shell", sb, "--", "sh", "-c", "cat; echo done >&2; exit 3"},
-		{"command", "run", sb, "--", "sh", "-c", "cat; echo done >&2; exit 3"},
+		{"command", "run", sb, "-i", "--", "sh", "-c", "cat; echo done >&2; exit 3"},
 	} {
 		r := env.RunStdin(string(in), args...)
 		if r.Code != 3 || r.Stdout != string(in) || r.Stderr != "done\n" {
@@ -170,9 +205,9 @@ func TestShellPipeModeAndCommandRunStdin(t *testing.T) {
 	// A script on stdin, and the environment and working directory of a new session.
 	expect(t, env.RunStdin("echo $X $(basename $PWD); exit 6", "shell", sb, "-w", "/workspace/sub", "-e", "X=x y"), 6, "x y sub\n", "")
 	// command run: the environment and the directory; the output as written.
-	expect(t, env.RunStdin("in", "command", "run", sb, "-w", "/tmp", "-e", "A=1", "--", "sh", "-c", `printf "%s $A $(basename $PWD)" "$(cat)"`), 0, "in 1 tmp", "")
+	expect(t, env.RunStdin("in", "command", "run", sb, "-i", "-w", "/tmp", "-e", "A=1", "--", "sh", "-c", `printf "%s $A $(basename $PWD)" "$(cat)"`), 0, "in 1 tmp", "")
 
-	r := env.RunStdin("abc", "command", "run", sb, "-o", "json", "--", "sh", "-c", "cat; echo e >&2; exit 2")
+	r := env.RunStdin("abc", "command", "run", sb, "-i", "-o", "json", "--", "sh", "-c", "cat; echo e >&2; exit 2")
 	var res map[string]any
 	if err := json.Unmarshal([]byte(r.Stdout), &res); err != nil || r.Code != 2 {
 		t.Fatalf("-o json: exit %d %q %q", r.Code, r.Stdout, r.Stderr)
@@ -198,8 +233,6 @@ func TestShellAndRunUsageErrors(t *testing.T) {
 		{"", []string{"command", "shell", "sb1", "--takeover"}, "Error: --takeover needs --session: only an existing session can be taken over\n"},
 		{"", []string{"shell", "sb1", "--session", "s1", "--", "ls"}, "Error: --session attaches to a running session: --cwd, --env and a command only apply to a new one\n"},
 		{"", []string{"shell", "sb1", "-e", "=v"}, "Error: invalid argument \"=v\" for \"-e, --env\" flag: the KEY before '=' is empty (see 'osb shell --help')\n"},
-		{"data", []string{"command", "run", "sb1", "-u", "1000", "--", "cat"}, "Error: --user cannot be used with stdin from a pipe or file: stdin goes through execd's PTY API, which has no user; add </dev/null to run without it, or use 'osb command shell sb1 -- COMMAND'\n"},
-		{"data", []string{"command", "run", "sb1", "-d", "--", "cat"}, "Error: --background does not send stdin, and stdin is a file; add </dev/null to run without it, or use 'osb command shell sb1 -- COMMAND'\n"},
 	}
 	for _, c := range cases {
 		expect(t, env.RunStdin(c.stdin, c.args...), 2, "", c.want)
@@ -218,10 +251,11 @@ func TestShellListAndKill(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, err := dp.CreatePTY(ctx, client.PTYRequest{Cwd: "/tmp", Command: "sleep 1000"})
+	created, err := dp.CreatePTY(ctx, client.PTYRequest{Cwd: "/tmp", Command: "sleep 1000"})
 	if err != nil {
 		t.Fatal(err)
 	}
+	id := created.ID
 	table := env.Must("command", "shell", "ls", sb)
 	want := regexp.MustCompile(`^SESSION_ID +MODE +RUNNING +CONNECTED +OUTPUT_OFFSET +CREATED_AT +COMMAND *\n` +
 		id + ` +- +false +false +0 +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ +sleep 1000 *\n$`)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/osb-dev/osb/internal/client"
+	"github.com/osb-dev/osb/internal/ops"
 	"github.com/osb-dev/osb/internal/transfer"
 )
 
@@ -31,81 +32,54 @@ var errNoTarPath = errors.New("this sandbox cannot stream a tar (no PTY API or n
 const exitNotFound = 127
 
 // runPTY runs script in a pipe-mode PTY session of its own, streams stdin
-// (nil: none) to it, copies its stdout to stdout, and returns its exit code
-// and the start of its stderr. The session is deleted afterwards.
+// (nil: none; the script reads a length it knows) to it, copies its
+// stdout to stdout, and returns its exit code and the start of its stderr.
+// The session is deleted afterwards.
 func runPTY(ctx context.Context, dp *client.DataPlane, script string, stdin io.Reader, stdout io.Writer) (int, string, error) {
-	id, err := dp.CreatePTY(ctx, client.PTYRequest{Command: script})
+	s, err := ops.StartCommand(ctx, dp, ops.Command{Script: script, Stdin: stdin, Sized: stdin != nil})
 	if client.IsStatus(err, http.StatusNotFound) {
 		return 0, "", errNoTarPath
 	}
 	if err != nil {
 		return 0, "", err
 	}
-	defer dp.DeletePTY(context.WithoutCancel(ctx), id)
-	conn, err := dp.DialPTY(ctx, id, client.PTYDial{Pipe: true})
-	if err != nil {
-		return 0, "", err
+	defer s.Delete(ctx)
+	out := &tarOutput{stdout: stdout}
+	s.Out = out
+	res := s.Run(ctx)
+	switch {
+	case res.Exited && res.ExitCode != nil:
+		return *res.ExitCode, out.stderr.String(), nil
+	case res.Exited:
+		return -1, out.stderr.String(), nil
+	case res.Lost != nil:
+		return 0, out.stderr.String(), res.Lost
+	case res.TakenOver:
+		return 0, out.stderr.String(), errors.New("another client took the tar session over")
 	}
-	defer conn.Close()
-	sent := make(chan error, 1)
-	if stdin != nil {
-		go func() { sent <- sendStdin(ctx, conn, stdin) }()
-	}
-	var stderr strings.Builder
-	for {
-		f, err := conn.Next(ctx)
-		if err != nil {
-			return 0, stderr.String(), err
-		}
-		switch f.Kind {
-		case client.PTYStdout:
-			if _, err := stdout.Write(f.Data); err != nil {
-				return 0, stderr.String(), err
-			}
-		case client.PTYStderr:
-			if stderr.Len() < 4096 {
-				stderr.Write(f.Data)
-			}
-		case client.PTYExit:
-			code := -1
-			if f.ExitCode != nil {
-				code = *f.ExitCode
-			}
-			return code, stderr.String(), nil
-		case client.PTYError:
-			// execd answers the end-of-input frame it does not know with
-			// INVALID_FRAME; the script does not need it (see uploadViaTar).
-			if f.Code != "INVALID_FRAME" {
-				return 0, stderr.String(), fmt.Errorf("the PTY session failed: %s %s", f.Code, f.Message)
-			}
-		}
-		select {
-		case err := <-sent:
-			if err != nil {
-				return 0, stderr.String(), err
-			}
-		default:
-		}
-	}
+	return 0, out.stderr.String(), res.Err
 }
 
-func sendStdin(ctx context.Context, conn *client.PTYConn, r io.Reader) error {
-	buf := make([]byte, 256<<10)
-	for {
-		n, err := r.Read(buf)
-		if n > 0 {
-			if werr := conn.WriteStdin(ctx, buf[:n]); werr != nil {
-				return werr
-			}
-		}
-		if errors.Is(err, io.EOF) {
-			return conn.CloseStdin(ctx)
-		}
-		if err != nil {
-			return err
-		}
-	}
+// tarOutput takes a tar session's output: stdout is the stream, the start
+// of stderr (and any word from the server) explains a failure.
+type tarOutput struct {
+	stdout io.Writer
+	stderr strings.Builder
 }
+
+func (o *tarOutput) Stdout(p []byte) error {
+	_, err := o.stdout.Write(p)
+	return err
+}
+
+func (o *tarOutput) Stderr(p []byte) error {
+	if o.stderr.Len() < 4096 {
+		o.stderr.Write(p)
+	}
+	return nil
+}
+
+func (o *tarOutput) Note(msg string) { o.Stderr([]byte(msg + "\n")) }
 
 // downloadViaTar streams the remote directory remote into root as a tar,
 // extracting it as it comes. It returns errNoTarPath, having written
@@ -376,8 +350,8 @@ func (x *extractor) notWritten(ctx context.Context, dp *client.DataPlane, remote
 
 // uploadViaTar sends the local tree t (rooted at local) as one tar stream
 // to tar in the sandbox, which unpacks it into target. head stops the
-// stream at its exact length: execd cannot end a session's input, and tar
-// reads to the end of its input. It returns errNoTarPath, having changed
+// stream at its exact length: a real execd cannot end a session's input,
+// and tar reads to the end of its input. It returns errNoTarPath, having changed
 // nothing, when the sandbox cannot do it.
 func uploadViaTar(ctx context.Context, opts *options, dp *client.DataPlane, local, target string, t *tree) error {
 	size, err := tarSize(t)

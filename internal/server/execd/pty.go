@@ -75,7 +75,7 @@ type ptyRun struct {
 	cmd     *exec.Cmd
 	tty     *os.File       // the terminal's master side; nil in pipe mode
 	stdin   io.WriteCloser // the master, or the write end of the stdin pipe
-	outputs []*os.File     // what pump reads: the master, or the stdout and stderr pipes
+	outputs []*drainer     // what pump reads: the master, or the stdout and stderr pipes
 	ended   chan struct{}  // closed once bash exited and its output was read
 	outEnd  sync.WaitGroup // output readers still running
 }
@@ -127,7 +127,9 @@ func (h *ptyHost) create(w http.ResponseWriter, r *http.Request) {
 	h.mu.Lock()
 	h.sessions[s.id] = s
 	h.mu.Unlock()
-	writeJSON(w, http.StatusCreated, map[string]string{"session_id": s.id})
+	// stdin_eof: this server takes the frame that ends a command's input
+	// (an extension; clients send it only when told so).
+	writeJSON(w, http.StatusCreated, map[string]any{"session_id": s.id, "stdin_eof": true})
 }
 
 func (h *ptyHost) session(w http.ResponseWriter, r *http.Request) *ptySession {
@@ -260,9 +262,10 @@ func (s *ptySession) startTTY(run *ptyRun) error {
 		run.cmd.Wait()
 		return err
 	}
-	run.tty, run.stdin, run.outputs = master, master, []*os.File{master}
+	out := &drainer{f: master}
+	run.tty, run.stdin, run.outputs = master, master, []*drainer{out}
 	run.outEnd.Add(1)
-	go s.pump(run, master, chanStdout)
+	go s.pump(run, out, chanStdout)
 	return nil
 }
 
@@ -300,17 +303,19 @@ func (s *ptySession) startPipes(run *ptyRun) error {
 	inR.Close()
 	outW.Close()
 	errW.Close()
-	run.stdin, run.outputs = inW, []*os.File{outR, errR}
+	outD, errD := &drainer{f: outR}, &drainer{f: errR}
+	run.stdin, run.outputs = inW, []*drainer{outD, errD}
 	run.outEnd.Add(2)
-	go s.pump(run, outR, chanStdout)
-	go s.pump(run, errR, chanStderr)
+	go s.pump(run, outD, chanStdout)
+	go s.pump(run, errD, chanStderr)
 	return nil
 }
 
 // pump reads one output of a run until it ends: all writers closed it, or
-// bash exited and whatever it left behind (a background job holding the
-// terminal) gets cut off after drainGrace.
-func (s *ptySession) pump(run *ptyRun, r *os.File, channel byte) {
+// bash exited, what it had written was read (however slow the client that
+// holds the reader back), and whatever it left behind (a background job
+// holding the terminal) got cut off after drainGrace.
+func (s *ptySession) pump(run *ptyRun, r *drainer, channel byte) {
 	defer run.outEnd.Done()
 	buf := make([]byte, outputChunk)
 	for {
@@ -323,22 +328,17 @@ func (s *ptySession) pump(run *ptyRun, r *os.File, channel byte) {
 		}
 	}
 	if run.tty == nil {
-		r.Close() // the master is closed by await, after the stdin side is done with it
+		r.f.Close() // the master is closed by await, after the stdin side is done with it
 	}
 }
 
 // await waits for bash, lets the output readers finish, and ends the run.
 func (s *ptySession) await(run *ptyRun) {
 	run.cmd.Wait()
-	outputs := make(chan struct{})
-	go func() { run.outEnd.Wait(); close(outputs) }()
-	select {
-	case <-outputs:
-	case <-time.After(drainGrace):
-		// Something that outlived bash holds the terminal or a pipe.
-		s.cutOutputs(run)
-		<-outputs
+	for _, d := range run.outputs {
+		d.commandExited()
 	}
+	run.outEnd.Wait()
 	run.stdin.Close()
 	code := run.cmd.ProcessState.ExitCode()
 	s.mu.Lock()
@@ -349,13 +349,6 @@ func (s *ptySession) await(run *ptyRun) {
 	s.mu.Unlock()
 	if sink != nil {
 		close(sink.out) // the connected client sends the exit frame after the rest
-	}
-}
-
-// cutOutputs stops the output readers of a run whose bash is gone.
-func (s *ptySession) cutOutputs(run *ptyRun) {
-	for _, f := range run.outputs {
-		f.SetReadDeadline(time.Now())
 	}
 }
 
@@ -479,7 +472,10 @@ func (s *ptySession) closeStdin() error {
 	case run.tty != nil:
 		return errors.New("stdin_eof needs pipe mode (?pty=0); on a terminal send Ctrl-D (0x04)")
 	}
-	return run.stdin.Close()
+	if err := run.stdin.Close(); !errors.Is(err, os.ErrClosed) {
+		return err
+	}
+	return nil // bash has exited already: its input is over anyway
 }
 
 // resize sets the terminal's size (nothing to do in pipe mode).

@@ -194,7 +194,7 @@ func createPTY(t *testing.T, url string, body any) string {
 }
 
 func connectedFrame(id, mode string) string {
-	return `{"type":"connected","session_id":"` + id + `","mode":"` + mode + `"}` + "\n"
+	return `{"type":"connected","session_id":"` + id + `","mode":"` + mode + `","stdin_eof":true}` + "\n"
 }
 
 func TestPTYRoutes(t *testing.T) {
@@ -452,6 +452,31 @@ func TestPTYSignalAndDelete(t *testing.T) {
 		}
 		if e := p.untilEnd(); e.texts[0] != `{"type":"exit","exit_code":-1}`+"\n" || e.status != websocket.StatusNormalClosure {
 			t.Errorf("after DELETE: %q %d", e.texts, e.status)
+		}
+	})
+}
+
+// A command that ends without reading its input: input that can no
+// longer be written is reported once, and the exit frame still comes.
+func TestPTYCommandEndsBeforeItsInput(t *testing.T) {
+	eachMode(t, func(t *testing.T, sb *sandbox.Sandbox, url string) {
+		id := createPTY(t, url, map[string]string{"command": "exit 3"})
+		p := dialPTY(t, url, id, "?pty=0")
+		p.expectText(connectedFrame(id, "pipe"))
+		go func() {
+			for range 100 {
+				if p.conn.Write(context.Background(), websocket.MessageBinary, append([]byte{0}, allBytes(32000)...)) != nil {
+					return
+				}
+			}
+		}()
+		e := p.untilEnd()
+		last := len(e.texts) - 1
+		if last < 0 || e.texts[last] != `{"type":"exit","exit_code":3}`+"\n" || last > 1 || e.status != websocket.StatusNormalClosure {
+			t.Errorf("texts %q, close %d %q", e.texts, e.status, e.reason)
+		}
+		if last == 1 && !strings.Contains(e.texts[0], `"code":"STDIN_WRITE_FAILED"`) {
+			t.Errorf("texts %q", e.texts)
 		}
 	})
 }

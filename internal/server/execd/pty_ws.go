@@ -209,6 +209,7 @@ type ptyServerFrame struct {
 	Type      string `json:"type"`
 	SessionID string `json:"session_id,omitempty"`
 	Mode      string `json:"mode,omitempty"`
+	StdinEOF  bool   `json:"stdin_eof,omitempty"` // connected: this server takes stdin_eof
 	ExitCode  *int   `json:"exit_code,omitempty"`
 	Error     string `json:"error,omitempty"`
 	Code      string `json:"code,omitempty"`
@@ -247,7 +248,7 @@ func (c *ptyConn) serve(pipe bool, since int64) {
 		}
 	}
 	mode := c.s.current().mode()
-	if sendJSON(c.conn, ptyServerFrame{Type: "connected", SessionID: c.s.id, Mode: mode}) != nil {
+	if sendJSON(c.conn, ptyServerFrame{Type: "connected", SessionID: c.s.id, Mode: mode, StdinEOF: true}) != nil {
 		c.conn.CloseNow()
 		return
 	}
@@ -301,12 +302,19 @@ func (c *ptyConn) keepAlive(done <-chan struct{}) {
 	}
 }
 
-// readClient handles the client's frames until the socket closes.
+// readClient handles the client's frames until the socket closes. A failed
+// stdin write (the command no longer reads its input) is reported once;
+// later input is dropped, and output and the exit frame still come, so
+// that the client learns how the command ended.
 func (c *ptyConn) readClient() {
+	stdinFailed := false
 	for {
 		typ, data, err := c.conn.Read(context.Background())
 		if err != nil {
 			return
+		}
+		if stdinFailed && (typ == websocket.MessageBinary || isStdinFrame(data)) {
+			continue
 		}
 		if typ == websocket.MessageBinary {
 			err = c.binaryFrame(data)
@@ -314,11 +322,16 @@ func (c *ptyConn) readClient() {
 			err = c.textFrame(data)
 		}
 		if err != nil {
+			stdinFailed = true
 			sendJSON(c.conn, ptyServerFrame{Type: "error", Code: codeStdinFailed, Error: err.Error()})
-			c.conn.Close(websocket.StatusInternalError, "stdin write failed")
-			return
 		}
 	}
+}
+
+// isStdinFrame reports a JSON frame that carries or ends input.
+func isStdinFrame(data []byte) bool {
+	var f ptyClientFrame
+	return json.Unmarshal(data, &f) == nil && (f.Type == "stdin" || f.Type == "stdin_eof")
 }
 
 // binaryFrame takes stdin (0x00 + bytes); other channels are ignored.
