@@ -186,7 +186,7 @@ func TestServerCleansUpAfterItsStderrCloses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "server", "--listen", "127.0.0.1:0", "--unsafe-no-isolation")
+	cmd := command(t, bin, "server", "--listen", "127.0.0.1:0", "--unsafe-no-isolation")
 	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "OPEN_SANDBOX_API_KEY=" + key}
 	cmd.Stderr = w
 	if err := cmd.Start(); err != nil {
