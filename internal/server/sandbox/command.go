@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"os"
@@ -67,9 +68,9 @@ func (s *Sandbox) Command(ctx context.Context, spec CommandSpec) (*exec.Cmd, err
 	if a == nil {
 		return nil, errors.New("sandbox: not started")
 	}
-	cwd := spec.Cwd
-	if cwd == "" {
-		cwd = "/workspace"
+	cwd := cmp.Or(spec.Cwd, s.workDir)
+	if spec.UID == nil && s.user != nil {
+		spec.UID, spec.GID = &s.user.UID, &s.user.GID
 	}
 	uid, gid, err := spec.ids()
 	if err != nil {
