@@ -36,7 +36,7 @@ type record struct {
 	// madeVolumes are named volumes made for this sandbox alone
 	// (deleteOnSandboxTermination): removed with it.
 	madeVolumes []string
-	origin     string // originTemplate for sandboxes created from a template (networkpolicy.go)
+	origin      string // originTemplate for sandboxes created from a template (networkpolicy.go)
 	// renewExtend is the renew-on-access extension (0: off; dataplane.go).
 	renewExtend time.Duration
 

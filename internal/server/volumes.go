@@ -208,7 +208,7 @@ func checkHostPath(p string, allowed []string) (code, msg string) {
 	switch {
 	case !strings.HasPrefix(p, "/"):
 		return codeVolumeHostPath, fmt.Sprintf("Host path '%s' must be an absolute path on this Linux host.", p)
-	case strings.Contains(p, "/..") :
+	case strings.Contains(p, "/.."):
 		return codeVolumeHostPath, fmt.Sprintf("Host path '%s' contains path traversal component '..'.", p)
 	case strings.Contains(p, "//") || len(p) > 1 && strings.HasSuffix(p, "/"):
 		return codeVolumeHostPath, fmt.Sprintf("Host path '%s' is not normalized. Remove redundant slashes.", p)

@@ -284,6 +284,10 @@ func (s *Store) unpackLayer(diffID string, l v1.Layer) (string, error) {
 	if err == nil {
 		err = os.Chmod(tmp, 0o755)
 	}
+	if err == nil && s.opts.Owner != nil {
+		uid, gid := s.opts.Owner(0, 0)
+		err = os.Lchown(tmp, uid, gid)
+	}
 	if err == nil {
 		err = os.Rename(tmp, dir)
 	}

@@ -55,7 +55,7 @@ func unpackTar(r io.Reader, dir string, owner func(uid, gid int) (int, int)) err
 
 func unpackEntry(root *os.Root, tr *tar.Reader, h *tar.Header, name string, owner func(uid, gid int) (int, int)) error {
 	parent, base := path.Dir(name), path.Base(name)
-	if err := root.MkdirAll(parent, 0o755); err != nil {
+	if err := mkdirAllOwned(root, parent, owner); err != nil {
 		return err
 	}
 	switch {
@@ -155,4 +155,26 @@ func IsOpaque(p string) bool {
 	buf := make([]byte, 4)
 	n, err := unix.Lgetxattr(filepath.Clean(p), OpaqueXattr, buf)
 	return err == nil && string(buf[:n]) == "y"
+}
+
+// mkdirAllOwned makes the parents a layer does not list, owned by the
+// image's root, as the runtime that built the layer had them.
+func mkdirAllOwned(root *os.Root, dir string, owner func(uid, gid int) (int, int)) error {
+	if dir == "." {
+		return nil
+	}
+	if fi, err := root.Lstat(dir); err == nil && fi.IsDir() {
+		return nil
+	}
+	if err := mkdirAllOwned(root, path.Dir(dir), owner); err != nil {
+		return err
+	}
+	if err := root.Mkdir(dir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+		return err
+	}
+	if owner != nil {
+		uid, gid := owner(0, 0)
+		return root.Lchown(dir, uid, gid)
+	}
+	return nil
 }

@@ -130,6 +130,11 @@ func startAgent(cfg initConfig, ready *os.File) error {
 	cmd.Dir = "/"
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	cmd.ExtraFiles = []*os.File{ln, ready}
+	if l := hostLoader; l != nil {
+		cmd.Path = l.path
+		cmd.Args = []string{l.path, "--library-path", l.libPath, "/proc/self/fd/5"}
+		cmd.ExtraFiles = append(cmd.ExtraFiles, l.exe)
+	}
 	cmd.SysProcAttr = lockedMountsAttr(cfg.Rootless)
 	return cmd.Start()
 }
@@ -207,7 +212,7 @@ func buildRoot(cfg initConfig) error {
 			return err
 		}
 		r = root
-		steps = []func(string, initConfig) error{makeImageMisc, mountBinds, makeImageEtc, makeDev, mountKernelFS}
+		steps = []func(string, initConfig) error{makeImageMisc, mountBinds, makeImageEtc, makeDev, mountKernelFS, mountHostLoader}
 	}
 	for _, step := range steps {
 		if err := step(r, cfg); err != nil {

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"debug/elf"
 	"errors"
 	"fmt"
 	"io"
@@ -348,4 +349,85 @@ func ImageOwner(uid, gid int) (int, int) {
 		return hostIDBase + id
 	}
 	return shift(uid), shift(gid)
+}
+
+// hostLoader is set, in an image sandbox's init, when this program is
+// linked dynamically (as test binaries built with the race detector
+// are): the image has no libc of ours, so the agent is started through
+// the host's dynamic loader, with the host's libraries shown read-only
+// under hostLibDir.
+var hostLoader *loaderSpec
+
+type loaderSpec struct {
+	path    string   // the loader, inside the sandbox
+	libPath string   // --library-path for it
+	exe     *os.File // this program, opened before pivot_root
+}
+
+const hostLibDir = "/run/osb-host"
+
+// mountHostLoader shows the host's loader and libraries to the agent when
+// this program needs them (see hostLoader).
+func mountHostLoader(r string, _ initConfig) error {
+	interp := programInterpreter()
+	if interp == "" {
+		return nil
+	}
+	realInterp, err := filepath.EvalSymlinks(interp)
+	if err != nil {
+		return fmt.Errorf("dynamic loader %s: %w", interp, err)
+	}
+	exe, err := os.Open("/proc/self/exe")
+	if err != nil {
+		return err
+	}
+	libs, err := filepath.EvalSymlinks("/usr/lib")
+	if err != nil {
+		return err
+	}
+	dirs := []string{libs}
+	if d := filepath.Dir(realInterp); !strings.HasPrefix(d, libs+"/") {
+		dirs = append(dirs, d)
+	}
+	var libPath []string
+	for i, d := range dirs {
+		dst := filepath.Join(r, hostLibDir, fmt.Sprint(i))
+		if err := bindRO(d, dst); err != nil {
+			return err
+		}
+		inside := filepath.Join(hostLibDir, fmt.Sprint(i))
+		multiarch, _ := filepath.Glob(filepath.Join(d, "*-linux-*"))
+		for _, m := range multiarch {
+			libPath = append(libPath, filepath.Join(inside, filepath.Base(m)))
+		}
+		libPath = append(libPath, inside)
+		if rel, err := filepath.Rel(d, realInterp); err == nil && !strings.HasPrefix(rel, "..") {
+			hostLoader = &loaderSpec{path: filepath.Join(inside, rel), exe: exe}
+		}
+	}
+	if hostLoader == nil {
+		return fmt.Errorf("dynamic loader %s not found under %v", realInterp, dirs)
+	}
+	hostLoader.libPath = strings.Join(libPath, ":")
+	return nil
+}
+
+// programInterpreter is the ELF interpreter this program asks for, or ""
+// for a static one.
+func programInterpreter() string {
+	f, err := elf.Open("/proc/self/exe")
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			b, err := io.ReadAll(p.Open())
+			if err != nil {
+				return ""
+			}
+			return strings.TrimRight(string(b), "\x00")
+		}
+	}
+	return ""
 }

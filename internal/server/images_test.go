@@ -1,0 +1,117 @@
+//go:build linux
+
+package server_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+
+	"github.com/osb-dev/osb/internal/server"
+	"github.com/osb-dev/osb/internal/server/image"
+	"github.com/osb-dev/osb/internal/server/image/imagetest"
+)
+
+// imageClient is an isolated server that runs images from dir (an
+// --image-dir) and from registries.
+func imageClient(t *testing.T, dir string, more ...func(*server.Options)) *client {
+	t.Helper()
+	c := newClient(t, append([]func(*server.Options){func(o *server.Options) {
+		o.Images = &image.Options{ImageDir: dir}
+	}}, more...)...)
+	if !c.srv.Isolated() {
+		t.Skip("sandboxes cannot be isolated on this machine")
+	}
+	return c
+}
+
+func imageCreate(c *client, uri string, extra map[string]any) string {
+	c.t.Helper()
+	m := map[string]any{"image": map[string]any{"uri": uri}, "entrypoint": []string{"sleep", "1000"}}
+	for k, v := range extra {
+		m[k] = v
+	}
+	return c.create(m)
+}
+
+// A sandbox runs in its image's root: the image's files and programs,
+// none of the host's, its Env, WorkingDir and User for commands; what a
+// command writes is the sandbox's own, and a layer's whiteout hides what
+// a lower layer had.
+func TestSandboxRunsItsImage(t *testing.T) {
+	top := imagetest.Layer(t, imagetest.Entry{Name: "etc/motd", Body: "from the image\n"},
+		imagetest.Entry{Name: "home/app/.wh.gone"}, imagetest.Entry{Name: "srv/"}, imagetest.Entry{Name: "srv/app/", UID: 1000, GID: 1000})
+	base := imagetest.Layer(t, imagetest.Entry{Name: "home/app/gone", Body: "deleted above"})
+	img := imagetest.Busybox(t, func(cf *v1.Config) {
+		cf.Env = []string{"PATH=/bin", "GREETING=hello"}
+		cf.WorkingDir, cf.User = "/srv/app", "app"
+	}, base, top)
+	dir := t.TempDir()
+	imagetest.WriteLayout(t, filepath.Join(dir, "tools"), "1", img)
+	c := imageClient(t, dir)
+	id := imageCreate(c, "tools:1", nil)
+
+	out, code := c.sh(id, `cat /etc/motd; echo "$GREETING"; pwd; id -u; id -g; ls /home/app; test -e /usr/bin/python3 && echo host-python; test -e /bin/bash && echo host-bash; echo done`)
+	want := "from the image\nhello\n/srv/app\n1000\n1000\ndone"
+	if code != 0 || out != want {
+		t.Errorf("in the image sandbox: exit %d, output\n%s\nwant\n%s", code, out, want)
+	}
+	// The root is writable, as the image's owners allow (the image's
+	// user cannot write root's /etc), and the sandbox's own.
+	if out, code := c.sh(id, `echo mine > /srv/app/note && cat /srv/app/note; touch /etc/new 2>/dev/null || echo denied`); code != 0 || out != "mine\ndenied" {
+		t.Errorf("writing: exit %d, %q", code, out)
+	}
+	other := imageCreate(c, "tools:1", nil)
+	if out, _ := c.sh(other, `ls /srv/app; echo end`); out != "end" {
+		t.Errorf("a second sandbox of the image sees %q, want none of the first one's files", out)
+	}
+	r := c.expect(200, c.do("GET", "/sandboxes/"+id, nil)).json(t)
+	msg, _ := r["status"].(map[string]any)["message"].(string)
+	if !strings.Contains(msg, "image tools:1 (sha256:") {
+		t.Errorf("status message %q does not name the image", msg)
+	}
+}
+
+// A pulled image is cached: the second create needs no registry.
+func TestImagePulledOnceThenCached(t *testing.T) {
+	host := imagetest.Registry(t, nil)
+	imagetest.Push(t, host+"/team/bb:1", imagetest.Busybox(t, nil))
+	c := imageClient(t, "")
+	first := imageCreate(c, host+"/team/bb:1", nil)
+	if out, code := c.sh(first, "echo pulled"); code != 0 || out != "pulled" {
+		t.Fatalf("first: %d %q", code, out)
+	}
+	c.expect(204, c.do("DELETE", "/sandboxes/"+first, nil))
+	// Nothing answers there any more; the cache does.
+	imagetest.Push(t, host+"/team/other:1", imagetest.Busybox(t, nil))
+	second := imageCreate(c, host+"/team/bb:1", nil)
+	if out, code := c.sh(second, "echo cached"); code != 0 || out != "cached" {
+		t.Fatalf("second: %d %q", code, out)
+	}
+}
+
+// An image that cannot be had fails the create with the registry's
+// reason, as the real server does (500 DOCKER::SANDBOX_IMAGE_PULL_FAILED).
+func TestImagePullFailures(t *testing.T) {
+	host := imagetest.Registry(t, nil)
+	c := imageClient(t, "", func(o *server.Options) { o.HostProgramsOffline = true })
+	for _, tc := range []struct{ uri, reason string }{
+		{host + "/missing:1", "NAME_UNKNOWN"},
+		{"Bad Ref", "could not parse reference"},
+	} {
+		r := c.expect(500, c.do("POST", "/sandboxes", createBody(map[string]any{"image": map[string]any{"uri": tc.uri}})))
+		m := r.json(t)
+		if m["code"] != "DOCKER::SANDBOX_IMAGE_PULL_FAILED" || !strings.HasPrefix(m["message"].(string), "Failed to pull image "+tc.uri+": ") ||
+			!strings.Contains(m["message"].(string), tc.reason) {
+			t.Errorf("%s: %s", tc.uri, r.body)
+		}
+	}
+	// No registry at all (offline): the host's programs, said in the status.
+	id := c.create(createBody(map[string]any{"image": map[string]any{"uri": "127.0.0.1:1/offline:1"}}))
+	r := c.expect(200, c.do("GET", "/sandboxes/"+id, nil)).json(t)
+	if msg := r["status"].(map[string]any)["message"].(string); !strings.Contains(msg, "could not be pulled: no registry reachable") {
+		t.Errorf("offline status: %q", msg)
+	}
+}
