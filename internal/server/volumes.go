@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 
 	"github.com/osb-dev/osb/internal/server/sandbox"
 )
@@ -310,9 +309,13 @@ func closeMounts(ms []sandbox.Mount) {
 // openDir opens a directory (following symlinks) and returns it with the
 // real path of what was opened.
 func openDir(p string) (*os.File, string, error) {
-	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_DIRECTORY, 0)
+	f, err := os.Open(p)
 	if err != nil {
 		return nil, "", err
+	}
+	if fi, err := f.Stat(); err != nil || !fi.IsDir() {
+		f.Close()
+		return nil, "", fmt.Errorf("%s is not a directory", p)
 	}
 	real, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", f.Fd()))
 	if err != nil {
@@ -337,9 +340,13 @@ func openInVolume(vdir, sub string) (*os.File, string, error) {
 			return nil, "", fmt.Errorf("subPath %s: %w", sub, err)
 		}
 	}
-	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_DIRECTORY, 0)
+	f, err := root.Open(name)
 	if err != nil {
 		return nil, "", fmt.Errorf("subPath %s: %w", sub, err)
+	}
+	if fi, err := f.Stat(); err != nil || !fi.IsDir() {
+		f.Close()
+		return nil, "", fmt.Errorf("subPath %s is not a directory", sub)
 	}
 	real, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", f.Fd()))
 	if err != nil {
