@@ -1,0 +1,74 @@
+//go:build linux
+
+package server_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/osb-dev/osb/internal/server"
+)
+
+func volumeBody(vols ...map[string]any) map[string]any {
+	list := make([]any, len(vols))
+	for i, v := range vols {
+		list[i] = v
+	}
+	return createBody(map[string]any{"volumes": list})
+}
+
+// A host directory is mounted only under an allowed prefix; elsewhere the
+// create is refused with the real server's code, and nothing is made.
+func TestHostVolumeAllowedOnlyUnderPrefix(t *testing.T) {
+	allowed := t.TempDir()
+	c := newClient(t, func(o *server.Options) { o.AllowHostPaths = []string{allowed} })
+	if !c.srv.Isolated() {
+		t.Skip("sandboxes cannot be isolated on this machine")
+	}
+	os.WriteFile(filepath.Join(allowed, "in.txt"), []byte("from the host\n"), 0o644)
+	id := c.create(volumeBody(map[string]any{"name": "data", "host": map[string]any{"path": allowed}, "mountPath": "/mnt/data"}))
+	if out, code := c.sh(id, "cat /mnt/data/in.txt"); code != 0 || out != "from the host" {
+		t.Errorf("host volume: %d %q", code, out)
+	}
+	outside := filepath.Join(t.TempDir(), "elsewhere")
+	r := c.expect(400, c.do("POST", "/sandboxes", volumeBody(map[string]any{"name": "data", "host": map[string]any{"path": outside}, "mountPath": "/mnt/data"})))
+	if r.code() != "VOLUME::HOST_PATH_NOT_ALLOWED" || !strings.Contains(string(r.body), "is not under any allowed prefix") {
+		t.Errorf("outside the prefix: %s", r.body)
+	}
+	if _, err := os.Stat(outside); err == nil {
+		t.Error("a refused host volume was created")
+	}
+}
+
+// A named volume outlives its sandbox and is shared by two; readOnly is
+// enforced inside; subPath mounts a part of it.
+func TestNamedVolumeSharedKeptAndReadOnly(t *testing.T) {
+	c := isolatedClient(t)
+	rw := map[string]any{"name": "cache", "pvc": map[string]any{"claimName": "shared-cache"}, "mountPath": "/cache"}
+	a := c.create(volumeBody(rw))
+	if out, code := c.sh(a, "mkdir -p /cache/sub && echo kept > /cache/sub/file && echo ok"); code != 0 || out != "ok" {
+		t.Fatalf("writing the volume: %d %q", code, out)
+	}
+	ro := map[string]any{"name": "cache", "pvc": map[string]any{"claimName": "shared-cache", "createIfNotExists": false},
+		"mountPath": "/ro", "readOnly": true, "subPath": "sub"}
+	b := c.create(volumeBody(ro))
+	if out, _ := c.sh(b, "cat /ro/file; touch /ro/x 2>/dev/null || echo read-only; mount -o remount,rw /ro 2>/dev/null || echo locked"); out != "kept\nread-only\nlocked" {
+		t.Errorf("read-only subPath mount: %q", out)
+	}
+	c.expect(204, c.do("DELETE", "/sandboxes/"+a, nil))
+	c.expect(204, c.do("DELETE", "/sandboxes/"+b, nil))
+	d := c.create(volumeBody(rw))
+	if out, _ := c.sh(d, "cat /cache/sub/file"); out != "kept" {
+		t.Errorf("after both sandboxes were killed the volume holds %q", out)
+	}
+	r := c.expect(400, c.do("POST", "/sandboxes", volumeBody(map[string]any{"name": "x", "pvc": map[string]any{"claimName": "never-made", "createIfNotExists": false}, "mountPath": "/x"})))
+	if r.code() != "VOLUME::PVC_NOT_FOUND" {
+		t.Errorf("missing named volume: %s", r.body)
+	}
+	r = c.expect(400, c.do("POST", "/sandboxes", volumeBody(map[string]any{"name": "x", "pvc": map[string]any{"claimName": "v"}, "mountPath": "/x", "subPath": "../up"})))
+	if r.code() != "VOLUME::INVALID_SUB_PATH" {
+		t.Errorf("subPath with ..: %s", r.body)
+	}
+}
