@@ -115,3 +115,32 @@ func TestImagePullFailures(t *testing.T) {
 		t.Errorf("offline status: %q", msg)
 	}
 }
+
+// The attacks of isolation_test.go, from a sandbox that runs an image:
+// no host file, no other sandbox, no shared layer or host id reached.
+func TestImageSandboxBoundary(t *testing.T) {
+	dir := t.TempDir()
+	imagetest.WriteLayout(t, filepath.Join(dir, "bb"), "1", imagetest.Busybox(t, nil))
+	c := imageClient(t, dir)
+	a, b := imageCreate(c, "bb:1", nil), imageCreate(c, "bb:1", nil)
+	if _, code := c.sh(b, "echo secret-of-b > /workspace/b-marker; echo layer-of-b > /bin/b-was-here"); code != 0 {
+		t.Fatal("writing in sandbox b failed")
+	}
+	sbB, _ := c.srv.Sandbox(b)
+	for _, p := range []string{"/etc/shadow", "/work", "/usr", c.srv.DataDir(), sbB.FSDir(), "/bin/b-was-here", "/workspace/b-marker"} {
+		if out, code := c.sh(a, "ls -d "+p+" 2>&1 || echo absent"); !strings.HasSuffix(out, "absent") || code != 0 {
+			t.Errorf("%s is visible in sandbox a: %q", p, out)
+		}
+	}
+	out, _ := c.sh(a, `tr -s ' ' < /proc/self/uid_map; mount -o remount,rw /run/osb 2>/dev/null && echo remounted
+mkdir -p /tmp/jail; cd /; chroot /tmp/jail /bin/sh -c 'cd ../../../..; ls /' 2>&1 || echo no-chroot-shell
+ls /; echo done`)
+	if strings.Contains(out, " 0 0 4294967295") || strings.Contains(out, "remounted") || strings.Contains(out, "\nwork\n") || !strings.HasSuffix(out, "done") {
+		t.Errorf("from the image sandbox: %q", out)
+	}
+	// The shared layer on the host is unchanged by b's write.
+	layers, _ := filepath.Glob(filepath.Join(c.srv.DataDir(), "images", "layers", "*", "bin", "b-was-here"))
+	if len(layers) > 0 {
+		t.Errorf("a sandbox wrote into a shared layer: %v", layers)
+	}
+}
