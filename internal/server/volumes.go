@@ -293,7 +293,8 @@ func (s *Server) mountsFor(vols []volume) (mounts []sandbox.Mount, made []string
 				return fail(http.StatusInternalServerError, codeVolumePVCFailed, err)
 			}
 		}
-		mounts = append(mounts, sandbox.Mount{Source: real, Dir: dir, Target: path.Clean(vol.mountPath), ReadOnly: vol.readOnly})
+		mounts = append(mounts, sandbox.Mount{Source: real, Dir: dir, Target: path.Clean(vol.mountPath), ReadOnly: vol.readOnly,
+			MapOwners: vol.hostPath != ""})
 	}
 	return mounts, made, 0, "", nil
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/osb-dev/osb/internal/server"
@@ -29,8 +30,13 @@ func TestHostVolumeAllowedOnlyUnderPrefix(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(allowed, "in.txt"), []byte("from the host\n"), 0o644)
 	id := c.create(volumeBody(map[string]any{"name": "data", "host": map[string]any{"path": allowed}, "mountPath": "/mnt/data"}))
-	if out, code := c.sh(id, "cat /mnt/data/in.txt"); code != 0 || out != "from the host" {
-		t.Errorf("host volume: %d %q", code, out)
+	if out, code := c.sh(id, "cat /mnt/data/in.txt; stat -c %u /mnt/data/in.txt; echo from-sandbox > /mnt/data/out.txt && echo wrote"); code != 0 || out != "from the host\n0\nwrote" {
+		t.Errorf("host volume: %d %q (the host's owners should show as the sandbox's)", code, out)
+	}
+	if fi, err := os.Stat(filepath.Join(allowed, "out.txt")); err != nil {
+		t.Errorf("the sandbox's file is not on the host: %v", err)
+	} else if st := fi.Sys().(*syscall.Stat_t); os.Geteuid() == 0 && st.Uid != 0 {
+		t.Errorf("written by root in the sandbox, owned by uid %d on the host", st.Uid)
 	}
 	outside := filepath.Join(t.TempDir(), "elsewhere")
 	r := c.expect(400, c.do("POST", "/sandboxes", volumeBody(map[string]any{"name": "data", "host": map[string]any{"path": outside}, "mountPath": "/mnt/data"})))

@@ -29,6 +29,10 @@ func init() {
 		return
 	case "probe":
 		os.Exit(0)
+	case "hold":
+		// Keeps its user namespace alive until the server closes stdin.
+		io.Copy(io.Discard, os.Stdin)
+		os.Exit(0)
 	}
 	os.Unsetenv(initEnv)
 	if err := runInit(); err != nil {

@@ -185,9 +185,14 @@ func startIsolated(s *Sandbox, entrypoint []string, log *os.File) (*anchor, erro
 			// the path names now.
 			src = fmt.Sprintf("/proc/self/fd/%d", m.Dir.Fd())
 		}
-		if err := bind(src, strings.TrimPrefix(path.Clean(m.Target), "/"), m.ReadOnly, false); err != nil {
+		b, err := spec(src, strings.TrimPrefix(path.Clean(m.Target), "/"), m.ReadOnly, false)
+		if err == nil && b.FD > 0 && m.MapOwners {
+			err = idmapOwners(files[b.FD-3])
+		}
+		if err != nil {
 			return nil, fmt.Errorf("volume at %s: %w", m.Target, err)
 		}
+		cfg.Binds = append(cfg.Binds, b)
 	}
 	if s.agent {
 		ln, err := s.listenAgent()

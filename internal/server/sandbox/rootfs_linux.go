@@ -8,7 +8,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"os/exec"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 
@@ -431,3 +433,43 @@ func programInterpreter() string {
 	}
 	return ""
 }
+
+// idmapOwners makes a detached mount show host id N as the sandboxes' id
+// N (the range every sandbox's user namespace maps, see initAttr), so
+// that root in a sandbox owns what host root owns there, as in a
+// container's bind mount. Where the filesystem cannot be idmapped, the
+// mount stays as it is: its files then show as nobody's.
+func idmapOwners(mnt *os.File) error {
+	if rootless {
+		return nil
+	}
+	ns, err := mappingNamespace()
+	if err != nil {
+		return err
+	}
+	attr := &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_IDMAP, Userns_fd: uint64(ns.Fd())}
+	err = unix.MountSetattr(int(mnt.Fd()), "", unix.AT_EMPTY_PATH, attr)
+	if errors.Is(err, unix.EINVAL) || errors.Is(err, unix.EPERM) || errors.Is(err, unix.ENOSYS) {
+		return nil
+	}
+	return err
+}
+
+// mappingNamespace is a user namespace with the sandboxes' mapping, made
+// once: a child of this program holds it while its descriptor is opened.
+var mappingNamespace = sync.OnceValues(func() (*os.File, error) {
+	cmd := exec.Command("/proc/self/exe")
+	cmd.Args = []string{"osb-sandbox-userns"}
+	cmd.Env = []string{initEnv + "=hold"}
+	ids := []syscall.SysProcIDMap{{ContainerID: 0, HostID: hostIDBase, Size: idCount}}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER, UidMappings: ids, GidMappings: ids}
+	hold, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("user namespace for idmapped mounts: %w", err)
+	}
+	defer func() { hold.Close(); cmd.Wait() }()
+	return os.Open(fmt.Sprintf("/proc/%d/ns/user", cmd.Process.Pid))
+})

@@ -70,6 +70,10 @@ type Mount struct {
 	Target string   // absolute path inside the sandbox
 	// ReadOnly mounts it read-only; the sandbox cannot make it writable.
 	ReadOnly bool
+	// MapOwners shows the directory's host owners as the same ids in the
+	// sandbox (host root as its root), as a container's bind mount does,
+	// where the kernel can (an idmapped mount); else they show unmapped.
+	MapOwners bool
 }
 
 // Sandbox is one running sandbox. Its methods are safe for concurrent use.
