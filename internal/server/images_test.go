@@ -3,11 +3,15 @@
 package server_test
 
 import (
+	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/google/go-containerregistry/pkg/authn"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
 
 	"github.com/osb-dev/osb/internal/server"
 	"github.com/osb-dev/osb/internal/server/image"
@@ -142,5 +146,54 @@ ls /; echo done`)
 	layers, _ := filepath.Glob(filepath.Join(c.srv.DataDir(), "images", "layers", "*", "bin", "b-was-here"))
 	if len(layers) > 0 {
 		t.Errorf("a sandbox wrote into a shared layer: %v", layers)
+	}
+}
+
+// A registry that wants credentials gets the request's image.auth; without
+// them the create fails with the registry's answer. A registry that stalls
+// fails the create at the pull deadline instead of hanging it.
+func TestImageAuthAndStall(t *testing.T) {
+	img := imagetest.Busybox(t, nil)
+	stall := make(chan struct{})
+	defer close(stall)
+	host := imagetest.Registry(t, func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.HasPrefix(r.URL.Path, "/v2/slow/") {
+				select {
+				case <-stall:
+				case <-r.Context().Done():
+				}
+				return
+			}
+			if u, p, ok := r.BasicAuth(); !ok || u != "ci" || p != "s3cret" {
+				w.Header().Set("WWW-Authenticate", `Basic realm="test"`)
+				http.Error(w, `{"errors":[{"code":"UNAUTHORIZED","message":"authentication required"}]}`, http.StatusUnauthorized)
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	})
+	imagetest.Push(t, host+"/private/app:1", img, remote.WithAuth(&authn.Basic{Username: "ci", Password: "s3cret"}))
+	c := newClient(t, func(o *server.Options) {
+		o.Images = &image.Options{Keychain: authn.NewMultiKeychain(), PullTimeout: 3 * time.Second}
+	})
+	if !c.srv.Isolated() {
+		t.Skip("sandboxes cannot be isolated on this machine")
+	}
+	uri := host + "/private/app:1"
+	r := c.expect(500, c.do("POST", "/sandboxes", createBody(map[string]any{"image": map[string]any{"uri": uri}})))
+	if r.code() != "DOCKER::SANDBOX_IMAGE_PULL_FAILED" || !strings.Contains(string(r.body), "UNAUTHORIZED") {
+		t.Errorf("without credentials: %s", r.body)
+	}
+	id := c.create(createBody(map[string]any{"image": map[string]any{"uri": uri, "auth": map[string]any{"username": "ci", "password": "s3cret"}}}))
+	if out, code := c.sh(id, "echo in"); code != 0 || out != "in" {
+		t.Errorf("with credentials: %d %q", code, out)
+	}
+	r = c.expect(500, c.do("POST", "/sandboxes", createBody(map[string]any{"image": map[string]any{"uri": host + "/slow/app:1"}})))
+	if r.code() != "DOCKER::SANDBOX_IMAGE_PULL_FAILED" || !strings.Contains(string(r.body), "did not answer in time") {
+		t.Errorf("stalled registry: %s", r.body)
+	}
+	if strings.Contains(string(r.body), "s3cret") {
+		t.Error("the registry password is in an answer")
 	}
 }
