@@ -174,9 +174,7 @@ func TestImageAuthAndStall(t *testing.T) {
 		})
 	})
 	imagetest.Push(t, host+"/private/app:1", img, remote.WithAuth(&authn.Basic{Username: "ci", Password: "s3cret"}))
-	c := newClient(t, func(o *server.Options) {
-		o.Images = &image.Options{Keychain: authn.NewMultiKeychain(), PullTimeout: 3 * time.Second}
-	})
+	c := newClient(t, func(o *server.Options) { o.Images = &image.Options{Keychain: authn.NewMultiKeychain()} })
 	if !c.srv.Isolated() {
 		t.Skip("sandboxes cannot be isolated on this machine")
 	}
@@ -189,7 +187,10 @@ func TestImageAuthAndStall(t *testing.T) {
 	if out, code := c.sh(id, "echo in"); code != 0 || out != "in" {
 		t.Errorf("with credentials: %d %q", code, out)
 	}
-	r = c.expect(500, c.do("POST", "/sandboxes", createBody(map[string]any{"image": map[string]any{"uri": host + "/slow/app:1"}})))
+	impatient := newClient(t, func(o *server.Options) {
+		o.Images = &image.Options{Keychain: authn.NewMultiKeychain(), StallTimeout: time.Second}
+	})
+	r = impatient.expect(500, impatient.do("POST", "/sandboxes", createBody(map[string]any{"image": map[string]any{"uri": host + "/slow/app:1"}})))
 	if r.code() != "DOCKER::SANDBOX_IMAGE_PULL_FAILED" || !strings.Contains(string(r.body), "did not answer in time") {
 		t.Errorf("stalled registry: %s", r.body)
 	}

@@ -40,11 +40,12 @@ type Options struct {
 	// Keychain finds registry credentials when a request brings none;
 	// nil means authn.DefaultKeychain (~/.docker/config.json).
 	Keychain authn.Keychain
-	// Transport reaches registries; nil means http.DefaultTransport with
-	// a bound on how long a registry may take to answer.
+	// Transport reaches registries; nil means http.DefaultTransport.
 	Transport http.RoundTripper
-	// PullTimeout bounds one pull, stalls included; 0 means 10 minutes.
-	PullTimeout time.Duration
+	// StallTimeout ends a pull whose registry sends nothing for this long
+	// (no answer, or a download that stops); 0 means one minute. A pull
+	// that makes progress is never cut short.
+	StallTimeout time.Duration
 }
 
 // Auth is the request's image.auth.
@@ -76,17 +77,16 @@ func New(opts Options) (*Store, error) {
 			return nil, err
 		}
 	}
-	if opts.PullTimeout <= 0 {
-		opts.PullTimeout = 10 * time.Minute
+	if opts.StallTimeout <= 0 {
+		opts.StallTimeout = time.Minute
 	}
 	if opts.Keychain == nil {
 		opts.Keychain = authn.DefaultKeychain
 	}
 	if opts.Transport == nil {
-		t := http.DefaultTransport.(*http.Transport).Clone()
-		t.ResponseHeaderTimeout = time.Minute
-		opts.Transport = t
+		opts.Transport = http.DefaultTransport
 	}
+	opts.Transport = idleTransport{base: opts.Transport, idle: opts.StallTimeout}
 	s := &Store{opts: opts, local: map[string]localImage{}}
 	if opts.ImageDir != "" {
 		local, err := scanImageDir(opts.ImageDir)
@@ -141,8 +141,6 @@ func (s *Store) Resolve(ctx context.Context, ref string, auth *Auth, p Platform)
 	if img, err := s.cached(ref, key); err == nil {
 		return img, nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.opts.PullTimeout)
-	defer cancel()
 	opts := []remote.Option{remote.WithContext(ctx), remote.WithPlatform(p.v1()), remote.WithTransport(s.opts.Transport)}
 	if auth != nil {
 		opts = append(opts, remote.WithAuth(&authn.Basic{Username: auth.Username, Password: auth.Password}))
@@ -166,10 +164,10 @@ func classify(ctx context.Context, err error) error {
 	var op *net.OpError
 	var dns *net.DNSError
 	switch {
-	case errors.As(err, &te):
+	case errors.As(err, &te), errors.Is(err, errStalled):
 		return err
 	case ctx.Err() != nil:
-		return fmt.Errorf("registry did not answer in time: %w", err)
+		return fmt.Errorf("pull abandoned: %w", err)
 	case errors.As(err, &dns), errors.As(err, &op):
 		return fmt.Errorf("%w: %w", ErrUnreachable, err)
 	}

@@ -21,8 +21,14 @@ import (
 
 func newStore(t *testing.T, imageDir string) *image.Store {
 	t.Helper()
+	return storeWithStall(t, imageDir, 0)
+}
+
+// storeWithStall is newStore with a StallTimeout (0: the default).
+func storeWithStall(t *testing.T, imageDir string, stall time.Duration) *image.Store {
+	t.Helper()
 	s, err := image.New(image.Options{Dir: filepath.Join(t.TempDir(), "images"), ImageDir: imageDir,
-		Keychain: authn.NewMultiKeychain(), PullTimeout: 5 * time.Second})
+		Keychain: authn.NewMultiKeychain(), StallTimeout: stall})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +120,7 @@ func TestPullWithAuth(t *testing.T) {
 	}
 }
 
-// A registry that never answers ends the pull at PullTimeout.
+// A registry that never answers ends the pull after StallTimeout.
 func TestPullFromStalledRegistryEnds(t *testing.T) {
 	release := make(chan struct{})
 	host := imagetest.Registry(t, func(h http.Handler) http.Handler {
@@ -126,7 +132,7 @@ func TestPullFromStalledRegistryEnds(t *testing.T) {
 		})
 	})
 	defer close(release)
-	s := newStore(t, "")
+	s := storeWithStall(t, "", time.Second)
 	_, err := s.Resolve(context.Background(), host+"/slow:1", nil, image.Platform{})
 	if err == nil || !strings.Contains(err.Error(), "did not answer in time") {
 		t.Fatalf("err = %v, want a timeout", err)
