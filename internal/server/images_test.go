@@ -46,16 +46,26 @@ func imageCreate(c *client, uri string, extra map[string]any) string {
 // a lower layer had.
 func TestSandboxRunsItsImage(t *testing.T) {
 	top := imagetest.Layer(t, imagetest.Entry{Name: "etc/motd", Body: "from the image\n"},
+		imagetest.Entry{Name: "opt/tools/bin/serve", Body: "#!/bin/sh\necho \"started in $PWD\" > /tmp/started\nexec sleep 1000\n", Mode: 0o755},
 		imagetest.Entry{Name: "home/app/.wh.gone"}, imagetest.Entry{Name: "srv/"}, imagetest.Entry{Name: "srv/app/", UID: 1000, GID: 1000})
 	base := imagetest.Layer(t, imagetest.Entry{Name: "home/app/gone", Body: "deleted above"})
 	img := imagetest.Busybox(t, func(cf *v1.Config) {
-		cf.Env = []string{"PATH=/bin", "GREETING=hello"}
+		cf.Env = []string{"PATH=/opt/tools/bin:/bin", "GREETING=hello"}
 		cf.WorkingDir, cf.User = "/srv/app", "app"
 	}, base, top)
 	dir := t.TempDir()
 	imagetest.WriteLayout(t, filepath.Join(dir, "tools"), "1", img)
 	c := imageClient(t, dir)
-	id := imageCreate(c, "tools:1", nil)
+	// The entrypoint is found on the image's PATH and starts in its WorkingDir.
+	id := imageCreate(c, "tools:1", map[string]any{"entrypoint": []string{"serve"}})
+	if !eventually(t, 10*time.Second, func() bool { out, _ := c.sh(id, "cat /tmp/started"); return out == "started in /srv/app" }) {
+		out, _ := c.sh(id, "cat /tmp/started")
+		t.Errorf("entrypoint wrote %q", out)
+	}
+	// The files API sees the image's files.
+	if r := c.dataDo(c.endpoint(id, 44772, true), "GET", "/files/download?path=/etc/motd"); r.status != 200 || string(r.body) != "from the image\n" {
+		t.Errorf("files API download of /etc/motd: %d %q", r.status, r.body)
+	}
 
 	out, code := c.sh(id, `cat /etc/motd; echo "$GREETING"; pwd; id -u; id -g; ls /home/app; test -e /usr/bin/python3 && echo host-python; test -e /bin/bash && echo host-bash; echo done`)
 	want := "from the image\nhello\n/srv/app\n1000\n1000\ndone"

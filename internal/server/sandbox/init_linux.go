@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -88,7 +89,8 @@ func runInit() error {
 	if cfg.SocketsFD > 0 {
 		go serveSockets(cfg.SocketsFD)
 	}
-	os.Setenv("PATH", defaultPath)
+	// Programs are found where the sandbox's own PATH (an image's) says.
+	os.Setenv("PATH", envPath(cfg.Env))
 	ready := os.NewFile(fdReady, "ready")
 	if cfg.Agent != nil {
 		if err := startAgent(cfg, ready); err != nil {
@@ -130,7 +132,7 @@ func startAgent(cfg initConfig, ready *os.File) error {
 	defer ln.Close()
 	cmd := exec.Command("/proc/self/exe")
 	cmd.Args = []string{"osb-sandbox-agent"}
-	cmd.Env = []string{AgentEnv + "=" + a.Config, "PATH=" + defaultPath}
+	cmd.Env = []string{AgentEnv + "=" + a.Config, "PATH=" + envPath(cfg.Env)}
 	cmd.Dir = "/"
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	cmd.ExtraFiles = []*os.File{ln, ready}
@@ -526,4 +528,14 @@ func CloseOnExecExcept(keep ...int) {
 		}
 		unix.CloseOnExec(fd)
 	}
+}
+
+// envPath is the PATH of a KEY=VALUE environment, or defaultPath.
+func envPath(env []string) string {
+	for _, kv := range env {
+		if p, ok := strings.CutPrefix(kv, "PATH="); ok && p != "" {
+			return p
+		}
+	}
+	return defaultPath
 }
