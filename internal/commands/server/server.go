@@ -93,6 +93,9 @@ func runServer(ctx context.Context, opts *serverOptions) error {
 	if opts.APIKey != "" {
 		return cmdutil.UsageErrorf("--api-key would show the key to every local user (ps, /proc); set OPEN_SANDBOX_API_KEY or use --api-key-file")
 	}
+	if err := checkImageFlags(opts); err != nil {
+		return err
+	}
 	key, err := serverKey(opts)
 	if err != nil {
 		return err
@@ -113,6 +116,15 @@ func runServer(ctx context.Context, opts *serverOptions) error {
 	if opts.NoAuth {
 		fmt.Fprintf(stderr, "WARNING: --no-auth: any local user can use this server and its sandboxes.\n")
 	}
+	return serve(ctx, settings{listen: opts.Listen, apiKey: key, dataDir: opts.DataDir, ready: ready,
+		unsafeNoIsolation: opts.UnsafeNoIsolation, allowUnlimited: opts.AllowUnlimited,
+		imageDir: opts.ImageDir, hostPrograms: opts.HostPrograms, strictImages: opts.StrictImages,
+		allowHostPaths: opts.AllowHostPaths}, stderr)
+}
+
+// checkImageFlags refuses image and volume flags that cannot work, before
+// anything starts.
+func checkImageFlags(opts *serverOptions) error {
 	if opts.HostPrograms && (opts.ImageDir != "" || opts.StrictImages) {
 		return cmdutil.UsageErrorf("--host-programs runs no images: it cannot be combined with --image-dir or --strict-images")
 	}
@@ -126,10 +138,7 @@ func runServer(ctx context.Context, opts *serverOptions) error {
 			return cmdutil.UsageErrorf("--allow-host-path %q must be an absolute path", p)
 		}
 	}
-	return serve(ctx, settings{listen: opts.Listen, apiKey: key, dataDir: opts.DataDir, ready: ready,
-		unsafeNoIsolation: opts.UnsafeNoIsolation, allowUnlimited: opts.AllowUnlimited,
-		imageDir: opts.ImageDir, hostPrograms: opts.HostPrograms, strictImages: opts.StrictImages,
-		allowHostPaths: opts.AllowHostPaths}, stderr)
+	return nil
 }
 
 // serverKey is the key from --api-key-file or OPEN_SANDBOX_API_KEY, or ""
