@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/osb-dev/osb/internal/server/image"
@@ -77,8 +78,14 @@ func (s *Server) imageFor(ctx context.Context, req createRequest) (imageRun, int
 		}
 		rootfs.User = &sandbox.User{UID: uid, GID: gid}
 	}
+	env := img.Config.Env
+	if home := img.Home(userOf(rootfs)); home != "" && !hasKey(env, "HOME") {
+		// HOME follows the user, as a container runtime sets it.
+		env = append(slices.Clip(env), "HOME="+home)
+	}
+	s.log.event("image %s: %s, %d layers", req.imageURI, img.Digest, len(img.Layers))
 	status := "local sandbox, isolated by user, mount, pid, uts, ipc and network namespaces; image " + req.imageURI + " (" + img.Digest + ")"
-	return imageRun{rootfs: rootfs, imgEnv: img.Config.Env, status: status}, 0, "", nil
+	return imageRun{rootfs: rootfs, imgEnv: env, status: status}, 0, "", nil
 }
 
 // imageAuth reads image.auth (its shape was checked with the rest).
@@ -103,4 +110,20 @@ func (s *Server) removeVolumes(names []string) {
 			s.log.event("volume %s: %v", n, err)
 		}
 	}
+}
+
+func userOf(r *sandbox.Rootfs) uint32 {
+	if r.User == nil {
+		return 0
+	}
+	return r.User.UID
+}
+
+func hasKey(env []string, key string) bool {
+	for _, kv := range env {
+		if strings.HasPrefix(kv, key+"=") {
+			return true
+		}
+	}
+	return false
 }

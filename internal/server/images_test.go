@@ -67,8 +67,8 @@ func TestSandboxRunsItsImage(t *testing.T) {
 		t.Errorf("files API download of /etc/motd: %d %q", r.status, r.body)
 	}
 
-	out, code := c.sh(id, `cat /etc/motd; echo "$GREETING"; pwd; id -u; id -g; ls /home/app; test -e /usr/bin/python3 && echo host-python; test -e /bin/bash && echo host-bash; echo done`)
-	want := "from the image\nhello\n/srv/app\n1000\n1000\ndone"
+	out, code := c.sh(id, `cat /etc/motd; echo "$GREETING"; pwd; id -u; id -g; echo "$HOME"; ls /home/app; test -e /usr/bin/python3 && echo host-python; test -e /bin/bash && echo host-bash; echo done`)
+	want := "from the image\nhello\n/srv/app\n1000\n1000\n/home/app\ndone"
 	if code != 0 || out != want {
 		t.Errorf("in the image sandbox: exit %d, output\n%s\nwant\n%s", code, out, want)
 	}

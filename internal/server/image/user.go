@@ -83,3 +83,15 @@ func (img *Image) file(rel string) []byte {
 	}
 	return nil
 }
+
+// Home is the home directory the image's /etc/passwd gives uid, or "".
+func (img *Image) Home(uid uint32) string {
+	sc := bufio.NewScanner(bytes.NewReader(img.file("etc/passwd")))
+	for sc.Scan() {
+		f := strings.Split(sc.Text(), ":")
+		if len(f) >= 6 && f[2] == strconv.FormatUint(uint64(uid), 10) {
+			return f[5]
+		}
+	}
+	return ""
+}
