@@ -132,6 +132,9 @@ func (s *Server) provision(ctx context.Context, req createRequest) (rec *record,
 	rec = &record{id: id, imageURI: req.imageURI, snapshotID: req.snapshotID, entrypoint: entrypoint,
 		extensions: req.extensions, platform: req.platform, sb: sb,
 		statusMsg: cmp.Or(run.status, s.statusMessage()), metadata: req.metadata, madeVolumes: madeVolumes}
+	if run.rootfs != nil {
+		rec.ranImage = run.uri
+	}
 	if rec.metadata == nil {
 		rec.metadata = map[string]string{}
 	}

@@ -35,6 +35,7 @@ func (s *Server) openImages() error {
 // imageRun is what a sandbox runs: an image's root and configuration, or
 // (rootfs nil) the host's programs.
 type imageRun struct {
+	uri    string
 	rootfs *sandbox.Rootfs
 	imgEnv []string // the image's Env, KEY=VALUE
 	status string   // status.message; "" for the usual one
@@ -59,6 +60,12 @@ func (r imageRun) env(req map[string]string) map[string]string {
 // server answers a failed pull), or, offline with HostProgramsOffline,
 // the host's programs with a status that says so.
 func (s *Server) imageFor(ctx context.Context, req createRequest) (imageRun, int, string, error) {
+	if req.imageURI == "" && req.snapshotID != "" && s.snapshots != nil {
+		// A snapshot of an image sandbox runs on that image again.
+		if m, ok := s.snapshots.get(req.snapshotID); ok && m.Image != "" {
+			req.imageURI = m.Image
+		}
+	}
 	if req.imageURI == "" || s.images == nil || !s.isolation.Available {
 		return imageRun{}, 0, "", nil
 	}
@@ -85,7 +92,7 @@ func (s *Server) imageFor(ctx context.Context, req createRequest) (imageRun, int
 	}
 	s.log.event("image %s: %s, %d layers", req.imageURI, img.Digest, len(img.Layers))
 	status := "local sandbox, isolated by user, mount, pid, uts, ipc and network namespaces; image " + req.imageURI + " (" + img.Digest + ")"
-	return imageRun{rootfs: rootfs, imgEnv: env, status: status}, 0, "", nil
+	return imageRun{uri: req.imageURI, rootfs: rootfs, imgEnv: env, status: status}, 0, "", nil
 }
 
 // imageAuth reads image.auth (its shape was checked with the rest).

@@ -208,3 +208,24 @@ func TestImageAuthAndStall(t *testing.T) {
 		t.Error("the registry password is in an answer")
 	}
 }
+
+// A snapshot of an image sandbox restores onto the same image, with the
+// snapshot's /workspace.
+func TestImageSnapshotRestoresOntoTheImage(t *testing.T) {
+	dir := t.TempDir()
+	img := imagetest.Busybox(t, nil, imagetest.Layer(t, imagetest.Entry{Name: "etc/motd", Body: "image file\n"}))
+	imagetest.WriteLayout(t, filepath.Join(dir, "bb"), "1", img)
+	c := imageClient(t, dir)
+	id := imageCreate(c, "bb:1", nil)
+	if _, code := c.sh(id, "echo kept > /workspace/note"); code != 0 {
+		t.Fatal("writing /workspace failed")
+	}
+	snap := snapshotOf(t, c, id, nil)
+	if m := settledSnapshot(t, c, snap); stateOf(m) != "Ready" {
+		t.Fatalf("snapshot: %v", m)
+	}
+	restored := c.create(map[string]any{"snapshotId": snap, "image": nil, "entrypoint": nil})
+	if out, code := c.sh(restored, "cat /workspace/note /etc/motd; test -e /usr/bin/python3 || echo no-host-programs"); code != 0 || out != "kept\nimage file\nno-host-programs" {
+		t.Errorf("restored sandbox: %d %q", code, out)
+	}
+}
