@@ -33,7 +33,7 @@ type record struct {
 	sb         *sandbox.Sandbox
 	data       *dataPlane
 	statusMsg  string // states the isolation and what the sandbox runs
-	ranImage string // the image whose root it runs; "" for host programs
+	ranImage   string // the image whose root it runs; "" for host programs
 	// madeVolumes are named volumes made for this sandbox alone
 	// (deleteOnSandboxTermination): removed with it.
 	madeVolumes []string
