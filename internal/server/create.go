@@ -131,7 +131,8 @@ func (s *Server) provision(ctx context.Context, req createRequest) (rec *record,
 	}
 	rec = &record{id: id, imageURI: req.imageURI, snapshotID: req.snapshotID, entrypoint: entrypoint,
 		extensions: req.extensions, platform: req.platform, sb: sb,
-		statusMsg: cmp.Or(run.status, s.statusMessage()), metadata: req.metadata, madeVolumes: madeVolumes}
+		statusMsg: cmp.Or(run.status, s.statusMessage()), metadata: req.metadata, madeVolumes: madeVolumes,
+		claims: claimsOf(req.volumes)}
 	if run.rootfs != nil {
 		rec.ranImage = run.uri
 	}

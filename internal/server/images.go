@@ -110,9 +110,15 @@ func imageAuth(body map[string]any) *image.Auth {
 	return &image.Auth{Username: u, Password: p}
 }
 
-// removeVolumes deletes named volumes made for one sandbox.
+// removeVolumes deletes named volumes made for one sandbox, but not one
+// that another live sandbox mounts too (Docker refuses to remove a volume
+// in use).
 func (s *Server) removeVolumes(names []string) {
 	for _, n := range names {
+		if s.volumeInUse(n) {
+			s.log.event("volume %s: kept, another sandbox mounts it", n)
+			continue
+		}
 		if err := sandbox.RemoveTree(filepath.Dir(s.volumeDir(n))); err != nil {
 			s.log.event("volume %s: %v", n, err)
 		}
@@ -129,6 +135,17 @@ func userOf(r *sandbox.Rootfs) uint32 {
 func hasKey(env []string, key string) bool {
 	for _, kv := range env {
 		if strings.HasPrefix(kv, key+"=") {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Server) volumeInUse(claim string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, rec := range s.records {
+		if slices.Contains(rec.claims, claim) && rec.state != stateStopping {
 			return true
 		}
 	}

@@ -37,7 +37,8 @@ type record struct {
 	// madeVolumes are named volumes made for this sandbox alone
 	// (deleteOnSandboxTermination): removed with it.
 	madeVolumes []string
-	origin      string // originTemplate for sandboxes created from a template (networkpolicy.go)
+	claims      []string // every named volume it mounts
+	origin      string   // originTemplate for sandboxes created from a template (networkpolicy.go)
 	// renewExtend is the renew-on-access extension (0: off; dataplane.go).
 	renewExtend time.Duration
 

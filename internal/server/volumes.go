@@ -372,3 +372,14 @@ func realPaths(ps []string) []string {
 func (s *Server) volumeDir(claim string) string {
 	return filepath.Join(s.dataDir, "volumes", claim, "_data")
 }
+
+// claimsOf lists the named volumes among vols.
+func claimsOf(vols []volume) []string {
+	var out []string
+	for _, v := range vols {
+		if v.claim != "" {
+			out = append(out, v.claim)
+		}
+	}
+	return out
+}

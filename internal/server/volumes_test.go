@@ -78,3 +78,27 @@ func TestNamedVolumeSharedKeptAndReadOnly(t *testing.T) {
 		t.Errorf("subPath with ..: %s", r.body)
 	}
 }
+
+// A named volume made with deleteOnSandboxTermination goes with its
+// sandbox, unless another sandbox still mounts it.
+func TestNamedVolumeDeletedWithItsSandbox(t *testing.T) {
+	c := isolatedClient(t)
+	vol := func(claim string, del bool) map[string]any {
+		return volumeBody(map[string]any{"name": "v", "pvc": map[string]any{"claimName": claim, "deleteOnSandboxTermination": del}, "mountPath": "/v"})
+	}
+	dirOf := func(claim string) string { return filepath.Join(c.srv.DataDir(), "volumes", claim) }
+	a := c.create(vol("scratch", true))
+	c.expect(204, c.do("DELETE", "/sandboxes/"+a, nil))
+	if _, err := os.Stat(dirOf("scratch")); !os.IsNotExist(err) {
+		t.Errorf("the volume made for a deleted sandbox is still there: %v", err)
+	}
+	b := c.create(vol("shared", true))
+	other := c.create(vol("shared", false))
+	c.expect(204, c.do("DELETE", "/sandboxes/"+b, nil))
+	if _, err := os.Stat(dirOf("shared")); err != nil {
+		t.Errorf("a volume another sandbox mounts was removed: %v", err)
+	}
+	if out, code := c.sh(other, "echo still > /v/f && cat /v/f"); code != 0 || out != "still" {
+		t.Errorf("the other sandbox's volume: %d %q", code, out)
+	}
+}
