@@ -48,7 +48,9 @@ func NewCmdServer(f *cmdutil.Factory) *cobra.Command {
 			"docker-save tarballs), cached in the data directory. Where no registry can be\n" +
 			"reached at all, a sandbox runs the host's programs and its status says so\n" +
 			"(--strict-images fails the create instead); --host-programs always runs the\n" +
-			"host's programs. Run by an ordinary user, the server uses\n" +
+			"host's programs. Volumes: named (pvc) volumes live in the data directory;\n" +
+			"host directories only under an --allow-host-path prefix.\n\n" +
+			"Run by an ordinary user, the server uses\n" +
 			"rootless user namespaces (root in a sandbox is this user on the host), and\n" +
 			"cgroup limits only in a cgroup v2 subtree delegated to the user; without one,\n" +
 			"creates fail unless --allow-unlimited. Where sandboxes cannot be isolated (the\n" +
@@ -66,7 +68,8 @@ func NewCmdServer(f *cmdutil.Factory) *cobra.Command {
 			"which it then closes. Scripts wait for that line before sending requests.",
 		Example: "  OPEN_SANDBOX_API_KEY=dev-key osb server --listen 127.0.0.1:8080\n" +
 			"  osb server --api-key-file ~/.config/osb/server-key --ready-fd 3 3>ready.txt &\n" +
-			"  osb server --no-auth --listen 127.0.0.1:8080",
+			"  osb server --no-auth --listen 127.0.0.1:8080\n" +
+			"  osb server --data-dir ~/.local/share/osb --image-dir ./images --allow-host-path /srv/data",
 		Flags: func(fs *cmdutil.FlagSet) {
 			fs.StringVar(&opts.Listen, "listen", "127.0.0.1:8080", "Address to listen on.")
 			fs.StringVar(&opts.APIKeyFile, "api-key-file", "", "Read the API key from this file (mode 0600 or stricter).")
