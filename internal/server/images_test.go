@@ -3,7 +3,9 @@
 package server_test
 
 import (
+	"fmt"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,6 +13,8 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/authn"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 
 	"github.com/osb-dev/osb/internal/server"
@@ -228,4 +232,42 @@ func TestImageSnapshotRestoresOntoTheImage(t *testing.T) {
 	if out, code := c.sh(restored, "cat /workspace/note /etc/motd; test -e /usr/bin/python3 || echo no-host-programs"); code != 0 || out != "kept\nimage file\nno-host-programs" {
 		t.Errorf("restored sandbox: %d %q", code, out)
 	}
+}
+
+// An image with no shell at all (a distroless one) still runs its
+// entrypoint.
+func TestImageWithoutShell(t *testing.T) {
+	bin, err := os.ReadFile(imagetest.BusyboxPath)
+	if err != nil {
+		t.Skipf("no %s: %v", imagetest.BusyboxPath, err)
+	}
+	img, err := mutate.AppendLayers(empty.Image, imagetest.Layer(t, imagetest.Entry{Name: "app/"},
+		imagetest.Entry{Name: "app/busybox", Body: string(bin), Mode: 0o755}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if img, err = mutate.Config(img, v1.Config{Env: []string{"PATH=/app"}}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	imagetest.WriteLayout(t, filepath.Join(dir, "distroless"), "1", img)
+	c := imageClient(t, dir)
+	id := imageCreate(c, "distroless:1", map[string]any{"entrypoint": []string{"busybox", "sleep", "1000"}})
+	sb, _ := c.srv.Sandbox(id)
+	running := func() bool {
+		for _, pid := range sb.PIDs() {
+			if b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); string(b) == "busybox\x00sleep\x001000\x00" {
+				return true
+			}
+		}
+		return false
+	}
+	if !eventually(t, 10*time.Second, running) {
+		t.Errorf("the entrypoint of a shell-less image is not running; log: %s", readLog(sb.LogPath()))
+	}
+}
+
+func readLog(p string) string {
+	b, _ := os.ReadFile(p)
+	return string(b)
 }

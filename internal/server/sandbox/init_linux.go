@@ -109,7 +109,7 @@ func runInit() error {
 // whose command failed would be left for inspection.
 func startEntrypoint(cfg initConfig) {
 	cmd := exec.Command(cfg.Entrypoint[0], cfg.Entrypoint[1:]...)
-	if cmd.Err == nil {
+	if cmd.Err == nil && hasShell() {
 		cmd = exec.Command("/bin/sh", append([]string{"-c", oomFirst, cfg.Entrypoint[0], cmd.Path}, cfg.Entrypoint[1:]...)...)
 	}
 	cmd.Env, cmd.Dir = cfg.Env, "/workspace"
