@@ -2,6 +2,7 @@ package image_test
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"net/http"
 	"os"
@@ -179,5 +180,35 @@ func TestImageDir(t *testing.T) {
 	}
 	if _, err := s.Resolve(context.Background(), "example.com/team/saved:2", nil, image.Platform{}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Without image.auth, the credentials of the Docker config (DOCKER_CONFIG,
+// else ~/.docker/config.json) are used, as `docker pull` uses them.
+func TestPullWithDockerConfigCredentials(t *testing.T) {
+	img := imagetest.Busybox(t, nil)
+	host := imagetest.Registry(t, func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if u, p, ok := r.BasicAuth(); !ok || u != "robot" || p != "from-config" {
+				w.Header().Set("WWW-Authenticate", `Basic realm="test"`)
+				http.Error(w, `{"errors":[{"code":"UNAUTHORIZED","message":"authentication required"}]}`, http.StatusUnauthorized)
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	})
+	imagetest.Push(t, host+"/team/app:1", img, remote.WithAuth(&authn.Basic{Username: "robot", Password: "from-config"}))
+	cfg := t.TempDir()
+	auth := base64.StdEncoding.EncodeToString([]byte("robot:from-config"))
+	if err := os.WriteFile(filepath.Join(cfg, "config.json"), []byte(`{"auths":{"`+host+`":{"auth":"`+auth+`"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("DOCKER_CONFIG", cfg)
+	s, err := image.New(image.Options{Dir: filepath.Join(t.TempDir(), "images")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Resolve(context.Background(), host+"/team/app:1", nil, image.Platform{}); err != nil {
+		t.Fatalf("with the Docker config's credentials: %v", err)
 	}
 }
