@@ -237,10 +237,7 @@ func TestImageSnapshotRestoresOntoTheImage(t *testing.T) {
 // An image with no shell at all (a distroless one) still runs its
 // entrypoint.
 func TestImageWithoutShell(t *testing.T) {
-	bin, err := os.ReadFile(imagetest.BusyboxPath)
-	if err != nil {
-		t.Skipf("no %s: %v", imagetest.BusyboxPath, err)
-	}
+	bin := imagetest.StaticBusybox(t)
 	img, err := mutate.AppendLayers(empty.Image, imagetest.Layer(t, imagetest.Entry{Name: "app/"},
 		imagetest.Entry{Name: "app/busybox", Body: string(bin), Mode: 0o755}))
 	if err != nil {

@@ -6,6 +6,7 @@ package imagetest
 import (
 	"archive/tar"
 	"bytes"
+	"debug/elf"
 	"io"
 	"log"
 	"net/http"
@@ -87,10 +88,7 @@ var applets = []string{"sh", "ls", "cat", "id", "pwd", "echo", "env", "touch", "
 // configuration.
 func Busybox(t testing.TB, cfg func(*v1.Config), more ...v1.Layer) v1.Image {
 	t.Helper()
-	bin, err := os.ReadFile(BusyboxPath)
-	if err != nil {
-		t.Skipf("no %s (Debian's busybox-static): %v", BusyboxPath, err)
-	}
+	bin := StaticBusybox(t)
 	entries := []Entry{{Name: "bin/"}, {Name: "bin/busybox", Body: string(bin), Mode: 0o755}, {Name: "etc/"},
 		{Name: "etc/passwd", Body: "root:x:0:0:root:/root:/bin/sh\napp:x:1000:1000:app:/home/app:/bin/sh\n"},
 		{Name: "etc/group", Body: "root:x:0:\napp:x:1000:\n"},
@@ -191,3 +189,31 @@ func Tree(t testing.TB, dir string) []string {
 func runtimeArch() string { return runtime.GOARCH }
 
 func nopLogger() *log.Logger { return log.New(io.Discard, "", 0) }
+
+// StaticBusybox is the static busybox program; it skips the test where
+// Debian's busybox-static is not installed.
+func StaticBusybox(t testing.TB) []byte {
+	t.Helper()
+	bin, err := os.ReadFile(BusyboxPath)
+	if err != nil {
+		t.Skipf("no %s (Debian's busybox-static): %v", BusyboxPath, err)
+	}
+	if !static(bin) {
+		t.Skipf("%s is linked dynamically; the image tests need Debian's busybox-static", BusyboxPath)
+	}
+	return bin
+}
+
+// static tells whether an ELF program needs no dynamic loader.
+func static(bin []byte) bool {
+	f, err := elf.NewFile(bytes.NewReader(bin))
+	if err != nil {
+		return false
+	}
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			return false
+		}
+	}
+	return true
+}
