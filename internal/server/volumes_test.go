@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/osb-dev/osb/internal/server"
 )
@@ -62,6 +63,15 @@ func TestNamedVolumeSharedKeptAndReadOnly(t *testing.T) {
 	b := c.create(volumeBody(ro))
 	if out, _ := c.sh(b, "cat /ro/file; touch /ro/x 2>/dev/null || echo read-only; mount -o remount,rw /ro 2>/dev/null || echo locked"); out != "kept\nread-only\nlocked" {
 		t.Errorf("read-only subPath mount: %q", out)
+	}
+	// Mounts stay through a pause.
+	c.expect(202, c.do("POST", "/sandboxes/"+b+"/pause", nil))
+	c.expect(202, c.do("POST", "/sandboxes/"+b+"/resume", nil))
+	if !eventually(t, 10*time.Second, func() bool { return c.state(b) == "Running" }) {
+		t.Fatalf("resumed sandbox is %s", c.state(b))
+	}
+	if out, _ := c.sh(b, "cat /ro/file"); out != "kept" {
+		t.Errorf("after pause and resume the volume holds %q", out)
 	}
 	c.expect(204, c.do("DELETE", "/sandboxes/"+a, nil))
 	c.expect(204, c.do("DELETE", "/sandboxes/"+b, nil))
