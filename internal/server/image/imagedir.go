@@ -15,6 +15,7 @@ import (
 
 // localImage is one image of the image directory, opened when asked for.
 type localImage struct {
+	path string // the layout directory or tarball it comes from
 	open func() (v1.Image, error)
 }
 
@@ -89,7 +90,7 @@ func addLayout(out map[string]localImage, dir string) error {
 			return fmt.Errorf("%s: image name %q: %w", dir, ref, err)
 		}
 		digest := d.Digest
-		out[r.Name()] = localImage{open: func() (v1.Image, error) {
+		out[r.Name()] = localImage{path: filepath.Join(dir, "index.json"), open: func() (v1.Image, error) {
 			if d.MediaType.IsIndex() {
 				child, err := idx.ImageIndex(digest)
 				if err != nil {
@@ -129,7 +130,7 @@ func addTarball(out map[string]localImage, file string) error {
 			if err != nil {
 				return fmt.Errorf("%s: tag %q: %w", file, t, err)
 			}
-			out[tag.Name()] = localImage{open: func() (v1.Image, error) { return tarball.ImageFromPath(file, &tag) }}
+			out[tag.Name()] = localImage{path: file, open: func() (v1.Image, error) { return tarball.ImageFromPath(file, &tag) }}
 		}
 	}
 	return nil

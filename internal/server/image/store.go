@@ -132,6 +132,11 @@ func (s *Store) Resolve(ctx context.Context, ref string, auth *Auth, p Platform)
 	}
 	key := cacheKey(r.Name(), p.v1())
 	if l, ok := s.local[r.Name()]; ok {
+		// Reading a docker-save tarball again costs as much as the
+		// layers: the cache serves it until the file changes.
+		if img, err := s.cachedSince(ref, key, l.path); err == nil {
+			return img, nil
+		}
 		img, err := l.open()
 		if err != nil {
 			return nil, err
@@ -188,8 +193,24 @@ type refEntry struct {
 	Config  v1.Config `json:"config"`
 }
 
+// cachedSince is the cache entry of ref if it is newer than the file or
+// directory src that the image comes from.
+func (s *Store) cachedSince(ref, key, src string) (*Image, error) {
+	entry, err := os.Stat(s.refPath(key))
+	if err != nil {
+		return nil, err
+	}
+	fi, err := os.Stat(src)
+	if err != nil || !fi.ModTime().Before(entry.ModTime()) {
+		return nil, errors.New("image changed since it was cached")
+	}
+	return s.cached(ref, key)
+}
+
+func (s *Store) refPath(key string) string { return filepath.Join(s.opts.Dir, "refs", key+".json") }
+
 func (s *Store) cached(ref, key string) (*Image, error) {
-	b, err := os.ReadFile(filepath.Join(s.opts.Dir, "refs", key+".json"))
+	b, err := os.ReadFile(s.refPath(key))
 	if err != nil {
 		return nil, err
 	}
@@ -251,7 +272,7 @@ func (s *Store) unpack(ctx context.Context, ref, key string, img v1.Image) (*Ima
 		entry.DiffIDs = append(entry.DiffIDs, diffID.String())
 	}
 	b, _ := json.Marshal(entry)
-	if err := writeAtomic(filepath.Join(s.opts.Dir, "refs", key+".json"), b); err != nil {
+	if err := writeAtomic(s.refPath(key), b); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -296,10 +317,22 @@ func (s *Store) unpackLayer(diffID string, l v1.Layer) (string, error) {
 	return dir, nil
 }
 
+// writeAtomic replaces path with b whole, also when two creates of the
+// same image write it at once.
 func writeAtomic(path string, b []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+	f, err := os.CreateTemp(filepath.Dir(path), ".ref-")
+	if err != nil {
 		return err
 	}
-	return os.Rename(tmp, path)
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
 }
