@@ -7,7 +7,7 @@
 #                            # process in $bench_pids (osb server among them)
 #   need TOOL [PACKAGE]...   # a tool, or exit 1 (as root: apt-get PACKAGE)
 #   bench_osb                # $osb: $OSB, or osb built into $work
-#   bench_server             # `osb server` on a free loopback port, data
+#   bench_server [FLAGS]     # `osb server` on a free loopback port, data
 #                            # dir in $work; exports OPEN_SANDBOX_DOMAIN,
 #                            # OPEN_SANDBOX_API_KEY and HOME; sets $addr,
 #                            # $server_pid
@@ -63,12 +63,13 @@ bench_osb() {
 	osb="$work/osb"
 }
 
-# bench_server: starts `osb server` and waits until it says where it
-# listens. The key goes through the environment, never the command line.
+# bench_server [SERVER-FLAGS]: starts `osb server` and waits until it says
+# where it listens. The key goes through the environment, never the
+# command line.
 bench_server() {
 	export OPEN_SANDBOX_API_KEY="bench-key" HOME="$work/home"
 	mkdir -p "$HOME"
-	"$osb" server --listen 127.0.0.1:0 --data-dir "$work/data" 2>"$work/server.log" &
+	"$osb" server --listen 127.0.0.1:0 --data-dir "$work/data" "$@" 2>"$work/server.log" &
 	server_pid=$!
 	bench_pids+=("$server_pid")
 	addr=""

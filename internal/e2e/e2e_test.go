@@ -53,7 +53,8 @@ func launchServer(t *testing.T, bin, home, key string, args ...string) *serverPr
 // (e.g. another user's credentials); nil for the test's own.
 func launchServerAs(t *testing.T, attr *syscall.SysProcAttr, bin, home, key string, args ...string) *serverProcess {
 	t.Helper()
-	flags := []string{"server", "--listen", "127.0.0.1:0"}
+	// --host-programs: tests reach no registry, whatever the machine's network.
+	flags := []string{"server", "--listen", "127.0.0.1:0", "--host-programs"}
 	cmd := exec.Command(bin, append(flags, args...)...)
 	cmd.SysProcAttr = attr
 	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}

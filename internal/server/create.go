@@ -2,6 +2,8 @@ package server
 
 import (
 	"bytes"
+	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +13,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/osb-dev/osb/internal/server/image"
 	"github.com/osb-dev/osb/internal/server/sandbox"
 )
 
@@ -31,6 +34,8 @@ type createRequest struct {
 	platform   json.RawMessage
 	egress     egressSeed // networkPolicy, credentialProxy (networkpolicy.go)
 	limits     map[string]string
+	imageAuth  *image.Auth
+	volumes    []volume
 }
 
 func (s *Server) createSandbox(w http.ResponseWriter, r *http.Request) {
@@ -48,7 +53,7 @@ func (s *Server) createSandbox(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	rec, status, code, err := s.provision(req)
+	rec, status, code, err := s.provision(r.Context(), req)
 	if err != nil {
 		writeError(w, status, code, err.Error())
 		return
@@ -71,11 +76,24 @@ func (s *Server) createSandbox(w http.ResponseWriter, r *http.Request) {
 
 // provision creates the sandbox directory, restores a snapshot into it if
 // asked, starts the entrypoint and the data plane. On failure nothing is left.
-func (s *Server) provision(req createRequest) (rec *record, status int, code string, err error) {
+func (s *Server) provision(ctx context.Context, req createRequest) (rec *record, status int, code string, err error) {
 	id := newID()
 	limits, status, code, err := s.limitsFor(req)
 	if err != nil {
 		return nil, status, code, err
+	}
+	run, status, code, err := s.imageFor(ctx, req)
+	if err != nil {
+		return nil, status, code, err
+	}
+	mounts, madeVolumes, status, code, err := s.mountsFor(req.volumes)
+	if err != nil {
+		return nil, status, code, err
+	}
+	defer closeMounts(mounts)
+	env := req.env
+	if run.rootfs != nil {
+		env = run.env(req.env)
 	}
 	// Only a sandbox that asked for Credential Proxy trusts the egress CA,
 	// as upstream installs its MITM CA only then.
@@ -84,12 +102,15 @@ func (s *Server) provision(req createRequest) (rec *record, status int, code str
 		trustedCA = s.egressCA.PEM()
 	}
 	sb, err := sandbox.New(sandbox.Config{ID: id, Dir: filepath.Join(s.dataDir, "sandboxes", id),
-		Env: req.env, Isolated: s.isolation.Available, Agent: true, Limits: limits, TrustedCA: trustedCA})
+		Env: env, Isolated: s.isolation.Available, Agent: true, Limits: limits, TrustedCA: trustedCA,
+		Rootfs: run.rootfs, Mounts: mounts})
 	if err != nil {
+		s.removeVolumes(madeVolumes)
 		return nil, http.StatusInternalServerError, codeCreateFailed, err
 	}
 	fail := func(status int, code string, err error) (*record, int, string, error) {
 		sb.Remove()
+		s.removeVolumes(madeVolumes)
 		return nil, status, code, err
 	}
 	entrypoint := req.entrypoint
@@ -110,7 +131,11 @@ func (s *Server) provision(req createRequest) (rec *record, status int, code str
 	}
 	rec = &record{id: id, imageURI: req.imageURI, snapshotID: req.snapshotID, entrypoint: entrypoint,
 		extensions: req.extensions, platform: req.platform, sb: sb,
-		statusMsg: s.statusMessage(), metadata: req.metadata}
+		statusMsg: cmp.Or(run.status, s.statusMessage()), metadata: req.metadata, madeVolumes: madeVolumes,
+		claims: claimsOf(req.volumes)}
+	if run.rootfs != nil {
+		rec.ranImage = run.uri
+	}
 	if rec.metadata == nil {
 		rec.metadata = map[string]string{}
 	}
@@ -249,6 +274,8 @@ func (s *Server) parseCreate(w http.ResponseWriter, body map[string]any) (create
 		extensions: v.strMap(body, "extensions"),
 	}
 	req.imageURI = v.image(body)
+	req.imageAuth = imageAuth(body)
+	req.volumes = v.volumes(body)
 	req.timeout = v.timeout(body, s.opts.MinTimeout)
 	v.boolean(body, "secureAccess") // every sandbox has secured access (dataplane.go)
 	req.platform = v.platform(body)
@@ -279,6 +306,10 @@ func (s *Server) parseCreate(w http.ResponseWriter, body map[string]any) (create
 		return req, false
 	}
 	if code, msg := refuseCreate(&req, body, pool); msg != "" {
+		writeError(w, http.StatusBadRequest, code, msg)
+		return req, false
+	}
+	if code, msg := s.checkVolumes(req.volumes); msg != "" {
 		writeError(w, http.StatusBadRequest, code, msg)
 		return req, false
 	}
@@ -316,9 +347,6 @@ func unsupported(body map[string]any, pool bool) string {
 		return "Pools (extensions.poolRef) are not supported by the local server."
 	case body["lifecycle"] != nil:
 		return "Lifecycle hooks are not supported by the local server."
-	}
-	if vols, ok := body["volumes"].([]any); ok && len(vols) > 0 {
-		return "Volumes are not supported by the local server."
 	}
 	return ""
 }

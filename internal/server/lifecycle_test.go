@@ -160,7 +160,12 @@ func TestCreateValidation(t *testing.T) {
 		{"reserved prefix", createBody(map[string]any{"metadata": map[string]string{"opensandbox.io/x": "v"}}), 400, `opensandbox.io/x`},
 		{"long value", createBody(map[string]any{"metadata": map[string]string{"k": strings.Repeat("a", 64)}}), 400, `SANDBOX::INVALID_METADATA_LABEL`},
 		{"unknown snapshot", createBody(map[string]any{"image": nil, "entrypoint": nil, "snapshotId": "snap-x"}), 404, `"SNAPSHOT::NOT_FOUND"`},
-		{"volumes", createBody(map[string]any{"volumes": []any{map[string]any{"name": "v"}}}), 400, `Volumes`},
+		{"volume without mountPath", createBody(map[string]any{"volumes": []any{map[string]any{"name": "v"}}}), 422, `"loc":["body","volumes",0,"mountPath"]`},
+		{"volume name pattern", createBody(map[string]any{"volumes": []any{map[string]any{"name": "V_1", "mountPath": "/d", "pvc": map[string]any{"claimName": "c"}}}}), 422, `"string_pattern_mismatch"`},
+		{"volume with two backends", createBody(map[string]any{"volumes": []any{map[string]any{"name": "v", "mountPath": "/d", "pvc": map[string]any{"claimName": "c"}, "host": map[string]any{"path": "/srv"}}}}), 422, `but multiple were provided`},
+		{"duplicate volume names", createBody(map[string]any{"volumes": []any{map[string]any{"name": "v", "mountPath": "/d", "pvc": map[string]any{"claimName": "c"}}, map[string]any{"name": "v", "mountPath": "/e", "pvc": map[string]any{"claimName": "c"}}}}), 400, `VOLUME::DUPLICATE_NAME`},
+		{"host volume, none allowed", createBody(map[string]any{"volumes": []any{map[string]any{"name": "v", "mountPath": "/d", "host": map[string]any{"path": "/srv"}}}}), 400, `Allowed prefixes: []`},
+		{"ossfs volume", createBody(map[string]any{"volumes": []any{map[string]any{"name": "v", "mountPath": "/d", "ossfs": map[string]any{"bucket": "b"}}}}), 400, `VOLUME::UNSUPPORTED_BACKEND`},
 		{"foreign platform", createBody(map[string]any{"platform": map[string]string{"os": "windows", "arch": "amd64"}}), 400, `cannot be satisfied`},
 	}
 	for _, tc := range cases {

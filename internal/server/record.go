@@ -32,8 +32,13 @@ type record struct {
 	createdAt  time.Time
 	sb         *sandbox.Sandbox
 	data       *dataPlane
-	statusMsg  string // states the isolation and that no image was pulled
-	origin     string // originTemplate for sandboxes created from a template (networkpolicy.go)
+	statusMsg  string // states the isolation and what the sandbox runs
+	ranImage   string // the image whose root it runs; "" for host programs
+	// madeVolumes are named volumes made for this sandbox alone
+	// (deleteOnSandboxTermination): removed with it.
+	madeVolumes []string
+	claims      []string // every named volume it mounts
+	origin      string   // originTemplate for sandboxes created from a template (networkpolicy.go)
 	// renewExtend is the renew-on-access extension (0: off; dataplane.go).
 	renewExtend time.Duration
 
@@ -145,6 +150,9 @@ func (s *Server) destroy(rec *record, why string) error {
 		rec.data.close()
 	}
 	err := rec.sb.Remove()
+	if err == nil {
+		s.removeVolumes(rec.madeVolumes)
+	}
 	s.log.event("sandbox %s removed (%s)", rec.id, why)
 	if err != nil {
 		s.log.event("sandbox %s: cleanup: %v", rec.id, err)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/osb-dev/osb/internal/build"
 	"github.com/osb-dev/osb/internal/server/egress"
+	"github.com/osb-dev/osb/internal/server/image"
 	"github.com/osb-dev/osb/internal/server/sandbox"
 )
 
@@ -61,6 +62,20 @@ type Options struct {
 	EgressRoots *x509.CertPool
 	// Snapshots resolves snapshotId on create; nil means every id is unknown (404).
 	Snapshots SnapshotStore
+
+	// Images says where the images creates name come from (the server
+	// fills in Dir, under DataDir, and Owner); nil runs every sandbox on
+	// the host's programs (osb server --host-programs), whatever its
+	// image. Only isolated sandboxes run images.
+	Images *image.Options
+	// HostProgramsOffline runs a sandbox on the host's programs, saying so
+	// in its status, when its image is not at hand and no registry can be
+	// reached at all; a registry's refusal still fails the create.
+	HostProgramsOffline bool
+	// AllowHostPaths are the prefixes under which host volumes may be
+	// (the real server's storage.allowed_host_paths); none: every host
+	// volume is refused.
+	AllowHostPaths []string
 }
 
 // PortHandler makes the handler of one port for one sandbox; it is called
@@ -112,6 +127,7 @@ type Server struct {
 
 	templates  *templateStore // templates.go
 	snapshots  *snapshotStore // snapshots.go
+	images     *image.Store   // nil: host programs (images.go)
 	background sync.WaitGroup // snapshot captures, template checks; Close waits for them
 
 	closeOnce sync.Once
@@ -140,6 +156,10 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	if err := s.openStores(); err != nil {
+		s.lock.Close()
+		return nil, err
+	}
+	if err := s.openImages(); err != nil {
 		s.lock.Close()
 		return nil, err
 	}

@@ -80,6 +80,9 @@ type snapshotJSON struct {
 type snapshotMeta struct {
 	snapshotJSON
 	Entrypoint []string `json:"entrypoint"`
+	// Image is the image the source sandbox ran ("" for host programs): a
+	// restore runs it again, with the snapshot's files.
+	Image string `json:"image,omitempty"`
 }
 
 type snapshotEntry struct {
@@ -314,7 +317,8 @@ func (s *Server) createSnapshot(w http.ResponseWriter, r *http.Request) {
 	}
 	now := formatTime(time.Now())
 	m := snapshotMeta{snapshotJSON: snapshotJSON{ID: "snap_" + randomHex(12), SandboxID: sid, Name: name, CreatedAt: now,
-		Status: statusJSON{State: snapCreating, Reason: "snapshot_accepted", LastTransitionAt: now}}, Entrypoint: rec.entrypoint}
+		Status: statusJSON{State: snapCreating, Reason: "snapshot_accepted", LastTransitionAt: now}}, Entrypoint: rec.entrypoint,
+		Image: rec.ranImage}
 	if err := s.snapshots.begin(m); err != nil {
 		writeRefusal(w, err)
 		return

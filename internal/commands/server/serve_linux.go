@@ -8,6 +8,7 @@ import (
 	"syscall"
 
 	"github.com/osb-dev/osb/internal/server"
+	"github.com/osb-dev/osb/internal/server/image"
 )
 
 func serve(ctx context.Context, s settings, stderr io.Writer) error {
@@ -28,6 +29,11 @@ func serve(ctx context.Context, s settings, stderr io.Writer) error {
 		NoIsolation:       s.unsafeNoIsolation,
 		AcceptNoIsolation: s.unsafeNoIsolation,
 		AllowUnlimited:    s.allowUnlimited,
+		AllowHostPaths:    s.allowHostPaths,
+	}
+	if !s.hostPrograms {
+		opts.Images = &image.Options{ImageDir: s.imageDir}
+		opts.HostProgramsOffline = !s.strictImages
 	}
 	if s.ready != nil {
 		opts.Ready = s.ready

@@ -28,6 +28,11 @@ type serverOptions struct {
 	// Isolation (see docs/security.md).
 	UnsafeNoIsolation bool
 	AllowUnlimited    bool
+	// Images and volumes (see docs/server.md).
+	ImageDir       string
+	HostPrograms   bool
+	StrictImages   bool
+	AllowHostPaths []string
 }
 
 // NewCmdServer returns `osb server`.
@@ -38,8 +43,15 @@ func NewCmdServer(f *cmdutil.Factory) *cobra.Command {
 		Short: "Run a local OpenSandbox-compatible server (no Docker needed).",
 		Long: "Run an OpenSandbox-compatible lifecycle and execd API on this machine.\n\n" +
 			"Sandboxes are process trees isolated from the host (own user, mount, pid and\n" +
-			"network namespaces, cgroup limits; this needs Linux) that run the host's\n" +
-			"programs: images are not pulled. Run by an ordinary user, the server uses\n" +
+			"network namespaces, cgroup limits; this needs Linux) that run the OCI\n" +
+			"image each create names, pulled from its registry (credentials from the\n" +
+			"request or ~/.docker/config.json) or loaded from --image-dir (OCI layouts,\n" +
+			"docker-save tarballs), cached in the data directory. Where no registry can be\n" +
+			"reached at all, a sandbox runs the host's programs and its status says so\n" +
+			"(--strict-images fails the create instead); --host-programs always runs the\n" +
+			"host's programs. Volumes: named (pvc) volumes live in the data directory;\n" +
+			"host directories only under an --allow-host-path prefix.\n\n" +
+			"Run by an ordinary user, the server uses\n" +
 			"rootless user namespaces (root in a sandbox is this user on the host), and\n" +
 			"cgroup limits only in a cgroup v2 subtree delegated to the user; without one,\n" +
 			"creates fail unless --allow-unlimited. Where sandboxes cannot be isolated (the\n" +
@@ -57,7 +69,8 @@ func NewCmdServer(f *cmdutil.Factory) *cobra.Command {
 			"which it then closes. Scripts wait for that line before sending requests.",
 		Example: "  OPEN_SANDBOX_API_KEY=dev-key osb server --listen 127.0.0.1:8080\n" +
 			"  osb server --api-key-file ~/.config/osb/server-key --ready-fd 3 3>ready.txt &\n" +
-			"  osb server --no-auth --listen 127.0.0.1:8080",
+			"  osb server --no-auth --listen 127.0.0.1:8080\n" +
+			"  osb server --data-dir ~/.local/share/osb --image-dir ./images --allow-host-path /srv/data",
 		Flags: func(fs *cmdutil.FlagSet) {
 			fs.StringVar(&opts.Listen, "listen", "127.0.0.1:8080", "Address to listen on.")
 			fs.StringVar(&opts.APIKeyFile, "api-key-file", "", "Read the API key from this file (mode 0600 or stricter).")
@@ -66,6 +79,10 @@ func NewCmdServer(f *cmdutil.Factory) *cobra.Command {
 			fs.StringVar(&opts.DataDir, "data-dir", "", "Directory for sandbox files (default: a temporary directory).")
 			fs.BoolVar(&opts.UnsafeNoIsolation, "unsafe-no-isolation", false, "Run sandboxes directly on this host, as this user, where namespaces are unavailable (no security boundary).")
 			fs.BoolVar(&opts.AllowUnlimited, "allow-unlimited", false, "Run isolated sandboxes without resource limits where the host has no usable cgroups.")
+			fs.StringVar(&opts.ImageDir, "image-dir", "", "Load images from this directory of OCI layouts and docker-save tarballs before asking registries.")
+			fs.BoolVar(&opts.HostPrograms, "host-programs", false, "Run every sandbox on the host's programs, whatever its image (no pulls).")
+			fs.BoolVar(&opts.StrictImages, "strict-images", false, "Fail a create whose image cannot be pulled because no registry is reachable, instead of running the host's programs.")
+			fs.StringArrayVar(&opts.AllowHostPaths, "allow-host-path", nil, "Allow host volumes under this directory (repeatable); none: host volumes are refused.")
 			// Kept only to refuse it with a pointer to the safe ways.
 			fs.StringVar(&opts.APIKey, "api-key", "", "Refused: use OPEN_SANDBOX_API_KEY or --api-key-file.")
 			fs.Hidden("api-key")
@@ -82,6 +99,9 @@ func runServer(ctx context.Context, opts *serverOptions) error {
 	}
 	if opts.APIKey != "" {
 		return cmdutil.UsageErrorf("--api-key would show the key to every local user (ps, /proc); set OPEN_SANDBOX_API_KEY or use --api-key-file")
+	}
+	if err := checkImageFlags(opts); err != nil {
+		return err
 	}
 	key, err := serverKey(opts)
 	if err != nil {
@@ -104,7 +124,28 @@ func runServer(ctx context.Context, opts *serverOptions) error {
 		fmt.Fprintf(stderr, "WARNING: --no-auth: any local user can use this server and its sandboxes.\n")
 	}
 	return serve(ctx, settings{listen: opts.Listen, apiKey: key, dataDir: opts.DataDir, ready: ready,
-		unsafeNoIsolation: opts.UnsafeNoIsolation, allowUnlimited: opts.AllowUnlimited}, stderr)
+		unsafeNoIsolation: opts.UnsafeNoIsolation, allowUnlimited: opts.AllowUnlimited,
+		imageDir: opts.ImageDir, hostPrograms: opts.HostPrograms, strictImages: opts.StrictImages,
+		allowHostPaths: opts.AllowHostPaths}, stderr)
+}
+
+// checkImageFlags refuses image and volume flags that cannot work, before
+// anything starts.
+func checkImageFlags(opts *serverOptions) error {
+	if opts.HostPrograms && (opts.ImageDir != "" || opts.StrictImages) {
+		return cmdutil.UsageErrorf("--host-programs runs no images: it cannot be combined with --image-dir or --strict-images")
+	}
+	if opts.ImageDir != "" {
+		if fi, err := os.Stat(opts.ImageDir); err != nil || !fi.IsDir() {
+			return cmdutil.UsageErrorf("--image-dir %s is not a directory", opts.ImageDir)
+		}
+	}
+	for _, p := range opts.AllowHostPaths {
+		if !strings.HasPrefix(p, "/") {
+			return cmdutil.UsageErrorf("--allow-host-path %q must be an absolute path", p)
+		}
+	}
+	return nil
 }
 
 // serverKey is the key from --api-key-file or OPEN_SANDBOX_API_KEY, or ""
@@ -207,4 +248,8 @@ type settings struct {
 	ready                   *os.File // gets the URL once listening; nil: none
 	unsafeNoIsolation       bool
 	allowUnlimited          bool
+	imageDir                string
+	hostPrograms            bool
+	strictImages            bool
+	allowHostPaths          []string
 }

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"os"
@@ -36,6 +37,14 @@ const (
 // mounted it (see cgroup_linux.go).
 const oomFirst = `{ echo 1000 >/proc/self/oom_score_adj; echo $$ >` + procsCgroup + `/cgroup.procs; } 2>/dev/null; exec "$@"`
 
+// hasShell tells whether the sandbox has the /bin/sh that oomFirst needs:
+// an image without one (distroless) runs its programs directly, in the
+// cgroup of the init and agent, with the usual OOM score.
+func hasShell() bool {
+	_, err := os.Stat("/bin/sh")
+	return err == nil
+}
+
 // procsCgroup is where, inside the sandbox, its processes' cgroup is.
 const procsCgroup = "/run/osb-cgroup"
 
@@ -67,9 +76,9 @@ func (s *Sandbox) Command(ctx context.Context, spec CommandSpec) (*exec.Cmd, err
 	if a == nil {
 		return nil, errors.New("sandbox: not started")
 	}
-	cwd := spec.Cwd
-	if cwd == "" {
-		cwd = "/workspace"
+	cwd := cmp.Or(spec.Cwd, s.workDir)
+	if spec.UID == nil && s.user != nil {
+		spec.UID, spec.GID = &s.user.UID, &s.user.GID
 	}
 	uid, gid, err := spec.ids()
 	if err != nil {
@@ -91,7 +100,7 @@ func (s *Sandbox) Command(ctx context.Context, spec CommandSpec) (*exec.Cmd, err
 		cmd = exec.CommandContext(ctx, "nsenter", args...)
 	} else {
 		cmd = exec.CommandContext(ctx, argv[0], argv[1:]...)
-		if s.inside && cmd.Err == nil {
+		if s.inside && cmd.Err == nil && hasShell() {
 			cmd = exec.CommandContext(ctx, "/bin/sh", append([]string{"-c", oomFirst, argv[0], cmd.Path}, argv[1:]...)...)
 		}
 		cmd.Dir = s.hostPath(cwd)

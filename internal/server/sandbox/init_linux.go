@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -27,6 +29,10 @@ func init() {
 	case "":
 		return
 	case "probe":
+		os.Exit(0)
+	case "hold":
+		// Keeps its user namespace alive until the server closes stdin.
+		io.Copy(io.Discard, os.Stdin)
 		os.Exit(0)
 	}
 	os.Unsetenv(initEnv)
@@ -62,6 +68,13 @@ func runInit() error {
 	if cfg.Agent != nil {
 		keep = append(keep, cfg.Agent.ListenerFD)
 	}
+	if rs := cfg.Rootfs; rs != nil {
+		for _, b := range append([]bindSpec{rs.Upper}, rs.Layers...) {
+			if b.FD > 0 {
+				keep = append(keep, b.FD)
+			}
+		}
+	}
 	CloseOnExecExcept(keep...)
 	if err := buildRoot(cfg); err != nil {
 		return err
@@ -76,7 +89,8 @@ func runInit() error {
 	if cfg.SocketsFD > 0 {
 		go serveSockets(cfg.SocketsFD)
 	}
-	os.Setenv("PATH", defaultPath)
+	// Programs are found where the sandbox's own PATH (an image's) says.
+	os.Setenv("PATH", envPath(cfg.Env))
 	ready := os.NewFile(fdReady, "ready")
 	if cfg.Agent != nil {
 		if err := startAgent(cfg, ready); err != nil {
@@ -95,12 +109,18 @@ func runInit() error {
 // whose command failed would be left for inspection.
 func startEntrypoint(cfg initConfig) {
 	cmd := exec.Command(cfg.Entrypoint[0], cfg.Entrypoint[1:]...)
-	if cmd.Err == nil {
+	if cmd.Err == nil && hasShell() {
 		cmd = exec.Command("/bin/sh", append([]string{"-c", oomFirst, cfg.Entrypoint[0], cmd.Path}, cfg.Entrypoint[1:]...)...)
 	}
 	cmd.Env, cmd.Dir = cfg.Env, "/workspace"
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 	cmd.SysProcAttr = lockedMountsAttr(cfg.Rootless)
+	if rs := cfg.Rootfs; rs != nil {
+		cmd.Dir = cmp.Or(rs.WorkDir, cmd.Dir)
+		if rs.User != nil {
+			cmd.SysProcAttr.Credential = &syscall.Credential{Uid: rs.User.UID, Gid: rs.User.GID}
+		}
+	}
 	if err := cmd.Start(); err != nil {
 		fmt.Fprintln(os.Stderr, "osb sandbox init: entrypoint:", err)
 	}
@@ -112,10 +132,15 @@ func startAgent(cfg initConfig, ready *os.File) error {
 	defer ln.Close()
 	cmd := exec.Command("/proc/self/exe")
 	cmd.Args = []string{"osb-sandbox-agent"}
-	cmd.Env = []string{AgentEnv + "=" + a.Config, "PATH=" + defaultPath}
+	cmd.Env = []string{AgentEnv + "=" + a.Config, "PATH=" + envPath(cfg.Env)}
 	cmd.Dir = "/"
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	cmd.ExtraFiles = []*os.File{ln, ready}
+	if l := hostLoader; l != nil {
+		cmd.Path = l.path
+		cmd.Args = []string{l.path, "--library-path", l.libPath, "/proc/self/fd/5"}
+		cmd.ExtraFiles = append(cmd.ExtraFiles, l.exe)
+	}
 	cmd.SysProcAttr = lockedMountsAttr(cfg.Rootless)
 	return cmd.Start()
 }
@@ -187,12 +212,20 @@ func buildRoot(cfg initConfig) error {
 		return fmt.Errorf("root tmpfs: %w", err)
 	}
 	steps := []func(string, initConfig) error{makeMisc, mountHostDirs, mountBinds, makeEtc, makeDev, mountKernelFS}
+	if cfg.Rootfs != nil {
+		root, err := mountImageRoot(r, cfg.Rootfs)
+		if err != nil {
+			return err
+		}
+		r = root
+		steps = []func(string, initConfig) error{makeImageMisc, mountBinds, makeImageEtc, makeDev, mountKernelFS, mountHostLoader}
+	}
 	for _, step := range steps {
 		if err := step(r, cfg); err != nil {
 			return err
 		}
 	}
-	return pivot(r)
+	return pivot(r, cfg.Rootfs == nil)
 }
 
 func mountHostDirs(r string, _ initConfig) error {
@@ -222,9 +255,9 @@ func mountHostDirs(r string, _ initConfig) error {
 // mountBinds mounts the sandbox's own writable directories.
 func mountBinds(r string, cfg initConfig) error {
 	for _, b := range cfg.Binds {
-		dst := filepath.Join(r, b.Target)
-		if err := os.MkdirAll(dst, 0o755); err != nil {
-			return err
+		dst, err := dirIn(r, b.Target)
+		if err != nil {
+			return fmt.Errorf("mount %s: %w", b.Target, err)
 		}
 		if err := attachBind(b, dst); err != nil {
 			return fmt.Errorf("mount %s: %w", b.Target, err)
@@ -362,8 +395,8 @@ func copyFile(src, dst string, perm os.FileMode) error {
 var devices = []string{"null", "zero", "full", "random", "urandom", "tty"}
 
 func makeDev(r string, cfg initConfig) error {
-	dev := filepath.Join(r, "dev")
-	if err := os.Mkdir(dev, 0o755); err != nil {
+	dev, err := dirIn(r, "dev")
+	if err != nil {
 		return err
 	}
 	if err := unix.Mount("osb-dev", dev, "tmpfs", unix.MS_NOSUID|unix.MS_NOEXEC, "mode=0755,size=64k"); err != nil {
@@ -406,15 +439,15 @@ func makeDev(r string, cfg initConfig) error {
 }
 
 func mountKernelFS(r string, _ initConfig) error {
-	proc := filepath.Join(r, "proc")
-	if err := os.Mkdir(proc, 0o555); err != nil {
+	proc, err := dirIn(r, "proc")
+	if err != nil {
 		return err
 	}
 	if err := unix.Mount("proc", proc, "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
 		return fmt.Errorf("/proc: %w", err)
 	}
-	sys := filepath.Join(r, "sys")
-	if err := os.Mkdir(sys, 0o555); err != nil {
+	sys, err := dirIn(r, "sys")
+	if err != nil {
 		return err
 	}
 	// sysfs shows this network namespace's devices only; without it some
@@ -440,9 +473,10 @@ func makeMisc(r string, _ initConfig) error {
 }
 
 // pivot makes r the root and drops the host's tree from the namespace, so
-// no path (and no chroot trick) leads back to it. The root itself ends
-// read-only; its writable parts are the mounts in it.
-func pivot(r string) error {
+// no path (and no chroot trick) leads back to it. With readOnly, the root
+// itself ends read-only; its writable parts are the mounts in it. (An
+// image's root is writable, as a container's is.)
+func pivot(r string, readOnly bool) error {
 	if err := os.Chdir(r); err != nil {
 		return err
 	}
@@ -454,6 +488,9 @@ func pivot(r string) error {
 	}
 	if err := os.Chdir("/"); err != nil {
 		return err
+	}
+	if !readOnly {
+		return nil
 	}
 	attr := &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}
 	if err := unix.MountSetattr(-1, "/", 0, attr); err != nil {
@@ -491,4 +528,14 @@ func CloseOnExecExcept(keep ...int) {
 		}
 		unix.CloseOnExec(fd)
 	}
+}
+
+// envPath is the PATH of a KEY=VALUE environment, or defaultPath.
+func envPath(env []string) string {
+	for _, kv := range env {
+		if p, ok := strings.CutPrefix(kv, "PATH="); ok && p != "" {
+			return p
+		}
+	}
+	return defaultPath
 }

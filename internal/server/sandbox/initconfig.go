@@ -24,6 +24,19 @@ type initConfig struct {
 	// it makes sockets in the sandbox's network for the server (see
 	// serveSockets): a server without root cannot enter that network.
 	SocketsFD int
+	// Rootfs: the root is an image's (rootfs_linux.go); nil: the host's
+	// program directories on a private tmpfs.
+	Rootfs *rootfsSpec
+}
+
+// rootfsSpec is an image root: its layers under the sandbox's own
+// writable layer (an overlay), or, Copied, a tree the server copied.
+type rootfsSpec struct {
+	Layers  []bindSpec // read-only, lowest first
+	Upper   bindSpec   // the sandbox's directory for its writable layer (or copied tree)
+	Copied  bool
+	WorkDir string // of the entrypoint
+	User    *User  // of the entrypoint; nil: root
 }
 
 // bindSpec attaches the detached mount open as descriptor FD at Target,

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"cmp"
 	"encoding/json"
 	"os"
 	"path"
@@ -14,10 +15,13 @@ type AgentConfig struct {
 	ID  string            // sandbox id
 	Env map[string]string // the sandbox env of the create request
 	Dir string            // the agent's own directory, inside the sandbox
+	// WorkDir and User are the defaults of commands (the image's).
+	WorkDir string `json:",omitempty"`
+	User    *User  `json:",omitempty"`
 }
 
 func (s *Sandbox) agentConfig() string {
-	b, _ := json.Marshal(AgentConfig{ID: s.id, Env: s.env, Dir: agentDir})
+	b, _ := json.Marshal(AgentConfig{ID: s.id, Env: s.env, Dir: agentDir, WorkDir: s.workDir, User: s.user})
 	return string(b)
 }
 
@@ -31,6 +35,7 @@ func Inside(cfg AgentConfig) (*Sandbox, error) {
 		return nil, err
 	}
 	s := &Sandbox{id: cfg.ID, dir: cfg.Dir, fsDir: "/", env: cfg.Env, inside: true, root: root,
+		workDir: cmp.Or(cfg.WorkDir, "/workspace"), user: cfg.User,
 		started: true, done: make(chan struct{}), killed: make(chan struct{})}
 	s.anchor.Store(&anchor{exited: make(chan struct{})})
 	s.cg = insideCgroup()

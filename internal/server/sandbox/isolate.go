@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -58,6 +59,9 @@ const plainScript = `cd "$0" || exit 1; "$@" </dev/null & while :; do wait; slee
 
 func startAnchor(s *Sandbox, entrypoint []string, log *os.File) (*anchor, error) {
 	DefaultSignals()
+	if s.isolated && s.rootfs != nil {
+		return s.startImage(entrypoint, log)
+	}
 	if s.isolated {
 		return startIsolated(s, entrypoint, log)
 	}
@@ -93,6 +97,9 @@ var isolatedBinds = [][2]string{
 	{"agent", agentDir[1:]},
 }
 
+// imageBinds are those of a sandbox that runs an image.
+var imageBinds = [][2]string{{"fs/workspace", "workspace"}, {"fs/tmp", "tmp"}, {"agent", agentDir[1:]}}
+
 // metricsDir is where, inside the sandbox, the agent reads its cgroup's
 // usage (read-only).
 const metricsDir = "/run/osb-metrics"
@@ -124,19 +131,18 @@ func startIsolated(s *Sandbox, entrypoint []string, log *os.File) (*anchor, erro
 	defer ready.Close()
 	files = append(files, cfgR, readyW)
 	cfg := initConfig{Hostname: hostname(s.id), Entrypoint: entrypoint, Env: s.processEnv(nil), Rootless: rootless}
-	// bind adds a host directory to mount in the sandbox: as root, a
-	// detached mount passed as a descriptor; rootless, its path.
-	bind := func(dir, target string, readOnly, owned bool) error {
+	// spec makes a host directory ready to mount in the sandbox: as root,
+	// a detached mount passed as a descriptor; rootless, its path.
+	spec := func(dir, target string, readOnly, owned bool) (bindSpec, error) {
 		b := bindSpec{Target: target, ReadOnly: readOnly}
 		if rootless {
 			if owned {
 				if err := os.MkdirAll(dir, 0o755); err != nil {
-					return err
+					return b, err
 				}
 			}
 			b.Source = dir
-			cfg.Binds = append(cfg.Binds, b)
-			return nil
+			return b, nil
 		}
 		open := openTree
 		if owned {
@@ -144,17 +150,50 @@ func startIsolated(s *Sandbox, entrypoint []string, log *os.File) (*anchor, erro
 		}
 		f, err := open(dir)
 		if err != nil {
-			return err
+			return b, err
 		}
 		files = append(files, f)
 		b.FD = 2 + len(files)
-		cfg.Binds = append(cfg.Binds, b)
-		return nil
+		return b, nil
 	}
-	for _, b := range isolatedBinds {
+	bind := func(dir, target string, readOnly, owned bool) error {
+		b, err := spec(dir, target, readOnly, owned)
+		cfg.Binds = append(cfg.Binds, b)
+		return err
+	}
+	binds := isolatedBinds
+	if s.rootfs != nil {
+		// The image's own /root and /home stay: only the sandbox's
+		// working areas are the server's directories.
+		binds = imageBinds
+		rs, err := s.rootfsSpec(spec)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Rootfs = rs
+	}
+	for _, b := range binds {
 		if err := bind(filepath.Join(s.dir, b[0]), b[1], false, true); err != nil {
 			return nil, err
 		}
+	}
+	// Volumes go on top of the sandbox's own directories (a volume at
+	// /workspace/data stays visible).
+	for _, m := range s.mounts {
+		src := m.Source
+		if !rootless && m.Dir != nil {
+			// The directory that was opened and checked, not whatever
+			// the path names now.
+			src = fmt.Sprintf("/proc/self/fd/%d", m.Dir.Fd())
+		}
+		b, err := spec(src, strings.TrimPrefix(path.Clean(m.Target), "/"), m.ReadOnly, false)
+		if err == nil && b.FD > 0 && m.MapOwners {
+			err = idmapOwners(files[b.FD-3])
+		}
+		if err != nil {
+			return nil, fmt.Errorf("volume at %s: %w", m.Target, err)
+		}
+		cfg.Binds = append(cfg.Binds, b)
 	}
 	if s.agent {
 		ln, err := s.listenAgent()

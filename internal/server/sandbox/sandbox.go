@@ -10,6 +10,7 @@
 package sandbox
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -44,6 +45,35 @@ type Config struct {
 	// TrustedCA (PEM), isolated: a CA the sandbox's TLS clients trust on
 	// top of the system's (the egress proxy's, see CABundle).
 	TrustedCA []byte
+	// Rootfs, isolated: run on an image's layers instead of the host's
+	// programs (rootfs_linux.go).
+	Rootfs *Rootfs
+	// Mounts, isolated: host directories shown in the sandbox (volumes).
+	Mounts []Mount
+}
+
+// Rootfs is an image's root filesystem and the configuration its
+// processes start with.
+type Rootfs struct {
+	Layers  []string // unpacked layers in the overlayfs format, lowest first
+	WorkDir string   // of the entrypoint and, by default, of commands; "" means /workspace
+	User    *User    // of the entrypoint and, by default, of commands; nil means root
+}
+
+// User is a uid and gid inside the sandbox.
+type User struct{ UID, GID uint32 }
+
+// Mount is a host directory shown at Target inside the sandbox.
+type Mount struct {
+	Source string   // its real path
+	Dir    *os.File // Source, opened: what is mounted (the caller closes it after Start)
+	Target string   // absolute path inside the sandbox
+	// ReadOnly mounts it read-only; the sandbox cannot make it writable.
+	ReadOnly bool
+	// MapOwners shows the directory's host owners as the same ids in the
+	// sandbox (host root as its root), as a container's bind mount does,
+	// where the kernel can (an idmapped mount); else they show unmapped.
+	MapOwners bool
 }
 
 // Sandbox is one running sandbox. Its methods are safe for concurrent use.
@@ -58,6 +88,11 @@ type Sandbox struct {
 	dirFile  *os.File // isolated with agent: path-only descriptor of dir, for the agent socket
 	limits   *Limits  // isolated: what the cgroup enforces
 	caPEM    []byte   // isolated: Config.TrustedCA
+	rootfs   *Rootfs  // isolated: the image it runs on; nil: host programs
+	mounts   []Mount  // isolated: volumes
+	workDir  string   // default working directory of commands
+	user     *User    // default user of commands; nil: root (or the server's user)
+	copied   bool     // rootfs: the layers were copied into Dir (no overlay here)
 	cg       *cgroup  // isolated with limits, once started
 	root     *os.Root
 	logFile  *os.File
@@ -84,9 +119,16 @@ func New(cfg Config) (*Sandbox, error) {
 		done: make(chan struct{}), killed: make(chan struct{})}
 	s.isolated = cfg.Isolated && Probe().Available
 	s.agent = s.isolated && cfg.Agent
+	s.workDir = "/workspace"
 	if s.isolated {
 		s.limits = cfg.Limits
 		s.caPEM = cfg.TrustedCA
+		s.rootfs = cfg.Rootfs
+		s.mounts = cfg.Mounts
+		if r := cfg.Rootfs; r != nil {
+			s.workDir = cmp.Or(r.WorkDir, s.workDir)
+			s.user = r.User
+		}
 	}
 	for _, a := range append([]string{"root"}, prefixAll("fs/", Areas)...) {
 		if err := os.MkdirAll(filepath.Join(cfg.Dir, a), 0o755); err != nil {

@@ -1,0 +1,19 @@
+//go:build !linux
+
+package image
+
+import (
+	"errors"
+	"os"
+)
+
+var errNotLinux = errors.New("image layers are unpacked on Linux only")
+
+func whiteout(*os.Root, string) error                 { return errNotLinux }
+func setXattr(*os.Root, string, string, string) error { return errNotLinux }
+
+// IsWhiteout tells whether fi is an overlayfs whiteout.
+func IsWhiteout(os.FileInfo) bool { return false }
+
+// IsOpaque tells whether the directory at p hides its lower layers.
+func IsOpaque(string) bool { return false }

@@ -1,0 +1,475 @@
+package sandbox
+
+import (
+	"debug/elf"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// An image sandbox's root is an overlay mounted by its init, inside its
+// user namespace: the image's layers (shared, read-only, unpacked once by
+// package image) under an upper layer in the sandbox's own directory.
+// Where the kernel refuses that overlay, the server copies the layers into
+// the sandbox's directory instead (slower, more disk), and remembers to do
+// so for the sandboxes after it.
+
+// overlayRefusedMark starts the init's error when mounting the overlay failed.
+const overlayRefusedMark = "overlay refused"
+
+// overlayRefused is set once an overlay was refused here.
+var overlayRefused atomic.Bool
+
+// rootfsDir is the sandbox's writable layer (upper/, work/) or copied
+// tree (tree/), relative to its Dir.
+const rootfsDir = "rootfs"
+
+// rootfsSpec prepares the image's layers and the sandbox's own layer for
+// the init; spec is startIsolated's.
+func (s *Sandbox) rootfsSpec(spec func(dir, target string, readOnly, owned bool) (bindSpec, error)) (*rootfsSpec, error) {
+	rs := &rootfsSpec{WorkDir: s.workDir, User: s.user, Copied: s.copied}
+	var err error
+	if rs.Upper, err = spec(filepath.Join(s.dir, rootfsDir), "", false, true); err != nil {
+		return nil, err
+	}
+	if s.copied {
+		return rs, nil
+	}
+	for _, l := range s.rootfs.Layers {
+		b, err := spec(l, "", true, false)
+		if err != nil {
+			return nil, err
+		}
+		rs.Layers = append(rs.Layers, b)
+	}
+	return rs, nil
+}
+
+// startImage starts an image sandbox's init, falling back to a copied root
+// where the overlay is refused.
+func (s *Sandbox) startImage(entrypoint []string, log *os.File) (*anchor, error) {
+	if overlayRefused.Load() && !s.copied {
+		if err := s.copyRoot(); err != nil {
+			return nil, err
+		}
+	}
+	a, err := startIsolated(s, entrypoint, log)
+	if err == nil || s.copied || !strings.Contains(err.Error(), overlayRefusedMark) {
+		return a, err
+	}
+	overlayRefused.Store(true)
+	if s.cg != nil {
+		s.cg.remove()
+		s.cg = nil
+	}
+	fmt.Fprintf(log, "osb: %v; copying the image into the sandbox instead\n", err)
+	if err := s.copyRoot(); err != nil {
+		return nil, err
+	}
+	return startIsolated(s, entrypoint, log)
+}
+
+// copyRoot merges the image's layers into the sandbox's tree/.
+func (s *Sandbox) copyRoot() error {
+	dir := filepath.Join(s.dir, rootfsDir, "tree")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if !rootless {
+		if err := os.Lchown(dir, hostIDBase, hostIDBase); err != nil {
+			return err
+		}
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	for _, l := range s.rootfs.Layers {
+		if err := copyLayer(root, l); err != nil {
+			return fmt.Errorf("copying image layer %s: %w", filepath.Base(l), err)
+		}
+	}
+	s.copied = true
+	return nil
+}
+
+// copyLayer applies one layer (overlayfs format) to the tree in root:
+// whiteouts delete, opaque directories replace, the rest is copied with
+// its owner and mode. Through os.Root: a symlink of a lower layer never
+// leads a write out of the tree.
+func copyLayer(root *os.Root, layer string) error {
+	return filepath.WalkDir(layer, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(layer, p)
+		if rel == "." {
+			return nil
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		st, _ := fi.Sys().(*syscall.Stat_t)
+		switch {
+		case fi.Mode()&os.ModeCharDevice != 0 && st != nil && st.Rdev == 0:
+			return root.RemoveAll(rel)
+		case fi.IsDir():
+			if opaque(p) {
+				root.RemoveAll(rel)
+			}
+			if old, err := root.Lstat(rel); err == nil && !old.IsDir() {
+				root.Remove(rel)
+			}
+			if err := root.Mkdir(rel, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+				return err
+			}
+		case fi.Mode()&os.ModeSymlink != 0:
+			target, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			root.RemoveAll(rel)
+			if err := root.Symlink(target, rel); err != nil {
+				return err
+			}
+			return root.Lchown(rel, int(st.Uid), int(st.Gid))
+		case fi.Mode().IsRegular():
+			root.RemoveAll(rel)
+			if err := copyInto(root, rel, p); err != nil {
+				return err
+			}
+		default:
+			return nil
+		}
+		if err := root.Lchown(rel, int(st.Uid), int(st.Gid)); err != nil && !rootless {
+			return err
+		}
+		return root.Chmod(rel, fi.Mode()&(os.ModePerm|os.ModeSetuid|os.ModeSetgid|os.ModeSticky))
+	})
+}
+
+func copyInto(root *os.Root, rel, src string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := root.OpenFile(rel, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(out, in)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// opaque tells whether an overlayfs directory hides the layers below it.
+func opaque(p string) bool {
+	buf := make([]byte, 4)
+	n, err := unix.Lgetxattr(p, "user.overlay.opaque", buf)
+	return err == nil && string(buf[:n]) == "y"
+}
+
+// The init's side.
+
+// mountImageRoot attaches the layers and the sandbox's own directory in
+// the staging tmpfs r and returns where the image root is mounted.
+func mountImageRoot(r string, rs *rootfsSpec) (string, error) {
+	upper := filepath.Join(r, "u")
+	if err := os.Mkdir(upper, 0o755); err != nil {
+		return "", err
+	}
+	if err := attachBind(rs.Upper, upper); err != nil {
+		return "", fmt.Errorf("sandbox layer: %w", err)
+	}
+	if rs.Upper.FD > 0 {
+		unix.Close(rs.Upper.FD)
+	}
+	if rs.Copied {
+		tree := filepath.Join(upper, "tree")
+		// A bind of its own, so pivot_root has a mount to move to.
+		return tree, unix.Mount(tree, tree, "", unix.MS_BIND, "")
+	}
+	var lower []string
+	for i, l := range rs.Layers {
+		dst := filepath.Join(r, "l", fmt.Sprint(i))
+		if err := os.MkdirAll(dst, 0o755); err != nil {
+			return "", err
+		}
+		if err := attachBind(l, dst); err != nil {
+			return "", fmt.Errorf("image layer %d: %w", i, err)
+		}
+		if l.FD > 0 {
+			unix.Close(l.FD)
+		}
+		lower = append([]string{dst}, lower...) // overlayfs lists the top layer first
+	}
+	if len(lower) == 0 {
+		empty := filepath.Join(r, "l", "empty")
+		if err := os.MkdirAll(empty, 0o755); err != nil {
+			return "", err
+		}
+		lower = []string{empty}
+	}
+	for _, d := range []string{"upper", "work"} {
+		if err := os.MkdirAll(filepath.Join(upper, d), 0o755); err != nil {
+			return "", err
+		}
+	}
+	root := filepath.Join(r, "root")
+	if err := os.Mkdir(root, 0o755); err != nil {
+		return "", err
+	}
+	opts := fmt.Sprintf("lowerdir=%s,upperdir=%s,workdir=%s,userxattr", strings.Join(lower, ":"),
+		filepath.Join(upper, "upper"), filepath.Join(upper, "work"))
+	if err := unix.Mount("overlay", root, "overlay", unix.MS_NODEV, opts); err != nil {
+		return "", fmt.Errorf("%s: mount overlay: %w", overlayRefusedMark, err)
+	}
+	return root, nil
+}
+
+// dirIn makes sure name (relative) is a directory in the tree at r,
+// resolved without leaving it (an image's symlinks point into the image,
+// never at the host's tree the init still sees), and returns its real
+// path for mount calls. Nothing else runs in the sandbox yet, so the path
+// stays what it resolved to.
+func dirIn(r, name string) (string, error) {
+	root, err := os.OpenRoot(r)
+	if err != nil {
+		return "", err
+	}
+	defer root.Close()
+	if fi, err := root.Lstat(name); err == nil && !fi.IsDir() {
+		if err := root.Remove(name); err != nil {
+			return "", err
+		}
+	}
+	if err := root.MkdirAll(name, 0o755); err != nil {
+		return "", err
+	}
+	f, err := root.OpenFile(name, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	real, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", f.Fd()))
+	if err != nil {
+		return "", err
+	}
+	if real != r && !strings.HasPrefix(real, r+"/") {
+		return "", fmt.Errorf("%s resolves outside the sandbox root", name)
+	}
+	return real, nil
+}
+
+// makeImageMisc adds what a container runtime adds to an image's root:
+// the working areas, and a private /run.
+func makeImageMisc(r string, cfg initConfig) error {
+	for _, d := range []string{"workspace", "tmp", "root", "etc"} {
+		if _, err := dirIn(r, d); err != nil {
+			return err
+		}
+	}
+	if wd := cfg.Rootfs.WorkDir; wd != "" {
+		if _, err := dirIn(r, strings.TrimPrefix(filepath.Clean(wd), "/")); err != nil {
+			return fmt.Errorf("working directory %s: %w", wd, err)
+		}
+	}
+	run, err := dirIn(r, "run")
+	if err != nil {
+		return err
+	}
+	if err := unix.Mount("osb-run", run, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0755,size=16m"); err != nil {
+		return fmt.Errorf("/run: %w", err)
+	}
+	return nil
+}
+
+// makeImageEtc keeps the image's /etc (its users, its configuration) and
+// writes what a container runtime writes there: the sandbox's name and
+// hosts, and the resolver that says there is none; plus the CA bundle.
+func makeImageEtc(r string, cfg initConfig) error {
+	root, err := os.OpenRoot(r)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	h := cfg.Hostname
+	files := map[string]string{
+		"hostname":    h + "\n",
+		"hosts":       "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n127.0.1.1\t" + h + "\n",
+		"resolv.conf": "# osb sandbox: no direct network; HTTP(S) goes through the proxy in HTTP_PROXY\nnameserver 127.0.0.1\n",
+	}
+	for name, content := range files {
+		p := "etc/" + name
+		root.RemoveAll(p) // a symlink in the image is replaced, not followed
+		if err := root.WriteFile(p, []byte(content), 0o644); err != nil {
+			return err
+		}
+	}
+	if _, err := dirIn(r, filepath.Dir(CABundle)[1:]); err != nil {
+		return err
+	}
+	return writeCABundle(r, cfg.TrustedCA)
+}
+
+// GiveToSandbox makes an opened directory (a named volume) the sandboxes'
+// root's, as their own directories are.
+func GiveToSandbox(dir *os.File) error {
+	if rootless {
+		return nil
+	}
+	return dir.Chown(hostIDBase, hostIDBase)
+}
+
+// ImageOwner is the owner on disk of an image file owned by uid and gid
+// in its layer: shifted into the range sandboxes map (ids past it become
+// nobody), or, rootless, the server's own (-1: unchanged), which is
+// root in the sandbox.
+func ImageOwner(uid, gid int) (int, int) {
+	if rootless {
+		return -1, -1
+	}
+	shift := func(id int) int {
+		if id < 0 || id >= idCount {
+			id = 65534
+		}
+		return hostIDBase + id
+	}
+	return shift(uid), shift(gid)
+}
+
+// hostLoader is set, in an image sandbox's init, when this program is
+// linked dynamically (as test binaries built with the race detector
+// are): the image has no libc of ours, so the agent is started through
+// the host's dynamic loader, with the host's libraries shown read-only
+// under hostLibDir.
+var hostLoader *loaderSpec
+
+type loaderSpec struct {
+	path    string   // the loader, inside the sandbox
+	libPath string   // --library-path for it
+	exe     *os.File // this program, opened before pivot_root
+}
+
+const hostLibDir = "/run/osb-host"
+
+// mountHostLoader shows the host's loader and libraries to the agent when
+// this program needs them (see hostLoader).
+func mountHostLoader(r string, _ initConfig) error {
+	interp := programInterpreter()
+	if interp == "" {
+		return nil
+	}
+	realInterp, err := filepath.EvalSymlinks(interp)
+	if err != nil {
+		return fmt.Errorf("dynamic loader %s: %w", interp, err)
+	}
+	exe, err := os.Open("/proc/self/exe")
+	if err != nil {
+		return err
+	}
+	libs, err := filepath.EvalSymlinks("/usr/lib")
+	if err != nil {
+		return err
+	}
+	dirs := []string{libs}
+	if d := filepath.Dir(realInterp); !strings.HasPrefix(d, libs+"/") {
+		dirs = append(dirs, d)
+	}
+	var libPath []string
+	for i, d := range dirs {
+		dst := filepath.Join(r, hostLibDir, fmt.Sprint(i))
+		if err := bindRO(d, dst); err != nil {
+			return err
+		}
+		inside := filepath.Join(hostLibDir, fmt.Sprint(i))
+		multiarch, _ := filepath.Glob(filepath.Join(d, "*-linux-*"))
+		for _, m := range multiarch {
+			libPath = append(libPath, filepath.Join(inside, filepath.Base(m)))
+		}
+		libPath = append(libPath, inside)
+		if rel, err := filepath.Rel(d, realInterp); err == nil && !strings.HasPrefix(rel, "..") {
+			hostLoader = &loaderSpec{path: filepath.Join(inside, rel), exe: exe}
+		}
+	}
+	if hostLoader == nil {
+		return fmt.Errorf("dynamic loader %s not found under %v", realInterp, dirs)
+	}
+	hostLoader.libPath = strings.Join(libPath, ":")
+	return nil
+}
+
+// programInterpreter is the ELF interpreter this program asks for, or ""
+// for a static one.
+func programInterpreter() string {
+	f, err := elf.Open("/proc/self/exe")
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			b, err := io.ReadAll(p.Open())
+			if err != nil {
+				return ""
+			}
+			return strings.TrimRight(string(b), "\x00")
+		}
+	}
+	return ""
+}
+
+// idmapOwners makes a detached mount show host id N as the sandboxes' id
+// N (the range every sandbox's user namespace maps, see initAttr), so
+// that root in a sandbox owns what host root owns there, as in a
+// container's bind mount. Where the filesystem cannot be idmapped, the
+// mount stays as it is: its files then show as nobody's.
+func idmapOwners(mnt *os.File) error {
+	if rootless {
+		return nil
+	}
+	ns, err := mappingNamespace()
+	if err != nil {
+		return err
+	}
+	attr := &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_IDMAP, Userns_fd: uint64(ns.Fd())}
+	err = unix.MountSetattr(int(mnt.Fd()), "", unix.AT_EMPTY_PATH, attr)
+	if errors.Is(err, unix.EINVAL) || errors.Is(err, unix.EPERM) || errors.Is(err, unix.ENOSYS) {
+		return nil
+	}
+	return err
+}
+
+// mappingNamespace is a user namespace with the sandboxes' mapping, made
+// once: a child of this program holds it while its descriptor is opened.
+var mappingNamespace = sync.OnceValues(func() (*os.File, error) {
+	cmd := exec.Command("/proc/self/exe")
+	cmd.Args = []string{"osb-sandbox-userns"}
+	cmd.Env = []string{initEnv + "=hold"}
+	ids := []syscall.SysProcIDMap{{ContainerID: 0, HostID: hostIDBase, Size: idCount}}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER, UidMappings: ids, GidMappings: ids}
+	hold, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("user namespace for idmapped mounts: %w", err)
+	}
+	defer func() { hold.Close(); cmd.Wait() }()
+	return os.Open(fmt.Sprintf("/proc/%d/ns/user", cmd.Process.Pid))
+})
