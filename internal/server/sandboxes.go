@@ -59,11 +59,12 @@ func (s *Server) transition(w http.ResponseWriter, id, from, via, to, conflictCo
 		writeError(w, http.StatusNotFound, codeNotFound, "Sandbox "+id+" not found.")
 		return
 	}
+	rec.noteExit()
 	if rec.state != from {
-		state := rec.state
 		s.mu.Unlock()
+		// The real server's words: clients show them as they are.
 		writeError(w, http.StatusConflict, conflictCode,
-			fmt.Sprintf("Sandbox %s is %s; this operation needs it %s.", id, state, from))
+			fmt.Sprintf("Sandbox is not in a %s state.", strings.ToLower(from)))
 		return
 	}
 	rec.setState(via, "")
@@ -192,6 +193,7 @@ func (s *Server) listSandboxes(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	var match []*record
 	for _, rec := range s.records {
+		rec.noteExit()
 		if q.matches(rec) {
 			match = append(match, rec)
 		}
