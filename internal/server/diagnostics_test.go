@@ -3,6 +3,7 @@
 package server_test
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -49,32 +50,39 @@ func TestScopedDiagnostics(t *testing.T) {
 	c.expect(200, c.do("POST", "/sandboxes/"+id+"/renew-expiration", map[string]string{"expiresAt": time.Now().Add(time.Hour).UTC().Format(time.RFC3339)}))
 	settledSnapshot(t, c, snapshotOf(t, c, id, nil))
 	events := c.expect(200, c.do("GET", "/sandboxes/"+id+"/diagnostics/events?scope=runtime", nil)).json(t)
+	content := events["content"].(string)
+	// The real server's Docker layout, then one Event line per event.
+	if want := "Container:  " + id[:12] + " (sandbox-" + id + ")\nStatus:     running\nCreated:    "; !strings.HasPrefix(content, want) {
+		t.Errorf("events do not start with %q:\n%s", want, content)
+	}
 	var reasons []string
-	for _, line := range strings.Split(strings.TrimSuffix(events["content"].(string), "\n"), "\n") {
+	for _, line := range strings.Split(strings.TrimSuffix(content, "\n"), "\n") {
+		rest, ok := strings.CutPrefix(line, "Event:      ")
+		if !ok {
+			continue
+		}
 		// <time> <Reason>[: message]
-		fields := strings.SplitN(line, " ", 3)
+		fields := strings.SplitN(rest, " ", 3)
 		if _, err := time.Parse(time.RFC3339Nano, fields[0]); err != nil || len(fields) < 2 {
 			t.Fatalf("event line %q", line)
 		}
 		reasons = append(reasons, strings.TrimSuffix(fields[1], ":"))
 	}
-	if got := strings.Join(reasons, ","); got != "Created,Started,Paused,Resumed,Renewed,SnapshotCreating,SnapshotReady" {
-		t.Errorf("events %s\n%s", got, events["content"])
+	if got := strings.Join(reasons, ","); got != "Paused,Resumed,Renewed,SnapshotCreating,SnapshotReady" {
+		t.Errorf("events %s\n%s", got, content)
 	}
-	if content := events["content"].(string); !strings.Contains(content, "Created: from image python:3.11") ||
-		!strings.Contains(content, "Started: entrypoint sh -c 'echo out-line; echo err-line >&2; exec tail -f /dev/null'") {
-		t.Errorf("event messages:\n%s", content)
+	all := c.expect(200, c.do("GET", "/sandboxes/"+id+"/diagnostics/events?scope=all", nil)).json(t)
+	if all["content"] != content || fmt.Sprint(all["warnings"]) != "[The current backend only contributes runtime events to the all scope.]" {
+		t.Errorf("events all %v %v", all["content"], all["warnings"])
 	}
-	if all := c.expect(200, c.do("GET", "/sandboxes/"+id+"/diagnostics/events?scope=all", nil)).json(t); all["content"] != events["content"] {
-		t.Errorf("events all %v", all["content"])
-	}
-	all := c.expect(200, c.do("GET", "/sandboxes/"+id+"/diagnostics/logs?scope=all", nil)).json(t)["content"].(string)
-	if !strings.HasPrefix(all, "== container output ==\nout-line\nerr-line\n== lifecycle events ==\n") || !strings.Contains(all, "Paused") {
-		t.Errorf("logs all:\n%s", all)
+	logsAll := c.expect(200, c.do("GET", "/sandboxes/"+id+"/diagnostics/logs?scope=all", nil)).json(t)["content"].(string)
+	if !strings.HasPrefix(logsAll, "== container output ==\nout-line\nerr-line\n== lifecycle events ==\n") || !strings.Contains(logsAll, "Paused") {
+		t.Errorf("logs all:\n%s", logsAll)
 	}
 
 	for _, path := range []string{"/logs?scope=runtime", "/logs?scope=", "/events?scope=container", "/events?scope=network"} {
-		if r := c.expect(400, c.do("GET", "/sandboxes/"+id+"/diagnostics"+path, nil)); r.code() != "DIAGNOSTICS_SCOPE_UNSUPPORTED" {
+		if r := c.expect(400, c.do("GET", "/sandboxes/"+id+"/diagnostics"+path, nil)); r.code() != "DIAGNOSTICS_SCOPE_UNSUPPORTED" ||
+			!strings.Contains(string(r.body), "diagnostics scope '") {
 			t.Errorf("%s: %s", path, r.body)
 		}
 	}
@@ -139,20 +147,25 @@ func TestLegacyDiagnostics(t *testing.T) {
 	if got := text("/logs?since=10m", true); got != "" {
 		t.Errorf("logs since=10m of output an hour old: %q", got)
 	}
-	if got := text("/events?limit=1", true); strings.Count(got, "\n") != 1 || !strings.Contains(got, "Started: entrypoint") {
+	c.expect(202, c.do("POST", base[:len(base)-len("/diagnostics")]+"/pause", nil))
+	c.expect(202, c.do("POST", base[:len(base)-len("/diagnostics")]+"/resume", nil))
+	if got := text("/events?limit=1", true); strings.Count(got, "Event:") != 1 || !strings.Contains(got, "Resumed") {
 		t.Errorf("events limit=1 %q", got)
 	}
-	if got := text("/events", true); !strings.Contains(got, "Created: from image") {
+	if got := text("/events", true); !strings.Contains(got, "Status:     running\n") || !strings.Contains(got, " Paused\n") {
 		t.Errorf("events %q", got)
 	}
 	inspect := text("/inspect", false)
-	for _, want := range []string{"Sandbox:    " + id + "\n", "State:      Running\n", "Source:     image python:3.11\n", "Expires:    "} {
+	for _, want := range []string{"Container ID:   " + id[:12] + "\n", "Status:         running\n", "Running:        True\n",
+		"Sandbox:        " + id + "\n", "State:          Running\n", "Source:         image python:3.11\n", "Expires:        "} {
 		if !strings.Contains(inspect, want) {
 			t.Errorf("inspect lacks %q:\n%s", want, inspect)
 		}
 	}
 	summary := text("/summary?tail=1&event_limit=1", false)
-	for _, want := range []string{"Diagnostics summary of sandbox " + id, "--- Inspect ---\nSandbox:", "--- Events (last 1) ---\n", "--- Logs (last 1 lines) ---\nerr-line\n"} {
+	rule := strings.Repeat("-", 40)
+	for _, want := range []string{"SANDBOX DIAGNOSTICS SUMMARY\nSandbox ID: " + id, "INSPECT\n" + rule + "\nContainer ID:", "\nEVENTS\n" + rule + "\nContainer:",
+		"LOGS (last 1 lines)\n" + rule + "\nerr-line\n"} {
 		if !strings.Contains(summary, want) {
 			t.Errorf("summary lacks %q:\n%s", want, summary)
 		}
@@ -165,5 +178,61 @@ func TestLegacyDiagnostics(t *testing.T) {
 	}
 	for _, path := range []string{"/logs", "/events", "/inspect", "/summary"} {
 		c.expect(404, c.do("GET", "/sandboxes/nope/diagnostics"+path, nil))
+	}
+}
+
+// A sandbox whose entrypoint ends shows it as the real server shows an
+// exited container: Terminated after exit 0, Failed with the code
+// otherwise, in its status, its events and inspect, and its data plane
+// answers no more.
+func TestEntrypointExitShows(t *testing.T) {
+	t.Parallel()
+	clients := map[string]func(*testing.T) *client{
+		"plain":    func(t *testing.T) *client { return newClient(t, servertest.NoIsolation) },
+		"isolated": isolatedClient,
+	}
+	for name, newC := range clients {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			c := newC(t)
+			cases := []struct {
+				entrypoint         []string
+				state, reason, msg string
+				event              string
+			}{
+				{[]string{"sh", "-c", "echo giving-up >&2; exit 3"}, "Failed", "CONTAINER_EXITED_ERROR", "Sandbox container exited with code 3.", "Event:      Exited with code 3\n"},
+				{[]string{"true"}, "Terminated", "CONTAINER_EXITED", "Sandbox container exited successfully.", ""},
+				{[]string{"no-such-program-osb"}, "Failed", "CONTAINER_EXITED_ERROR", "Sandbox container exited with code 127.", "Event:      Exited with code 127\n"},
+			}
+			for _, tc := range cases {
+				id := c.create(map[string]any{"entrypoint": tc.entrypoint})
+				var status map[string]any
+				if !eventually(t, 30*time.Second, func() bool {
+					status = c.expect(200, c.do("GET", c.base+"/sandboxes/"+id, nil)).json(t)["status"].(map[string]any)
+					return status["state"] != "Running"
+				}) {
+					t.Fatalf("%v: the sandbox still runs", tc.entrypoint)
+				}
+				if status["state"] != tc.state || status["reason"] != tc.reason || status["message"] != tc.msg {
+					t.Errorf("%v: status %v", tc.entrypoint, status)
+				}
+				list := c.expect(200, c.do("GET", c.base+"/sandboxes?state="+tc.state, nil)).json(t)
+				if items := list["items"].([]any); len(items) == 0 {
+					t.Errorf("%v: listing state %s finds nothing", tc.entrypoint, tc.state)
+				}
+				events := c.expect(200, c.do("GET", c.base+"/sandboxes/"+id+"/diagnostics/events?scope=runtime", nil)).json(t)["content"].(string)
+				if !strings.Contains(events, "Status:     exited\n") || !strings.Contains(events, "Finished:   ") || !strings.HasSuffix(events, tc.event) {
+					t.Errorf("%v: events\n%s", tc.entrypoint, events)
+				}
+				r := c.expect(409, c.do("GET", c.srv.URL()+"/sandboxes/"+id+"/proxy/44772/ping", nil))
+				if r.code() != "DOCKER::SANDBOX_NOT_RUNNING" || !strings.Contains(string(r.body), "entrypoint exited") {
+					t.Errorf("%v: data plane answered %s", tc.entrypoint, r.body)
+				}
+				if r := c.expect(409, c.do("POST", c.base+"/sandboxes/"+id+"/pause", nil)); !strings.Contains(string(r.body), "Sandbox is not in a running state.") {
+					t.Errorf("%v: pause answered %s", tc.entrypoint, r.body)
+				}
+				c.expect(204, c.do("DELETE", c.base+"/sandboxes/"+id, nil))
+			}
+		})
 	}
 }
