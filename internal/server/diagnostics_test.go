@@ -19,11 +19,30 @@ func loggingSandbox(t *testing.T, c *client) string {
 	id := c.create(map[string]any{"entrypoint": []string{"sh", "-c", "echo out-line; echo err-line >&2; exec tail -f /dev/null"}})
 	if !eventually(t, 30*time.Second, func() bool {
 		m := c.expect(200, c.do("GET", "/sandboxes/"+id+"/diagnostics/logs?scope=container", nil)).json(t)
-		return m["content"] == "out-line\nerr-line\n"
+		content, _ := m["content"].(string)
+		return unstamped(content) == "out-line\nerr-line\n"
 	}) {
 		t.Fatal("the entrypoint's output never showed up")
 	}
 	return id
+}
+
+// unstamped is log text without the time that starts each line, as
+// Docker stamps container output; a line without one shows as "UNSTAMPED".
+func unstamped(text string) string {
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(text, "\n") {
+		if line == "" {
+			continue
+		}
+		stamp, rest, ok := strings.Cut(line, " ")
+		if _, err := time.Parse(time.RFC3339Nano, stamp); !ok || err != nil || len(stamp) != len("2006-01-02T15:04:05.000000000Z") {
+			b.WriteString("UNSTAMPED " + line)
+			continue
+		}
+		b.WriteString(rest)
+	}
+	return b.String()
 }
 
 func TestScopedDiagnostics(t *testing.T) {
@@ -33,11 +52,14 @@ func TestScopedDiagnostics(t *testing.T) {
 	r := c.expect(200, c.do("GET", "/sandboxes/"+id+"/diagnostics/logs?scope=container", nil))
 	m := r.json(t)
 	want := map[string]any{"sandboxId": id, "kind": "logs", "scope": "container", "delivery": "inline",
-		"contentType": "text/plain; charset=utf-8", "truncated": false, "contentLength": 18.0, "content": "out-line\nerr-line\n"}
+		"contentType": "text/plain; charset=utf-8", "truncated": false}
 	for k, v := range want {
 		if m[k] != v {
 			t.Errorf("%s = %v, want %v", k, m[k], v)
 		}
+	}
+	if content := m["content"].(string); unstamped(content) != "out-line\nerr-line\n" || m["contentLength"] != float64(len(content)) {
+		t.Errorf("content %q, contentLength %v", content, m["contentLength"])
 	}
 	for _, k := range []string{"contentUrl", "expiresAt", "warnings"} {
 		if _, ok := m[k]; ok {
@@ -76,7 +98,7 @@ func TestScopedDiagnostics(t *testing.T) {
 		t.Errorf("events all %v %v", all["content"], all["warnings"])
 	}
 	logsAll := c.expect(200, c.do("GET", "/sandboxes/"+id+"/diagnostics/logs?scope=all", nil)).json(t)["content"].(string)
-	if !strings.HasPrefix(logsAll, "== container output ==\nout-line\nerr-line\n== lifecycle events ==\n") || !strings.Contains(logsAll, "Paused") {
+	if !strings.HasPrefix(logsAll, "== container output ==\n") || !strings.Contains(logsAll, "Z err-line\n== lifecycle events ==\n") || !strings.Contains(logsAll, "Paused") {
 		t.Errorf("logs all:\n%s", logsAll)
 	}
 
@@ -132,13 +154,13 @@ func TestLegacyDiagnostics(t *testing.T) {
 		}
 		return string(r.body)
 	}
-	if got := text("/logs", true); got != "out-line\nerr-line\n" {
+	if got := unstamped(text("/logs", true)); got != "out-line\nerr-line\n" {
 		t.Errorf("logs %q", got)
 	}
-	if got := text("/logs?tail=1", true); got != "err-line\n" {
+	if got := unstamped(text("/logs?tail=1", true)); got != "err-line\n" {
 		t.Errorf("logs tail=1 %q", got)
 	}
-	if got := text("/logs?since=1h", true); got != "out-line\nerr-line\n" {
+	if got := unstamped(text("/logs?since=1h", true)); got != "out-line\nerr-line\n" {
 		t.Errorf("logs since=1h %q", got)
 	}
 	sb, _ := c.srv.Sandbox(id)
@@ -165,7 +187,7 @@ func TestLegacyDiagnostics(t *testing.T) {
 	summary := text("/summary?tail=1&event_limit=1", false)
 	rule := strings.Repeat("-", 40)
 	for _, want := range []string{"SANDBOX DIAGNOSTICS SUMMARY\nSandbox ID: " + id, "INSPECT\n" + rule + "\nContainer ID:", "\nEVENTS\n" + rule + "\nContainer:",
-		"LOGS (last 1 lines)\n" + rule + "\nerr-line\n"} {
+		"LOGS (last 1 lines)\n" + rule + "\n20", "Z err-line\n"} {
 		if !strings.Contains(summary, want) {
 			t.Errorf("summary lacks %q:\n%s", want, summary)
 		}

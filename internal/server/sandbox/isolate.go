@@ -226,7 +226,7 @@ func startIsolated(s *Sandbox, entrypoint []string, log *os.File) (*anchor, erro
 		if sockets != nil {
 			sockets.Close()
 		}
-		return nil, fmt.Errorf("sandbox setup failed: %w: %s", err, tail(s.LogPath()))
+		return nil, fmt.Errorf("sandbox setup failed: %w", err)
 	}
 	return a, nil
 }
