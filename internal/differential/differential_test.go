@@ -55,6 +55,9 @@ func TestDifferential(t *testing.T) {
 				defer mu.Unlock()
 				ran[sc.name] = true
 				for _, r := range results {
+					if r.real.unmet != "" && r.osb.unmet != "" {
+						t.Errorf("step %s: %s: neither server ever printed %q: the scenario waits for the wrong thing", r.real.step, r.osb.line, r.real.unmet)
+					}
 					for _, d := range r.diffs {
 						if k, ok := explained(rows, sc.name, r.real.step, d); ok {
 							used[k] = true

@@ -67,6 +67,7 @@ type outcome struct {
 	code   int
 	stdout string
 	stderr string
+	unmet  string // the until pattern that never matched
 }
 
 // play is one run of a scenario against one server.
@@ -176,7 +177,11 @@ func (p *play) step(st step) outcome {
 	until := regexp.MustCompile(st.until)
 	var o outcome
 	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(time.Second) {
-		if o = p.once(st, argv, line); until.MatchString(o.stdout) || time.Now().After(deadline) {
+		if o = p.once(st, argv, line); until.MatchString(o.stdout) {
+			return o
+		}
+		if time.Now().After(deadline) {
+			o.unmet = st.until
 			return o
 		}
 	}

@@ -132,12 +132,12 @@ func scenarios() []scenario {
 		}},
 		{name: "command-background", steps: []step{
 			create(""),
-			{osb: words("command run -d {sb} -q id -- sh -c 'echo one; echo two >&2; exit 4'"), save: "job"},
+			{osb: words("command run -d {sb} -q execution_id -- sh -c 'echo one; echo two >&2; exit 4'"), save: "job"},
 			until("command status {sb} {job} -q running", "false"),
 			o("command status {sb} {job} -o json"),
 			o("command logs {sb} {job}"),
 			o("command logs {sb} {job} -o json"),
-			{osb: words("command run -d {sb} -q id -- sleep 300"), save: "sleeper"},
+			{osb: words("command run -d {sb} -q execution_id -- sleep 300"), save: "sleeper"},
 			o("command status {sb} {sleeper} -q running"),
 			o("command interrupt {sb} {sleeper}"),
 			until("command status {sb} {sleeper} -q running", "false"),
@@ -166,7 +166,7 @@ func scenarios() []scenario {
 		}},
 		{name: "shell-terminal", steps: []step{
 			create(""),
-			{name: "terminal", osb: words("command shell {sb} -- sh -c 'stty size; printf \"name> \"; read a; echo \"got [$a]\"; printf \"resize> \"; read b; stty size; trap \"echo INT\" INT; echo sleeping; sleep 30; exit 7'"),
+			{name: "terminal", osb: words("command shell {sb} -- sh -c 'stty size; printf \"name> \"; read a; echo \"got [$a]\"; printf \"resize> \"; read b; stty size; trap \"echo INT\" INT; echo sleeping; sleep 10; exit 7'"),
 				tty: []key{{expect: "name> ", send: "world\r"}, {expect: "resize> ", cols: 100, rows: 30, send: "\r"}, {expect: "sleeping", send: "\x03"}}},
 		}},
 		{name: "files", steps: []step{
@@ -209,7 +209,7 @@ func scenarios() []scenario {
 		{name: "port-forward", steps: []step{
 			create(""),
 			o("file write {sb} /workspace/site/hello.txt -c 'hello through the forward\n'"),
-			o("command run -d {sb} -q status -- python3 -m http.server 8000 --bind 127.0.0.1 -d /workspace/site"),
+			o("command run -d {sb} -o json -- python3 -m http.server 8000 --bind 127.0.0.1 -d /workspace/site"),
 			until("command run {sb} -- python3 -c 'import urllib.request as u; print(u.urlopen(\"http://127.0.0.1:8000/hello.txt\").read().decode())'", "hello"),
 			{name: "forward", osb: words("sandbox port-forward {sb} 0:8000"), background: true, ready: `127\.0\.0\.1:(\d+)`, save: "port"},
 			{host: words("curl -s -i http://127.0.0.1:{port}/hello.txt"), filter: grep(`^HTTP/|^Content-Length|hello`)},
@@ -230,8 +230,14 @@ func scenarios() []scenario {
 		{name: "snapshots", steps: []step{
 			create(""),
 			o("file write {sb} /workspace/state.txt -c 'before the snapshot\n'"),
-			{name: "create", osb: words("snapshot create {sb} --name diff --wait -o json")},
+			{name: "create", osb: words("snapshot create {sb} --name diff --wait -q id"), save: "snap"},
+			{name: "get", osb: words("snapshot get {snap} -o json")},
 			{name: "list", osb: words("snapshot list --sandbox-id {sb} -o json")},
+			{osb: words("sandbox create --snapshot-id {snap} -m scenario={run} -q id"), save: "sb2"},
+			o("command run {sb2} -- cat /workspace/state.txt"),
+			o("sandbox get {sb2} -q snapshot_id"),
+			o("snapshot delete {snap}"),
+			o("snapshot get {snap}"),
 		}},
 		{name: "platform-limits", steps: []step{
 			create(""),
