@@ -11,11 +11,12 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
 	"github.com/creack/pty"
+
+	"github.com/osb-dev/osb/internal/cmdtest"
 )
 
 // scenario is what a user does, as osb command lines; it runs once against
@@ -81,7 +82,7 @@ type play struct {
 
 type background struct {
 	cmd            *exec.Cmd
-	stdout, stderr *lockedBuffer
+	stdout, stderr *cmdtest.SyncBuffer
 	name, line     string
 }
 
@@ -196,7 +197,7 @@ func (p *play) once(st step, argv []string, line string) outcome {
 	if st.tty != nil {
 		return p.terminal(st, cmd, line)
 	}
-	stdout, stderr := &lockedBuffer{}, &lockedBuffer{}
+	stdout, stderr := &cmdtest.SyncBuffer{}, &cmdtest.SyncBuffer{}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	switch {
 	case st.input != nil:
@@ -228,7 +229,7 @@ func (p *play) once(st step, argv []string, line string) outcome {
 
 // startedBackground waits until a background command says it is ready and
 // saves what it printed there.
-func (p *play) startedBackground(st step, cmd *exec.Cmd, line string, stdout, stderr *lockedBuffer) {
+func (p *play) startedBackground(st step, cmd *exec.Cmd, line string, stdout, stderr *cmdtest.SyncBuffer) {
 	p.bg = append(p.bg, &background{cmd: cmd, stdout: stdout, stderr: stderr, name: st.name, line: line})
 	ready := regexp.MustCompile(st.ready)
 	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
@@ -278,7 +279,7 @@ func (p *play) terminal(st step, cmd *exec.Cmd, line string) outcome {
 		return outcome{line: line, code: -1, stderr: err.Error()}
 	}
 	defer f.Close()
-	shown := &lockedBuffer{}
+	shown := &cmdtest.SyncBuffer{}
 	copied := make(chan struct{})
 	go func() { io.Copy(shown, f); close(copied) }()
 	var missed string
@@ -307,7 +308,7 @@ func (p *play) terminal(st step, cmd *exec.Cmd, line string) outcome {
 	return outcome{line: line, code: code, stdout: shown.String(), stderr: missed}
 }
 
-func waitScreen(shown *lockedBuffer, from int, expect string) (int, bool) {
+func waitScreen(shown *cmdtest.SyncBuffer, from int, expect string) (int, bool) {
 	re := regexp.MustCompile(expect)
 	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		text := shown.String()
@@ -316,24 +317,6 @@ func waitScreen(shown *lockedBuffer, from int, expect string) (int, bool) {
 		}
 	}
 	return 0, false
-}
-
-// lockedBuffer collects a process's output while the test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // digest stands for output too long to compare line by line: its size and

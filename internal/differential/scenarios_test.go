@@ -225,7 +225,7 @@ func scenarios() []scenario {
 			{name: "devops-logs", osb: words("devops logs {sb}"), filter: grep("booted")},
 			{osb: words("devops events {sb}"), filter: grep("^Status:|^Event:")},
 			{osb: words("devops inspect {sb}"), filter: grep("^Status:|^Running:|^Paused:|^Exit Code:")},
-			{name: "summary", osb: words("devops summary {sb}"), filter: grep("booted|^Status:")},
+			{name: "summary", osb: words("devops summary {sb}"), filter: grep(`^\S+ booted$|^Status:`)},
 		}},
 		{name: "snapshots", steps: []step{
 			create(""),
@@ -236,8 +236,9 @@ func scenarios() []scenario {
 			{osb: words("sandbox create --snapshot-id {snap} -m scenario={run} -q id"), save: "sb2"},
 			o("command run {sb2} -- cat /workspace/state.txt"),
 			o("sandbox get {sb2} -q snapshot_id"),
+			o("sandbox kill {sb2}"),
 			o("snapshot delete {snap}"),
-			o("snapshot get {snap}"),
+			until("snapshot get {snap} -q status.state", "^$"),
 		}},
 		{name: "platform-limits", steps: []step{
 			create(""),
