@@ -206,7 +206,7 @@ func (ss *snapshotStore) remove(id string) error {
 	switch {
 	case e == nil:
 		ss.mu.Unlock()
-		return &refusal{http.StatusNotFound, codeSnapshotNotFound, "Snapshot " + id + " not found."}
+		return &refusal{http.StatusNotFound, codeSnapshotNotFound, "Snapshot " + id + " not found"} // the real server's words
 	case e.meta.Status.State == snapCreating:
 		ss.mu.Unlock()
 		return &refusal{http.StatusConflict, codeSnapshotState,
@@ -400,7 +400,7 @@ func (s *Server) getSnapshot(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	m, ok := s.snapshots.get(id)
 	if !ok {
-		writeError(w, http.StatusNotFound, codeSnapshotNotFound, "Snapshot "+id+" not found.")
+		writeError(w, http.StatusNotFound, codeSnapshotNotFound, "Snapshot "+id+" not found") // the real server's words
 		return
 	}
 	writeJSON(w, http.StatusOK, m.snapshotJSON)
