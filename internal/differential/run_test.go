@@ -101,6 +101,7 @@ func (p *play) run(sc scenario) []outcome {
 		if name == "" {
 			name = fmt.Sprint(i + 1)
 		}
+		st.name = name
 		o := p.step(st)
 		o.step = name
 		if st.background {
@@ -192,7 +193,7 @@ func (p *play) once(st step, argv []string, line string) outcome {
 	cmd := p.command(argv)
 	if st.mcp != nil {
 		cmd.Dir = testdataDir
-		cmd.Stdin = strings.NewReader(string(p.expand([]string{strings.Join(st.mcp, "\n")})[0]))
+		cmd.Stdin = strings.NewReader(strings.Join(p.expand(st.mcp), "\n"))
 	}
 	if st.tty != nil {
 		return p.terminal(st, cmd, line)

@@ -72,6 +72,7 @@ func scenarios() []scenario {
 			o("sandbox list -m scenario={run} -m team=diff -s running -q items.#.metadata"),
 			o("sandbox list -m scenario={run} -s paused -o json"),
 			o("sandbox list --all -m scenario={run} -q items.#.status.state"),
+			o("sandbox list -m scenario={run} --page-size 1 --page 2 -o json"),
 			o("sandbox renew {sb} -t 1h -o json"),
 			o("sandbox health {sb}"),
 			o("sandbox metrics {sb} -q @keys"),
@@ -115,6 +116,9 @@ func scenarios() []scenario {
 			o("sandbox renew 00000000-0000-0000-0000-000000000000 -t 1h"),
 			o("diagnostics logs 00000000-0000-0000-0000-000000000000 --scope container"),
 			o("sandbox list -s bogus -m scenario={run} -o json"),
+			create("-t none"),
+			o("sandbox get {sb} -q expires_at"),
+			o("sandbox renew {sb} -t 1h"),
 		}},
 		{name: "command-run", steps: []step{
 			create(""),
@@ -126,7 +130,10 @@ func scenarios() []scenario {
 			o("command run {sb} -w /tmp -e X=1 -- sh -c 'pwd; echo X=$X'"),
 			o("command run {sb} -t 2s -- sleep 30"),
 			{name: "1mib", osb: words("command run {sb} -- sh -c 'head -c 1048576 /dev/zero | tr \"\\0\" x | fold -w 1000'"), filter: digest},
+			// Piped input, then the same asked for with -i (docs/scripting.md):
+			// the real execd has no way to end a command's input.
 			{name: "stdin-given", osb: words("command run {sb} -- wc -c"), stdin: "hello\n", timeout: stdinWait},
+			{name: "stdin-asked", osb: words("command run -i {sb} -- wc -c"), stdin: "hello\n", timeout: stdinWait},
 			{name: "stdin-not-given", osb: words("command run {sb} -- sh -c 'cat; echo done'"), timeout: stdinWait},
 			o("command run {sb} -- sh -c 'exit 130'"),
 		}},

@@ -106,7 +106,7 @@ func (s *Server) renewExpiration(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, codeInvalidExpiration, "New expiration time must be in the future.")
 	case rec.expiresAt == nil:
 		writeError(w, http.StatusConflict, codeInvalidExpiration,
-			"Sandbox "+id+" has no expiration (manual cleanup); it cannot be renewed.")
+			"Sandbox "+id+" does not have automatic expiration enabled.") // the real server's words
 	default:
 		rec.expiresAt = &at
 		rec.timer.Reset(time.Until(at))
