@@ -67,6 +67,10 @@ type Sandbox struct {
 	started bool
 	paused  bool
 	anchor  atomic.Pointer[anchor] // the long-lived first process; nil before Start
+	// The entrypoint's end once seen, and when its file was last looked
+	// for (exit.go).
+	exit       atomic.Pointer[entrypointExit]
+	exitLooked atomic.Int64
 
 	killOnce sync.Once
 	killErr  error         // set before killed is closed
