@@ -14,7 +14,7 @@ func TestGetDiagnosticFromTheLocalServer(t *testing.T) {
 	sb := localSandbox(t, c)
 	d, err := c.GetDiagnostic(ctx, sb.ID, DiagnosticEvents, "runtime")
 	if err != nil || d.Kind != "events" || d.Delivery != DeliveryInline || d.Content == nil ||
-		!strings.Contains(*d.Content, "Created: from image python:3.11") || *d.ContentLength != int64(len(*d.Content)) {
+		!strings.Contains(*d.Content, "(sandbox-"+sb.ID+")\nStatus:     running\n") || *d.ContentLength != int64(len(*d.Content)) {
 		t.Fatalf("%+v, %v", d, err)
 	}
 	if _, err := c.GetDiagnostic(ctx, sb.ID, DiagnosticLogs, "nope"); !IsStatus(err, http.StatusBadRequest) {
@@ -25,7 +25,7 @@ func TestGetDiagnosticFromTheLocalServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer body.Close()
-	if b, _ := io.ReadAll(body); !strings.HasPrefix(string(b), "Sandbox:    "+sb.ID+"\n") {
+	if b, _ := io.ReadAll(body); !strings.Contains(string(b), "\nSandbox:        "+sb.ID+"\n") {
 		t.Errorf("inspect %q", b)
 	}
 }

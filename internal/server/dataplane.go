@@ -94,11 +94,18 @@ func (d *dataPlane) headers() map[string]string {
 	return map[string]string{SecureAccessHeader: d.secret}
 }
 
-// admit refuses paused sandboxes: their processes are stopped and could not
-// answer. 409 rather than 503 so that clients do not retry.
+// admit refuses paused sandboxes, whose processes are stopped and could not
+// answer, and sandboxes whose entrypoint has ended, whose execd a real
+// deployment stops with the container. 409 rather than 503 so that
+// clients do not retry.
 func (d *dataPlane) admit(w http.ResponseWriter) bool {
 	if d.sb.Paused() {
 		writeError(w, http.StatusConflict, codeNotRunning, "Sandbox "+d.sb.ID()+" is paused; resume it first.")
+		return false
+	}
+	if code, _, ended := d.sb.EntrypointExit(); ended {
+		writeError(w, http.StatusConflict, codeNotRunning,
+			fmt.Sprintf("Sandbox %s is not running: its entrypoint exited with code %d.", d.sb.ID(), code))
 		return false
 	}
 	return true

@@ -152,11 +152,15 @@ func (s *Server) scopedDiagnostic(w http.ResponseWriter, r *http.Request, kind s
 		logText, truncated, warnings := containerLog(rec)
 		d.Content = "== container output ==\n" + withNewline(logText) + "== lifecycle events ==\n" + s.eventText(rec, 0)
 		d.Truncated, d.Warnings = truncated, warnings
-	case "events/runtime", "events/all":
+	case "events/runtime":
 		d.Content = s.eventText(rec, 0)
+	case "events/all":
+		d.Content = s.eventText(rec, 0)
+		d.Warnings = []string{"The current backend only contributes runtime events to the all scope."}
 	default:
-		writeError(w, http.StatusBadRequest, codeScopeUnsupported, fmt.Sprintf("Scope %q is not supported for %s by this server; supported scopes: %s.",
-			scope, kind, strings.Join(diagnosticScopes[kind], ", ")))
+		// The real server's words, which clients show as they are.
+		writeError(w, http.StatusBadRequest, codeScopeUnsupported, fmt.Sprintf("Unsupported %s diagnostics scope '%s'. Supported scopes: %s.",
+			kind, scope, strings.Join(diagnosticScopes[kind], ", ")))
 		return
 	}
 	d.ContentLength = len(d.Content)
@@ -206,19 +210,51 @@ func readTail(path string, limit int64) ([]byte, int64, error) {
 	return data, size, nil
 }
 
-// eventText renders the sandbox's events, the last limit of them (0: all).
+// eventText renders a sandbox's events as the real server's Docker runtime
+// does (a container's id, status, start and end, its exit code when not 0),
+// then each other event the server recorded (pauses, renewals, snapshots),
+// the last limit of them (0: all).
 func (s *Server) eventText(rec *record, limit int) string {
 	s.mu.Lock()
-	events := rec.events
-	if limit > 0 && len(events) > limit {
-		events = events[len(events)-limit:]
+	defer s.mu.Unlock()
+	rec.noteExit()
+	var b strings.Builder
+	fmt.Fprintf(&b, "Container:  %s (sandbox-%s)\n", rec.id[:min(12, len(rec.id))], rec.id)
+	fmt.Fprintf(&b, "Status:     %s\n", runtimeStatus(rec.state))
+	fmt.Fprintf(&b, "Created:    %s\n", formatTime(rec.createdAt))
+	fmt.Fprintf(&b, "Started:    %s\n", formatTime(rec.createdAt))
+	if rec.exitCode != nil {
+		fmt.Fprintf(&b, "Finished:   %s\n", formatTime(rec.changedAt))
+		if *rec.exitCode != 0 {
+			fmt.Fprintf(&b, "Event:      Exited with code %d\n", *rec.exitCode)
+		}
 	}
-	lines := make([]string, len(events))
-	for i, e := range events {
-		lines[i] = e.line() + "\n"
+	var others []event
+	for _, e := range rec.events {
+		if e.reason != "Created" && e.reason != "Started" && e.reason != "Exited" {
+			others = append(others, e)
+		}
 	}
-	s.mu.Unlock()
-	return strings.Join(lines, "")
+	if limit > 0 && len(others) > limit {
+		others = others[len(others)-limit:]
+	}
+	for _, e := range others {
+		b.WriteString("Event:      " + e.line() + "\n")
+	}
+	return b.String()
+}
+
+// runtimeStatus is a state as a container runtime words it.
+func runtimeStatus(state string) string {
+	switch state {
+	case stateRunning, statePausing:
+		return "running"
+	case statePaused, stateResuming:
+		return "paused"
+	case stateStopping:
+		return "removing"
+	}
+	return "exited"
 }
 
 func withNewline(s string) string {
@@ -320,30 +356,51 @@ func (s *Server) diagnosticSummary(w http.ResponseWriter, r *http.Request) {
 	if rec == nil {
 		return
 	}
+	// Laid out as the real server lays it out.
 	var b strings.Builder
-	rule := strings.Repeat("=", 72)
-	fmt.Fprintf(&b, "%s\nDiagnostics summary of sandbox %s\n%s\n", rule, rec.id, rule)
+	rule, sub := strings.Repeat("=", 72), strings.Repeat("-", 40)
+	fmt.Fprintf(&b, "%s\nSANDBOX DIAGNOSTICS SUMMARY\nSandbox ID: %s\n%s\n", rule, rec.id, rule)
 	section := func(title, text string) {
-		fmt.Fprintf(&b, "\n--- %s ---\n%s", title, withNewline(text))
+		fmt.Fprintf(&b, "\n%s\n%s\n%s\n%s", sub, title, sub, withNewline(text))
 	}
-	section("Inspect", s.inspectText(rec))
-	section(fmt.Sprintf("Events (last %d)", limit), s.eventText(rec, limit))
-	section(fmt.Sprintf("Logs (last %d lines)", tail), logLines(rec, tail, 0))
+	section("INSPECT", s.inspectText(rec))
+	section("EVENTS", s.eventText(rec, limit))
+	section(fmt.Sprintf("LOGS (last %d lines)", tail), logLines(rec, tail, 0))
 	writeText(w, b.String(), false)
 }
 
-// inspectText describes a sandbox as key/value lines.
+// inspectText describes a sandbox as key/value lines: first those the real
+// server's Docker runtime shows for a container, then what only this server
+// knows (isolation, where its files and log are).
 func (s *Server) inspectText(rec *record) string {
 	s.mu.Lock()
+	rec.noteExit()
 	source := "image " + rec.imageURI
+	image := rec.imageURI
 	if rec.snapshotID != "" {
-		source = "snapshot " + rec.snapshotID
+		source, image = "snapshot "+rec.snapshotID, rec.snapshotID
 	}
 	expires := "never (manual cleanup)"
 	if rec.expiresAt != nil {
 		expires = formatTime(*rec.expiresAt)
 	}
+	exitCode, finished := "0", "0001-01-01T00:00:00Z"
+	if rec.exitCode != nil {
+		exitCode, finished = fmt.Sprint(*rec.exitCode), formatTime(rec.changedAt)
+	}
+	status := runtimeStatus(rec.state)
 	rows := [][2]string{
+		{"Container ID", rec.id[:min(12, len(rec.id))]},
+		{"Name", "sandbox-" + rec.id},
+		{"Image", image},
+		{"Status", status},
+		{"Running", pyBool(status == "running")},
+		{"Paused", pyBool(status == "paused")},
+		{"OOMKilled", "False"},
+		{"Exit Code", exitCode},
+		{"Started At", formatTime(rec.createdAt)},
+		{"Finished At", finished},
+		{"", ""},
 		{"Sandbox", rec.id},
 		{"State", rec.state},
 		{"Reason", orNone(rec.reason)},
@@ -363,9 +420,21 @@ func (s *Server) inspectText(rec *record) string {
 	)
 	var b strings.Builder
 	for _, row := range rows {
-		fmt.Fprintf(&b, "%-12s%s\n", row[0]+":", row[1])
+		if row[0] == "" {
+			b.WriteString("\n")
+			continue
+		}
+		fmt.Fprintf(&b, "%-16s%s\n", row[0]+":", row[1])
 	}
 	return b.String()
+}
+
+// pyBool is a boolean as the real (Python) server prints it.
+func pyBool(b bool) string {
+	if b {
+		return "True"
+	}
+	return "False"
 }
 
 func orNone(s string) string {

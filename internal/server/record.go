@@ -2,6 +2,8 @@ package server
 
 import (
 	"encoding/json"
+	"fmt"
+	"maps"
 	"net/http"
 	"time"
 
@@ -17,6 +19,19 @@ const (
 	statePaused   = "Paused"
 	stateResuming = "Resuming"
 	stateStopping = "Stopping"
+	// A sandbox whose entrypoint has ended, as a real deployment shows an
+	// exited container: Terminated after exit code 0, else Failed.
+	stateTerminated = "Terminated"
+	stateFailed     = "Failed"
+)
+
+// Reasons of the settled states, as the real server's Docker runtime names
+// them, so that clients keyed on them work against both.
+const (
+	reasonRunning     = "CONTAINER_RUNNING"
+	reasonPaused      = "CONTAINER_PAUSED"
+	reasonExited      = "CONTAINER_EXITED"
+	reasonExitedError = "CONTAINER_EXITED_ERROR"
 )
 
 // record is one sandbox known to the server. Immutable fields are set at
@@ -33,6 +48,8 @@ type record struct {
 	sb         *sandbox.Sandbox
 	data       *dataPlane
 	statusMsg  string // states the isolation and what the sandbox runs
+	exitMsg    string // once the entrypoint has ended: its exit, the status message from then on
+	exitCode   *int   // the entrypoint's, once it has ended
 	ranImage   string // the image whose root it runs; "" for host programs
 	// madeVolumes are named volumes made for this sandbox alone
 	// (deleteOnSandboxTermination): removed with it.
@@ -71,7 +88,7 @@ type sandboxJSON struct {
 	Image      *imageJSON        `json:"image,omitempty"`
 	SnapshotID string            `json:"snapshotId,omitempty"`
 	Status     statusJSON        `json:"status"`
-	Metadata   map[string]string `json:"metadata"`
+	Metadata   map[string]string `json:"metadata,omitempty"`
 	Extensions map[string]string `json:"extensions,omitempty"`
 	Platform   json.RawMessage   `json:"platform,omitempty"` // left out, never null, when the request named none
 	Entrypoint []string          `json:"entrypoint"`
@@ -87,18 +104,23 @@ func formatTime(t time.Time) string {
 
 // view renders the record; call with Server.mu held.
 func (rec *record) view(full bool) sandboxJSON {
+	rec.noteExit()
+	message := rec.statusMsg
+	if rec.exitMsg != "" {
+		message = rec.exitMsg
+	}
 	v := sandboxJSON{
 		ID: rec.id,
-		Status: statusJSON{State: rec.state, Reason: rec.reason, Message: rec.statusMsg,
+		Status: statusJSON{State: rec.state, Reason: rec.reason, Message: message,
 			LastTransitionAt: formatTime(rec.changedAt)},
-		Metadata:   map[string]string{},
 		Extensions: rec.extensions,
 		Platform:   rec.platform,
 		Entrypoint: rec.entrypoint,
 		CreatedAt:  formatTime(rec.createdAt),
 	}
-	for k, val := range rec.metadata {
-		v.Metadata[k] = val
+	// No metadata is left out, as the real server leaves it out.
+	if len(rec.metadata) > 0 {
+		v.Metadata = maps.Clone(rec.metadata)
 	}
 	if rec.expiresAt != nil {
 		v.ExpiresAt = formatTime(*rec.expiresAt)
@@ -112,8 +134,35 @@ func (rec *record) view(full bool) sandboxJSON {
 	return v
 }
 
+// setState moves the sandbox to state; reason "" gives a settled state
+// its usual reason.
 func (rec *record) setState(state, reason string) {
+	if reason == "" {
+		reason = map[string]string{stateRunning: reasonRunning, statePaused: reasonPaused}[state]
+	}
 	rec.state, rec.reason, rec.changedAt = state, reason, time.Now()
+}
+
+// noteExit moves a running sandbox whose entrypoint has ended to
+// Terminated or Failed, as the real server shows an exited container: the
+// data plane stops answering and the events say so. Call with Server.mu
+// held; it costs a failed open while the entrypoint runs.
+func (rec *record) noteExit() {
+	if rec.state != stateRunning || rec.sb == nil {
+		return
+	}
+	code, at, ended := rec.sb.EntrypointExit()
+	if !ended {
+		return
+	}
+	rec.state, rec.reason, rec.changedAt = stateFailed, reasonExitedError, at
+	rec.exitMsg = fmt.Sprintf("Sandbox container exited with code %d.", code)
+	if code == 0 {
+		rec.state, rec.reason = stateTerminated, reasonExited
+		rec.exitMsg = "Sandbox container exited successfully."
+	}
+	rec.exitCode = &code
+	rec.events = append(rec.events, event{at: at, reason: "Exited", message: fmt.Sprintf("with code %d", code)})
 }
 
 // lookup finds a sandbox or writes the 404; call without Server.mu.

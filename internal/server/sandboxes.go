@@ -59,11 +59,12 @@ func (s *Server) transition(w http.ResponseWriter, id, from, via, to, conflictCo
 		writeError(w, http.StatusNotFound, codeNotFound, "Sandbox "+id+" not found.")
 		return
 	}
+	rec.noteExit()
 	if rec.state != from {
-		state := rec.state
 		s.mu.Unlock()
+		// The real server's words: clients show them as they are.
 		writeError(w, http.StatusConflict, conflictCode,
-			fmt.Sprintf("Sandbox %s is %s; this operation needs it %s.", id, state, from))
+			fmt.Sprintf("Sandbox is not in a %s state.", strings.ToLower(from)))
 		return
 	}
 	rec.setState(via, "")
@@ -105,7 +106,7 @@ func (s *Server) renewExpiration(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, codeInvalidExpiration, "New expiration time must be in the future.")
 	case rec.expiresAt == nil:
 		writeError(w, http.StatusConflict, codeInvalidExpiration,
-			"Sandbox "+id+" has no expiration (manual cleanup); it cannot be renewed.")
+			"Sandbox "+id+" does not have automatic expiration enabled.") // the real server's words
 	default:
 		rec.expiresAt = &at
 		rec.timer.Reset(time.Until(at))
@@ -192,6 +193,7 @@ func (s *Server) listSandboxes(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	var match []*record
 	for _, rec := range s.records {
+		rec.noteExit()
 		if q.matches(rec) {
 			match = append(match, rec)
 		}

@@ -121,7 +121,7 @@ func loadSnapshots(dir string) (*snapshotStore, error) {
 		}
 		if m.Status.State == snapCreating {
 			sandbox.RemoveTree(ss.fsDir(m.ID))
-			m.Status = statusJSON{State: snapFailed, Reason: "snapshot_capture_failed",
+			m.Status = statusJSON{State: snapFailed, Reason: "snapshot_recovery_failed",
 				Message: "the server stopped before the capture finished", LastTransitionAt: formatTime(time.Now())}
 			writeJSONAtomic(ss.metaPath(m.ID), m)
 		}
@@ -164,12 +164,14 @@ func (ss *snapshotStore) finish(id string, problem error, skipped int) {
 	if e == nil {
 		return
 	}
-	st := statusJSON{State: snapReady, Reason: "snapshot_ready", LastTransitionAt: formatTime(time.Now())}
+	// Reasons as the real server words them; its message names Docker.
+	st := statusJSON{State: snapReady, Reason: "snapshot_runtime_ready", Message: "Snapshot created successfully.",
+		LastTransitionAt: formatTime(time.Now())}
 	if skipped > 0 {
 		st.Message = fmt.Sprintf("%d entries were left out: special files (sockets, FIFOs, devices), or files replaced during the copy", skipped)
 	}
 	if problem != nil {
-		st = statusJSON{State: snapFailed, Reason: "snapshot_capture_failed", Message: problem.Error(),
+		st = statusJSON{State: snapFailed, Reason: "snapshot_runtime_failed", Message: problem.Error(),
 			LastTransitionAt: st.LastTransitionAt}
 		sandbox.RemoveTree(ss.fsDir(id))
 	}
@@ -207,7 +209,7 @@ func (ss *snapshotStore) remove(id string) error {
 	switch {
 	case e == nil:
 		ss.mu.Unlock()
-		return &refusal{http.StatusNotFound, codeSnapshotNotFound, "Snapshot " + id + " not found."}
+		return &refusal{http.StatusNotFound, codeSnapshotNotFound, "Snapshot " + id + " not found"} // the real server's words
 	case e.meta.Status.State == snapCreating:
 		ss.mu.Unlock()
 		return &refusal{http.StatusConflict, codeSnapshotState,
@@ -317,7 +319,8 @@ func (s *Server) createSnapshot(w http.ResponseWriter, r *http.Request) {
 	}
 	now := formatTime(time.Now())
 	m := snapshotMeta{snapshotJSON: snapshotJSON{ID: "snap_" + randomHex(12), SandboxID: sid, Name: name, CreatedAt: now,
-		Status: statusJSON{State: snapCreating, Reason: "snapshot_accepted", LastTransitionAt: now}}, Entrypoint: rec.entrypoint,
+		Status: statusJSON{State: snapCreating, Reason: "snapshot_accepted",
+			Message: "Snapshot creation accepted.", LastTransitionAt: now}}, Entrypoint: rec.entrypoint,
 		Image: rec.ranImage}
 	if err := s.snapshots.begin(m); err != nil {
 		writeRefusal(w, err)
@@ -401,7 +404,7 @@ func (s *Server) getSnapshot(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	m, ok := s.snapshots.get(id)
 	if !ok {
-		writeError(w, http.StatusNotFound, codeSnapshotNotFound, "Snapshot "+id+" not found.")
+		writeError(w, http.StatusNotFound, codeSnapshotNotFound, "Snapshot "+id+" not found") // the real server's words
 		return
 	}
 	writeJSON(w, http.StatusOK, m.snapshotJSON)

@@ -18,7 +18,7 @@ func newSandbox(t *testing.T) (*cmdtest.Env, string) {
 	env := cmdtest.New(t, servertest.NoIsolation)
 	id := env.NewSandbox("--entrypoint", "sh", "--entrypoint", "-c", "--entrypoint", "echo one; echo two; echo three; exec tail -f /dev/null")
 	cmdtest.Eventually(t, "the entrypoint's output", func() bool {
-		return env.Run("devops", "logs", id).Stdout == "one\ntwo\nthree\n"
+		return cmdtest.Normalize(env.Run("devops", "logs", id).Stdout, nil) == "<TIME> one\n<TIME> two\n<TIME> three\n"
 	})
 	return env, id
 }
@@ -32,25 +32,26 @@ func TestDevopsAgainstTheLocalServer(t *testing.T) {
 	t.Parallel()
 	env, id := newSandbox(t)
 	r := env.Run("devops", "logs", id, "--tail", "2").ExpectCode(t, 0)
-	if r.Stdout != "two\nthree\n" || r.Stderr != logsDeprecated {
+	if cmdtest.Normalize(r.Stdout, nil) != "<TIME> two\n<TIME> three\n" || r.Stderr != logsDeprecated {
 		t.Errorf("logs --tail 2: %q %q", r.Stdout, r.Stderr)
 	}
-	if r := env.Run("devops", "logs", id[:8], "-n", "1", "-s", "1h", "-o", "raw"); r.Code != 0 || r.Stdout != "three\n" {
+	if r := env.Run("devops", "logs", id[:8], "-n", "1", "-s", "1h", "-o", "raw"); r.Code != 0 || cmdtest.Normalize(r.Stdout, nil) != "<TIME> three\n" {
 		t.Errorf("logs by prefix: %d %q %q", r.Code, r.Stdout, r.Stderr)
 	}
 	env.Must("sandbox", "pause", id)
 	r = env.Run("devops", "events", id, "-l", "1").ExpectCode(t, 0)
-	if r.Stderr != eventsDeprecated || strings.Count(r.Stdout, "\n") != 1 || !strings.HasSuffix(r.Stdout, " Paused\n") {
+	if r.Stderr != eventsDeprecated || strings.Count(r.Stdout, "Event:") != 1 || !strings.HasSuffix(r.Stdout, " Paused\n") {
 		t.Errorf("events -l 1: %q %q", r.Stdout, r.Stderr)
 	}
-	cmdtest.Golden(t, "events", cmdtest.Normalize(env.Must("devops", "events", id), map[string]string{id: "<SB>"}))
+	cmdtest.Golden(t, "events", cmdtest.Normalize(env.Must("devops", "events", id), map[string]string{id: "<SB>", id[:12]: "<SB12>"}))
 	r = env.Run("devops", "inspect", id).ExpectCode(t, 0)
-	if r.Stderr != "" || !strings.Contains(r.Stdout, "Sandbox:    "+id+"\n") || !strings.Contains(r.Stdout, "State:      Paused\n") {
+	if r.Stderr != "" || !strings.Contains(r.Stdout, "Sandbox:        "+id+"\n") || !strings.Contains(r.Stdout, "State:          Paused\n") ||
+		!strings.Contains(r.Stdout, "Status:         paused\n") {
 		t.Errorf("inspect: %q %q", r.Stdout, r.Stderr)
 	}
 	r = env.Run("devops", "summary", id, "-n", "1", "--event-limit", "2").ExpectCode(t, 0)
-	for _, want := range []string{"Diagnostics summary of sandbox " + id, "--- Events (last 2) ---\n", "--- Logs (last 1 lines) ---\nthree\n"} {
-		if !strings.Contains(r.Stdout, want) {
+	for _, want := range []string{"SANDBOX DIAGNOSTICS SUMMARY\nSandbox ID: " + id, "\nEVENTS\n", "LOGS (last 1 lines)\n" + strings.Repeat("-", 40) + "\n<TIME> three\n"} {
+		if !strings.Contains(cmdtest.Normalize(r.Stdout, nil), want) {
 			t.Errorf("summary lacks %q:\n%s", want, r.Stdout)
 		}
 	}

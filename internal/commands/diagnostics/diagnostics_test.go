@@ -21,7 +21,7 @@ func newSandbox(t *testing.T) (*cmdtest.Env, string) {
 	env := cmdtest.New(t, servertest.NoIsolation)
 	id := env.NewSandbox("--entrypoint", "sh", "--entrypoint", "-c", "--entrypoint", "echo hello; echo oops >&2; exec tail -f /dev/null")
 	cmdtest.Eventually(t, "the entrypoint's output", func() bool {
-		return env.Must("diagnostics", "logs", id, "-s", "container") == "hello\noops\n"
+		return cmdtest.Normalize(env.Must("diagnostics", "logs", id, "-s", "container"), nil) == "<TIME> hello\n<TIME> oops\n"
 	})
 	return env, id
 }
@@ -29,13 +29,13 @@ func newSandbox(t *testing.T) (*cmdtest.Env, string) {
 func TestLogsAndEvents(t *testing.T) {
 	t.Parallel()
 	env, id := newSandbox(t)
-	ids := map[string]string{id: "<SB>"}
+	ids := map[string]string{id: "<SB>", id[:12]: "<SB12>"}
 	for _, format := range []string{"table", "json", "yaml"} {
 		r := env.Run("diagnostics", "logs", id, "--scope", "container", "-o", format).ExpectCode(t, 0)
 		cmdtest.Golden(t, "logs_"+format, cmdtest.Normalize(r.Combined(), ids))
 	}
 	// raw is the default; a unique prefix of the id is enough.
-	if r := env.Run("diagnostics", "logs", id[:8], "-s", "container", "-o", "raw"); r.Stdout != "hello\noops\n" || r.Stderr != "" {
+	if r := env.Run("diagnostics", "logs", id[:8], "-s", "container", "-o", "raw"); cmdtest.Normalize(r.Stdout, nil) != "<TIME> hello\n<TIME> oops\n" || r.Stderr != "" {
 		t.Errorf("raw logs %q %q", r.Stdout, r.Stderr)
 	}
 	env.Must("sandbox", "pause", id)
@@ -67,7 +67,8 @@ func TestTruncatedLogsWarnOnStderr(t *testing.T) {
 	if !strings.HasSuffix(r.Stdout, "y\nthe end\n") || len(r.Stdout) > 1<<20 {
 		t.Errorf("stdout: %d bytes ending %q", len(r.Stdout), r.Stdout[max(0, len(r.Stdout)-20):])
 	}
-	size := len("hello\noops\n") + 20000*64 + len("the end\n")
+	stamp := len("2006-01-02T15:04:05.000000000Z ") // before each of the entrypoint's two lines
+	size := 2*stamp + len("hello\noops\n") + 20000*64 + len("the end\n")
 	want := fmt.Sprintf("WARN: diagnostic content was truncated.\nWARN: showing the last %d of %d bytes of container output\n", len(r.Stdout), size)
 	if r.Stderr != want {
 		t.Errorf("stderr %q, want %q", r.Stderr, want)
@@ -85,8 +86,8 @@ func TestErrors(t *testing.T) {
 	env.Run("diagnostics", "logs", id).ExpectError(t, 2, `required flag(s) "scope" not set`)
 	env.Run("diagnostics", "logs", id, "-s", " ").ExpectError(t, 2, "--scope must not be empty")
 	env.Run("diagnostics", "logs", id, "-s", "container", "-o", "xml").ExpectError(t, 2, "'xml' is not one of")
-	env.Run("diagnostics", "logs", id, "-s", "network").ExpectError(t, 1, `Scope "network" is not supported for logs by this server; supported scopes: container, all.`)
-	env.Run("diagnostics", "events", id, "-s", "container").ExpectError(t, 1, "supported scopes: runtime, all.")
+	env.Run("diagnostics", "logs", id, "-s", "network").ExpectError(t, 1, `Unsupported logs diagnostics scope 'network'. Supported scopes: container, all.`)
+	env.Run("diagnostics", "events", id, "-s", "container").ExpectError(t, 1, "Unsupported events diagnostics scope 'container'. Supported scopes: runtime, all.")
 	env.Run("diagnostics", "events", "nope", "-s", "runtime").ExpectError(t, 4, "Sandbox nope not found.")
 }
 

@@ -211,7 +211,7 @@ func TestGetListDelete(t *testing.T) {
 	if out := env.Must("snapshot", "delete", s2, "-o", "yaml"); out != "message: 'Snapshot deleted: "+s2+"'\nstatus: ok\n" {
 		t.Errorf("delete -o yaml said %q", out)
 	}
-	env.Run("snapshot", "get", s1).ExpectError(t, 4, "Snapshot "+s1+" not found.")
+	env.Run("snapshot", "get", s1).ExpectError(t, 4, "Snapshot "+s1+" not found")
 	env.Run("snapshot", "delete", s1, "-o", "json").ExpectCode(t, 4)
 	if n := len(serverSnapshots(t, env)); n != 0 {
 		t.Errorf("%d snapshots left", n)

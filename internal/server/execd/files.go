@@ -840,7 +840,8 @@ func (fa *fileAPI) info(w http.ResponseWriter, r *http.Request) {
 		}
 		fi, err := fa.root().Lstat(ref.name)
 		if err != nil {
-			fa.statFailed(w, err, ref)
+			// execd's words: it wraps its own not-found in another.
+			accessFailed(w, err, ref, "file not found: "+ref.abs+": lstat", "error accessing file ")
 			return
 		}
 		out[p] = describe(ref.abs, fi)
@@ -928,7 +929,7 @@ func (fa *fileAPI) list(w http.ResponseWriter, r *http.Request) {
 	fi, err := fa.root().Lstat(ref.name)
 	switch {
 	case err != nil:
-		fa.statFailed(w, err, ref)
+		accessFailed(w, err, ref, "lstat", "error accessing file ")
 		return
 	case fi.Mode()&os.ModeSymlink != 0:
 		fileBadRequest(w, "INVALID_REQUEST_BODY", "path is a symbolic link, refusing to traverse: "+ref.abs)

@@ -364,7 +364,7 @@ func TestInfo(t *testing.T) {
 	}
 	call(t, "GET", base+"/files/info"+q("path", "a\x00b"), nil).expect(t, 400, "INVALID_FILE", `invalid path "a\x00b"`)
 	call(t, "GET", base+"/files/info"+q("path", "f/a.txt", "path", "f/nope"), nil).
-		expect(t, 404, "FILE_NOT_FOUND", "file not found. stat /workspace/f/nope: no such file or directory")
+		expect(t, 404, "FILE_NOT_FOUND", "file not found. file not found: /workspace/f/nope: lstat /workspace/f/nope: no such file or directory")
 }
 
 func paths(t *testing.T, body string) []string {

@@ -40,7 +40,7 @@ func init() {
 		fmt.Fprintln(os.Stderr, "osb sandbox init:", err)
 		os.Exit(1)
 	}
-	reapForever()
+	reapForever(entrypointPID)
 }
 
 // runInit builds the sandbox and starts its agent and entrypoint.
@@ -100,14 +100,18 @@ func runInit() error {
 		ready.WriteString("ready\n")
 	}
 	ready.Close()
-	startEntrypoint(cfg)
+	entrypointPID = startEntrypoint(cfg)
 	return nil
 }
 
-// startEntrypoint starts the sandbox's entrypoint. One that cannot start is
-// reported in the sandbox log, and the sandbox stays up, as a container
-// whose command failed would be left for inspection.
-func startEntrypoint(cfg initConfig) {
+// entrypointPID is the entrypoint's process, whose end the init reports.
+var entrypointPID int
+
+// startEntrypoint starts the sandbox's entrypoint and returns its pid. One
+// that cannot start is reported in the sandbox log and ends with 127 (as a
+// shell reports a command not found), and the sandbox stays up, as a
+// container whose command failed would be left for inspection.
+func startEntrypoint(cfg initConfig) int {
 	cmd := exec.Command(cfg.Entrypoint[0], cfg.Entrypoint[1:]...)
 	if cmd.Err == nil && hasShell() {
 		cmd = exec.Command("/bin/sh", append([]string{"-c", oomFirst, cfg.Entrypoint[0], cmd.Path}, cfg.Entrypoint[1:]...)...)
@@ -123,7 +127,16 @@ func startEntrypoint(cfg initConfig) {
 	}
 	if err := cmd.Start(); err != nil {
 		fmt.Fprintln(os.Stderr, "osb sandbox init: entrypoint:", err)
+		writeExit(127)
+		return 0
 	}
+	return cmd.Process.Pid
+}
+
+// writeExit records the entrypoint's exit code where the host reads it
+// (Sandbox.EntrypointExit).
+func writeExit(code int) {
+	os.WriteFile(agentDir+"/"+exitFile, []byte(strconv.Itoa(code)+"\n"), 0o644)
 }
 
 func startAgent(cfg initConfig, ready *os.File) error {
@@ -175,10 +188,19 @@ func openNetwork() {
 
 // reapForever is the init's life: collect every process that ends in the
 // sandbox. The host ends the sandbox by killing the init.
-func reapForever() {
+func reapForever(entrypoint int) {
 	for {
 		var st unix.WaitStatus
-		if _, err := unix.Wait4(-1, &st, 0, nil); errors.Is(err, unix.ECHILD) {
+		pid, err := unix.Wait4(-1, &st, 0, nil)
+		if pid == entrypoint && pid > 0 {
+			switch {
+			case st.Exited():
+				writeExit(st.ExitStatus())
+			case st.Signaled():
+				writeExit(128 + int(st.Signal()))
+			}
+		}
+		if errors.Is(err, unix.ECHILD) {
 			// Nothing left to wait for: wait for a signal-less eternity.
 			select {}
 		}

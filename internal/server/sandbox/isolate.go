@@ -55,7 +55,7 @@ type anchor struct {
 }
 
 // plainScript is the anchor of an unisolated sandbox.
-const plainScript = `cd "$0" || exit 1; "$@" </dev/null & while :; do wait; sleep 1; done`
+const plainScript = `cd "$0" || exit 1; exitfile=$1; shift; { "$@" </dev/null; echo $? >"$exitfile"; } & while :; do wait; sleep 1; done`
 
 func startAnchor(s *Sandbox, entrypoint []string, log *os.File) (*anchor, error) {
 	DefaultSignals()
@@ -69,7 +69,7 @@ func startAnchor(s *Sandbox, entrypoint []string, log *os.File) (*anchor, error)
 }
 
 func startPlain(s *Sandbox, entrypoint []string, log *os.File) (*anchor, error) {
-	args := append([]string{"-c", plainScript, filepath.Join(s.FSDir(), "workspace")}, entrypoint...)
+	args := append([]string{"-c", plainScript, filepath.Join(s.FSDir(), "workspace"), s.exitPath()}, entrypoint...)
 	cmd := exec.Command("/bin/sh", args...)
 	cmd.Env = s.processEnv(nil)
 	cmd.Stdout, cmd.Stderr = log, log
@@ -266,7 +266,7 @@ func startIsolated(s *Sandbox, entrypoint []string, log *os.File) (*anchor, erro
 		if sockets != nil {
 			sockets.Close()
 		}
-		return nil, fmt.Errorf("sandbox setup failed: %w: %s", err, tail(s.LogPath()))
+		return nil, fmt.Errorf("sandbox setup failed: %w", err)
 	}
 	return a, nil
 }

@@ -102,6 +102,10 @@ type Sandbox struct {
 	started bool
 	paused  bool
 	anchor  atomic.Pointer[anchor] // the long-lived first process; nil before Start
+	// The entrypoint's end once seen, and when its file was last looked
+	// for (exit.go).
+	exit       atomic.Pointer[entrypointExit]
+	exitLooked atomic.Int64
 
 	killOnce sync.Once
 	killErr  error         // set before killed is closed
@@ -229,8 +233,21 @@ func (s *Sandbox) Start(entrypoint []string) error {
 		return err
 	}
 	s.logFile = log
-	a, err := startAnchor(s, entrypoint, log)
+	out, copied, err := stampLines(log)
 	if err != nil {
+		return err
+	}
+	a, err := startAnchor(s, entrypoint, out)
+	out.Close() // the sandbox's processes hold it now
+	if err != nil {
+		// What the failed start printed, once it is all in the log.
+		select {
+		case <-copied:
+		case <-time.After(2 * time.Second):
+		}
+		if printed := tail(s.LogPath()); printed != "" {
+			return fmt.Errorf("%w: %s", err, printed)
+		}
 		return err
 	}
 	s.anchor.Store(a)
