@@ -1,6 +1,7 @@
 package egress
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -192,13 +193,7 @@ func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "osb egress proxy: "+dialProblem(err), http.StatusBadGateway)
 		return
 	}
-	rc := http.NewResponseController(w)
-	w.WriteHeader(http.StatusOK)
-	if err := rc.Flush(); err != nil {
-		upstream.Close()
-		return
-	}
-	client, buf, err := rc.Hijack()
+	client, buf, err := established(w)
 	if err != nil {
 		upstream.Close()
 		return
@@ -213,6 +208,23 @@ func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request) {
 		upstream.Write(early)
 	}
 	splice(client, upstream)
+}
+
+// established answers a CONNECT with a bare 200 and hands over the
+// connection. The answer is written on the hijacked connection itself:
+// net/http would add Transfer-Encoding: chunked to a 200 without a length,
+// which a 2xx answer to CONNECT must not carry (RFC 9110, 9.3.6), and
+// strict clients then refuse the tunnel.
+func established(w http.ResponseWriter) (net.Conn, *bufio.ReadWriter, error) {
+	conn, buf, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := conn.Write([]byte("HTTP/1.1 200 Connection established\r\n\r\n")); err != nil {
+		conn.Close()
+		return nil, nil, err
+	}
+	return conn, buf, nil
 }
 
 // splice copies both ways until either side ends, then closes both.
