@@ -16,6 +16,7 @@ import (
 var rootlessAttacks = []string{
 	"TestSandboxSeesNoHostFiles", "TestSandboxCannotRemountOrEscapeItsRoot",
 	"TestSandboxSeesOnlyItsOwnProcesses", "TestSandboxNetworkIsItsOwn", "TestServerCloseLeavesNothing",
+	"TestEgressRefusesTheHostsAddresses",
 }
 
 // The escape attempts of isolation_test.go fail too against a server run

@@ -5,10 +5,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"sync"
@@ -137,11 +137,13 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // relay checks r (absolute-form, scheme http or https) against the live
 // policy, adds the credentials of its binding and forwards it over rt.
 func (p *Proxy) relay(w http.ResponseWriter, r *http.Request, rt http.RoundTripper) {
-	if !p.allowed(w, r.URL.Hostname()) {
+	host := canonicalHost(r.URL.Hostname())
+	if !p.allowed(w, host) {
 		return
 	}
 	out := r.Clone(r.Context())
 	out.RequestURI = ""
+	out.URL.Host = hostPort(host, r.URL.Port()) // what was decided is what is dialled
 	removeHopHeaders(out.Header)
 	if err := p.sc.inject(out); err != nil {
 		http.Error(w, "osb egress proxy: "+err.Error(), http.StatusBadGateway)
@@ -149,7 +151,7 @@ func (p *Proxy) relay(w http.ResponseWriter, r *http.Request, rt http.RoundTripp
 	}
 	resp, err := rt.RoundTrip(out)
 	if err != nil {
-		http.Error(w, "osb egress proxy: "+dialProblem(err), http.StatusBadGateway)
+		dialFailed(w, err)
 		return
 	}
 	defer resp.Body.Close()
@@ -161,9 +163,20 @@ func (p *Proxy) relay(w http.ResponseWriter, r *http.Request, rt http.RoundTripp
 	copyFlushing(w, resp.Body)
 }
 
-// allowed applies the live policy to host, answering 403 when it denies.
+// hostPort joins a canonical host and a port, which may be empty.
+func hostPort(host, port string) string {
+	if port != "" {
+		return net.JoinHostPort(host, port)
+	}
+	if strings.Contains(host, ":") {
+		return "[" + host + "]"
+	}
+	return host
+}
+
+// allowed applies the live policy to host (canonicalHost), answering 403
+// when it denies.
 func (p *Proxy) allowed(w http.ResponseWriter, host string) bool {
-	host = strings.ToLower(strings.TrimSuffix(host, "."))
 	if p.sc.Policy().Decide(host) == Allow {
 		return true
 	}
@@ -179,18 +192,20 @@ func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "osb egress proxy: CONNECT needs host:port", http.StatusBadRequest)
 		return
 	}
+	host = canonicalHost(host)
+	target := net.JoinHostPort(host, port)
 	if !p.allowed(w, host) {
 		return
 	}
 	if p.intercepts(host, port) {
-		p.intercept(w, r.Host)
+		p.intercept(w, target)
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 30*time.Second)
-	upstream, err := p.dial(ctx, "tcp", r.Host)
+	upstream, err := p.dial(ctx, "tcp", target)
 	cancel()
 	if err != nil {
-		http.Error(w, "osb egress proxy: "+dialProblem(err), http.StatusBadGateway)
+		dialFailed(w, err)
 		return
 	}
 	client, buf, err := established(w)
@@ -277,34 +292,32 @@ func removeHopHeaders(h http.Header) {
 	}
 }
 
-// errForbiddenAddress is what PublicDial says about addresses of the host.
-var errForbiddenAddress = errors.New("address not reachable through the egress proxy")
-
-// PublicDial dials like net.Dialer but refuses loopback, link-local,
-// unspecified and multicast addresses, checked after name resolution: a
-// sandbox must not reach the host's own services (or a cloud metadata
-// endpoint) through the proxy, whatever name it uses.
+// PublicDial dials like net.Dialer but refuses every address of this host
+// and its links (checkDestination), checked on the address each connection
+// is made to, after name resolution: a sandbox must not reach the host's
+// own services (or a cloud metadata endpoint) through the proxy, whatever
+// name it uses, and a name that resolves differently the second time
+// cannot slip past a check made the first time.
 func PublicDial(ctx context.Context, network, addr string) (net.Conn, error) {
 	d := net.Dialer{Timeout: 30 * time.Second, Control: func(_, address string, _ syscall.RawConn) error {
-		host, _, err := net.SplitHostPort(address)
+		ap, err := netip.ParseAddrPort(address)
 		if err != nil {
 			return err
 		}
-		ip := net.ParseIP(host)
-		if ip == nil || ip.IsLoopback() || ip.IsUnspecified() || ip.IsLinkLocalUnicast() ||
-			ip.IsLinkLocalMulticast() || ip.IsInterfaceLocalMulticast() || ip.IsMulticast() {
-			return fmt.Errorf("%s: %w", host, errForbiddenAddress)
-		}
-		return nil
+		return checkDestination(ap.Addr())
 	}}
 	return d.DialContext(ctx, network, addr)
 }
 
-func dialProblem(err error) string {
-	if errors.Is(err, errForbiddenAddress) {
-		return "the destination is an address of this host or link, which the egress proxy does not reach"
+// dialFailed answers a request whose destination could not be reached: 403
+// with the reason when the proxy refused the address, 502 otherwise.
+func dialFailed(w http.ResponseWriter, err error) {
+	var refused *refusedAddress
+	if errors.As(err, &refused) {
+		http.Error(w, "osb egress proxy: "+refused.Error(), http.StatusForbidden)
+		return
 	}
-	return "cannot reach the destination"
+	http.Error(w, "osb egress proxy: cannot reach the destination", http.StatusBadGateway)
 }
 
 // inject adds the credentials of the Credential Vault binding that matches

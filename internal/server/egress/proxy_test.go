@@ -4,6 +4,7 @@ package egress_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -12,8 +13,13 @@ import (
 	"net/http/httptest"
 	"net/textproto"
 	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -322,19 +328,112 @@ func TestProxyReportsEnforcement(t *testing.T) {
 	}
 }
 
-// The default dialer refuses the host's own addresses, whatever the policy.
-func TestProxyNeverReachesHostLoopback(t *testing.T) {
-	host := newUpstream(t, "host")
+// TestProxyNeverReachesTheHost: the default dialer refuses every address
+// of the host, whatever the policy, however the address is written or
+// named, including addresses that appear after the proxy started; each
+// refusal says why and nothing reaches the host's listener. The test runs
+// in a network namespace of its own (inOwnNetwork), where it gives the
+// "host" an interface with IPv4 and IPv6 (ULA) addresses and a local range.
+func TestProxyNeverReachesTheHost(t *testing.T) {
+	if !inOwnNetwork(t) {
+		return
+	}
+	run(t, "ip link set lo up",
+		"ip link add osb0 type veth peer name osb1",
+		"ip addr add 10.99.0.1/24 dev osb0",
+		"ip -6 addr add fd99::1/64 dev osb0 nodad",
+		"ip link set osb0 up", "ip link set osb1 up")
+	hosts := filepath.Join(t.TempDir(), "hosts")
+	os.WriteFile(hosts, []byte("127.0.0.1 localhost\n10.99.0.1 inside.test\nfd99::1 inside6.test\n10.97.3.4 anyip.test\n"), 0o644)
+	run(t, "mount --bind "+hosts+" /etc/hosts")
+
+	var accepted atomic.Int32
+	ln, err := net.Listen("tcp", ":0") // every address of this namespace, v4 and v6
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			c.Close()
+		}
+	}()
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 	sc := egress.New(nil, egress.Options{}) // allow-all
 	client, addr := proxyFor(t, sc.NewProxy(nil))
-	status, body := get(t, client, "GET", host.srv.URL+"/secret", "")
-	if status != 502 || body != "osb egress proxy: the destination is an address of this host or link, which the egress proxy does not reach\n" {
-		t.Errorf("plain HTTP to host loopback: %d %q", status, body)
+	refused := func(host, ip string) {
+		t.Helper()
+		want := "osb egress proxy: " + ip + " is an address of this host, which the egress proxy does not reach\n"
+		if status, body := get(t, client, "GET", "http://"+net.JoinHostPort(host, port)+"/secret", ""); status != 403 || body != want {
+			t.Errorf("GET via %s: %d %q, want 403 %q", host, status, body, want)
+		}
+		if st, tun := connect(t, addr, net.JoinHostPort(host, port)); tun != nil || st != "403 Forbidden" {
+			t.Errorf("CONNECT to %s: %s", host, st)
+		}
 	}
-	if st, tun := connect(t, addr, host.srv.Listener.Addr().String()); tun != nil || st != "502 Bad Gateway" {
-		t.Errorf("CONNECT to host loopback: %s", st)
+	for host, ip := range map[string]string{
+		"127.0.0.1": "127.0.0.1", "::1": "::1", "localhost": "127.0.0.1", "127.1": "127.0.0.1",
+		"10.99.0.1": "10.99.0.1", "fd99::1": "fd99::1", "::ffff:10.99.0.1": "10.99.0.1",
+		"174260225": "10.99.0.1", "0xa.99.0.1": "10.99.0.1", "012.0143.0.01": "10.99.0.1",
+		"inside.test": "10.99.0.1", "INSIDE.test.": "10.99.0.1", "inside6.test": "fd99::1",
+	} {
+		refused(host, ip)
 	}
-	if got := host.requests(); len(got) != 0 {
-		t.Errorf("the host service was reached: %v", got)
+	// Addresses added now, on the interface and as a local range that no
+	// interface lists, are refused as well.
+	run(t, "ip addr add 10.98.0.1/32 dev osb1", "ip route add local 10.97.0.0/16 dev lo")
+	refused("10.98.0.1", "10.98.0.1")
+	refused("10.97.3.4", "10.97.3.4")
+	refused("anyip.test", "10.97.3.4")
+	if n := accepted.Load(); n != 0 {
+		t.Errorf("the host's listener accepted %d connections through the proxy", n)
+	}
+	// The listener was reachable all along: the proxy refused, nothing failed.
+	for _, ip := range []string{"10.99.0.1", "fd99::1", "10.98.0.1", "10.97.3.4"} {
+		c, err := net.Dial("tcp", net.JoinHostPort(ip, port))
+		if err != nil {
+			t.Fatalf("direct dial of %s: %v", ip, err)
+		}
+		c.Close()
+	}
+}
+
+// inOwnNetwork runs the calling test again in network and mount namespaces
+// of its own, inside a user namespace (so it needs no root): it returns true
+// in that run, false in the outer one, which only reports the inner one.
+func inOwnNetwork(t *testing.T) bool {
+	t.Helper()
+	const mark = "OSB_TEST_OWN_NETWORK"
+	if os.Getenv(mark) == t.Name() {
+		return true
+	}
+	if out, err := exec.Command("unshare", "-rnm", "true").CombinedOutput(); err != nil {
+		t.Skipf("cannot make a user and network namespace here (unshare -rnm: %v %s)", err, bytes.TrimSpace(out))
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("unshare", "-rnm", self, "-test.run", "^"+t.Name()+"$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), mark+"="+t.Name())
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS: "+t.Name()) {
+		t.Errorf("in its own network namespace: %v\n%s", err, out)
+	}
+	return false
+}
+
+// run runs shell commands, failing the test on the first that fails.
+func run(t *testing.T, cmds ...string) {
+	t.Helper()
+	for _, c := range cmds {
+		if out, err := exec.Command("sh", "-c", c).CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v %s", c, err, out)
+		}
 	}
 }
