@@ -23,6 +23,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"golang.org/x/sync/semaphore"
+
 	"github.com/osb-dev/osb/internal/server/sandbox"
 )
 
@@ -423,15 +425,15 @@ func (rn *runner) foreground(w http.ResponseWriter, r *http.Request, x *executio
 		es.hold(r, commandTail)
 		return
 	}
-	chunks := make(chan chunk, 64)
+	q := newOutputQueue()
 	outD, errD := &drainer{f: outR}, &drainer{f: errR}
 	var readers sync.WaitGroup
-	readers.Go(func() { pump(outD, "stdout", chunks) })
-	readers.Go(func() { pump(errD, "stderr", chunks) })
-	go func() { readers.Wait(); close(chunks) }()
+	readers.Go(func() { pump(outD, "stdout", q) })
+	readers.Go(func() { pump(errD, "stderr", q) })
+	go func() { readers.Wait(); close(q.chunks) }()
 	exited := make(chan struct{})
 	go func() { cmd.Wait(); close(exited) }()
-	es.relay(chunks, exited, func() {
+	es.relay(q, exited, func() {
 		outD.commandExited()
 		errD.commandExited()
 	})
@@ -681,10 +683,11 @@ func (es *eventStream) output(kind string, data []byte) {
 }
 
 // relay sends output chunks as they come, and pings meanwhile, until the
-// chunks channel is closed and the process has exited (onExit runs then).
-func (es *eventStream) relay(chunks <-chan chunk, exited <-chan struct{}, onExit func()) {
+// queue is closed and the process has exited (onExit runs then).
+func (es *eventStream) relay(q *outputQueue, exited <-chan struct{}, onExit func()) {
 	tick := time.NewTicker(pingInterval)
 	defer tick.Stop()
+	chunks := q.chunks
 	for chunks != nil || exited != nil {
 		select {
 		case c, ok := <-chunks:
@@ -695,6 +698,7 @@ func (es *eventStream) relay(chunks <-chan chunk, exited <-chan struct{}, onExit
 			es.batch = len(chunks) > 0
 			es.output(c.kind, c.data)
 			es.batch = false
+			q.sent(c)
 		case <-exited:
 			exited = nil
 			onExit()
@@ -721,10 +725,43 @@ type chunk struct {
 	data []byte
 }
 
+// maxQueued is how many bytes of a command's output wait at most between
+// its pipe readers and its stream, besides the line each reader is
+// assembling (at most maxLine). Beyond it the readers stop reading, the
+// pipes fill and the command blocks in write, as on a slow terminal: a
+// client that reads slowly slows the command down, and execd's memory
+// stays bounded whatever the command writes. A variable so that tests can
+// lower it.
+var maxQueued int64 = 1 << 20
+
+// outputQueue carries output lines from the pipe readers to the stream,
+// holding at most maxQueued bytes.
+type outputQueue struct {
+	chunks chan chunk
+	room   *semaphore.Weighted
+}
+
+func newOutputQueue() *outputQueue {
+	return &outputQueue{chunks: make(chan chunk, 64), room: semaphore.NewWeighted(maxQueued)}
+}
+
+// weight is what a chunk takes of the queue: a line longer than the whole
+// queue takes all of it, so that it still goes, alone.
+func (q *outputQueue) weight(c chunk) int64 { return min(int64(len(c.data)), maxQueued) }
+
+// put waits for room, then queues c.
+func (q *outputQueue) put(c chunk) {
+	q.room.Acquire(context.Background(), q.weight(c))
+	q.chunks <- c
+}
+
+// sent gives back the room of a chunk the stream has written.
+func (q *outputQueue) sent(c chunk) { q.room.Release(q.weight(c)) }
+
 // pump reads r until it ends and sends its output as lines, cut as the
 // real execd cuts a command's output; the last line goes when r ends.
-func pump(r io.Reader, kind string, out chan<- chunk) {
-	lines := lineFramer{rule: commandLines, emit: func(line []byte) { out <- chunk{kind, line} }}
+func pump(r io.Reader, kind string, q *outputQueue) {
+	lines := lineFramer{rule: commandLines, emit: func(line []byte) { q.put(chunk{kind, line}) }}
 	buf := make([]byte, outputChunk)
 	for {
 		n, err := r.Read(buf)

@@ -1,0 +1,118 @@
+//go:build linux
+
+package server_test
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/osb-dev/osb/internal/server"
+	"github.com/osb-dev/osb/internal/server/sandbox"
+)
+
+// TestExecdMemoryStaysBoundedForASlowReader: a command that writes long
+// lines faster than its client reads them is held back, as a pipe holds a
+// writer back: it ends up blocked in write while execd (the sandbox's
+// agent) holds a bounded amount of its output, not all of it. The client
+// here reads the first bytes of the stream and then nothing.
+func TestExecdMemoryStaysBoundedForASlowReader(t *testing.T) {
+	c := isolatedClient(t)
+	if cg := sandbox.Cgroups(); !cg.Available {
+		// Without a memory limit the unbounded case would take the host's memory.
+		t.Skip("no cgroups for a memory limit here: " + cg.Reason)
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("reads the memory and state of the sandbox's processes on the host, which needs root")
+	}
+	id := c.create(nil) // 512Mi
+	e := c.endpoint(id, 44772, false)
+	// 16 MiB lines of 'a', 4 GiB in all: far more than execd may hold.
+	body := `{"command":"head -c 4294967296 /dev/zero | tr '\\0' a | fold -w 16777216"}`
+	req, _ := http.NewRequest("POST", "http://"+e.Endpoint+"/command", strings.NewReader(body))
+	req.Header.Set(server.SecureAccessHeader, e.Headers[server.SecureAccessHeader])
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if _, err := io.ReadFull(resp.Body, make([]byte, 16)); err != nil {
+		t.Fatal(err)
+	}
+	sb, _ := c.srv.Sandbox(id)
+	agent := processNamed(t, sb, "osb-sandbox-agent")
+	const bound = 256 << 20
+	stuck := 0
+	var lastWritten int64 = -1
+	for deadline := time.Now().Add(2 * time.Minute); stuck < 5; time.Sleep(200 * time.Millisecond) {
+		rss, ok := rssBytes(agent)
+		if !ok {
+			t.Fatalf("the sandbox's execd (pid %d) is gone", agent)
+		}
+		if rss > bound {
+			t.Fatalf("execd holds %d MiB of a slow reader's output (bound %d MiB)", rss>>20, bound>>20)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the writer was never held back; execd at %d MiB", rss>>20)
+		}
+		fold := processNamed(t, sb, "fold")
+		written, wchan := ioWritten(fold), procText(fold, "wchan")
+		if strings.Contains(wchan, "pipe") && written == lastWritten {
+			stuck++
+		} else {
+			stuck = 0
+		}
+		lastWritten = written
+	}
+	if written := lastWritten; written >= 1<<30 {
+		t.Errorf("the writer got %d MiB out before it was held back", written>>20)
+	}
+}
+
+// processNamed is the pid of the sandbox's process whose argv[0] is name.
+func processNamed(t *testing.T, sb *sandbox.Sandbox, name string) int {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		for _, pid := range sb.PIDs() {
+			argv0, _, _ := strings.Cut(procText(pid, "cmdline"), "\x00")
+			if argv0 == name || strings.HasSuffix(argv0, "/"+name) {
+				return pid
+			}
+		}
+	}
+	t.Fatalf("no process %s in the sandbox", name)
+	return 0
+}
+
+func procText(pid int, file string) string {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/%s", pid, file))
+	return string(b)
+}
+
+// rssBytes is a process's resident memory.
+func rssBytes(pid int) (int64, bool) {
+	for _, line := range strings.Split(procText(pid, "status"), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb << 10, err == nil
+		}
+	}
+	return 0, false
+}
+
+// ioWritten is how many bytes a process has written so far.
+func ioWritten(pid int) int64 {
+	for _, line := range bytes.Split([]byte(procText(pid, "io")), []byte("\n")) {
+		if v, ok := bytes.CutPrefix(line, []byte("wchar: ")); ok {
+			n, _ := strconv.ParseInt(string(v), 10, 64)
+			return n
+		}
+	}
+	return -1
+}
