@@ -44,7 +44,7 @@ type dataPlane struct {
 }
 
 func (s *Server) startDataPlane(rec *record) *dataPlane {
-	d := &dataPlane{sb: rec.sb, execd: execdFor(rec.sb), ports: map[int]http.Handler{}, secret: randomHex(32)}
+	d := &dataPlane{sb: rec.sb, execd: s.execdFor(rec), ports: map[int]http.Handler{}, secret: randomHex(32)}
 	for port, mk := range s.opts.PortHandlers {
 		// A template sandbox has no egress sidecar (networkpolicy.go).
 		if port != ExecdPort && !(port == EgressPort && rec.origin == originTemplate) {
@@ -157,13 +157,7 @@ func proxyTo(sb *sandbox.Sandbox, port int) http.Handler {
 			http.Error(w, "Bad Gateway", http.StatusBadGateway) // execd's proxy answers so
 		},
 	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// A service may answer before it has read the whole request body;
-		// without full duplex net/http would discard the rest of the body
-		// once the answer starts, cutting the request and the answer.
-		http.NewResponseController(w).EnableFullDuplex()
-		proxy.ServeHTTP(w, r)
-	})
+	return execd.FullDuplex(proxy) // a service may answer before it has read the whole body
 }
 
 // serverProxy is /sandboxes/{id}/proxy/{port}[/{rest...}] on the main

@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -115,4 +116,72 @@ func ioWritten(pid int) int64 {
 		}
 	}
 	return -1
+}
+
+// TestDeadExecdIsRestarted: when the sandbox's execd dies (here: killed
+// from the host, as the OOM killer would), requests in the meantime answer
+// at once, never hang and never crash the server; the sandbox's init starts
+// a new execd on the same socket, says so in the sandbox's log, and the
+// sandbox goes on serving commands.
+func TestDeadExecdIsRestarted(t *testing.T) {
+	c := isolatedClient(t)
+	id := c.create(nil)
+	if out, _ := c.sh(id, "echo before"); out != "before" {
+		t.Fatalf("before: %q", out)
+	}
+	sb, _ := c.srv.Sandbox(id)
+	for round := range 2 {
+		agent := processNamed(t, sb, "osb-sandbox-agent")
+		if err := syscall.Kill(agent, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		e := c.endpoint(id, 44772, false)
+		for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+			// A request with a body, on a connection the client keeps: a
+			// panic in the server would drop it, and c.do fails on that.
+			r := c.do("POST", "http://"+e.Endpoint+"/command", `{"command":"echo after"}`, server.SecureAccessHeader, e.Headers[server.SecureAccessHeader])
+			if r.status == 200 && strings.Contains(string(r.body), `"text":"after"`) {
+				break
+			}
+			if r.status != 502 || time.Now().After(deadline) {
+				t.Fatalf("round %d: while execd restarts: %d %s", round, r.status, r.body)
+			}
+		}
+		if pid := processNamed(t, sb, "osb-sandbox-agent"); pid == agent {
+			t.Fatalf("round %d: execd %d still there after SIGKILL", round, pid)
+		}
+	}
+	if s := c.state(id); s != "Running" {
+		t.Errorf("state %s", s)
+	}
+	log := string(c.expect(200, c.do("GET", "/sandboxes/"+id+"/diagnostics/logs", nil)).body)
+	if n := strings.Count(log, "osb sandbox init: execd killed by SIGKILL; restarted\n"); n != 2 {
+		t.Errorf("the sandbox log tells %d restarts, want 2:\n%s", n, log)
+	}
+}
+
+// TestUnreachableExecdAnswers502: requests with a body to a sandbox whose
+// execd cannot be reached (its socket is gone) each answer 502 at once, on
+// a connection that stays usable (the server does not panic on them), and
+// the sandbox's events tell of it.
+func TestUnreachableExecdAnswers502(t *testing.T) {
+	c := isolatedClient(t)
+	id := c.create(nil)
+	sb, _ := c.srv.Sandbox(id)
+	if err := os.Remove(sb.AgentSocket()); err != nil {
+		t.Fatal(err)
+	}
+	e := c.endpoint(id, 44772, false)
+	for i := range 20 {
+		// c.do fails the test if the server drops the connection.
+		r := c.do("POST", "http://"+e.Endpoint+"/command", `{"command":"true"}`, server.SecureAccessHeader, e.Headers[server.SecureAccessHeader])
+		if r.status != 502 || !strings.Contains(string(r.body), "the sandbox's execd is not answering") {
+			t.Fatalf("request %d: %d %s", i, r.status, r.body)
+		}
+	}
+	// The sandbox's events say so, once.
+	events := string(c.expect(200, c.do("GET", "/sandboxes/"+id+"/diagnostics/events", nil)).body)
+	if n := strings.Count(events, " ExecdUnreachable: dial unix "); n != 1 {
+		t.Errorf("%d ExecdUnreachable events, want 1:\n%s", n, events)
+	}
 }

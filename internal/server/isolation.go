@@ -4,6 +4,8 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"sync/atomic"
+	"time"
 
 	_ "github.com/osb-dev/osb/internal/server/agent" // lets this binary be a sandbox's agent
 	"github.com/osb-dev/osb/internal/server/execd"
@@ -11,12 +13,23 @@ import (
 )
 
 // execdFor is a sandbox's execd: the agent running inside an isolated
-// sandbox, reached through its unix socket, or else served here.
-func execdFor(sb *sandbox.Sandbox) http.Handler {
-	if sock := sb.AgentSocket(); sock != "" {
-		return execd.Remote(sock, apiKeyHeader, SecureAccessHeader)
+// sandbox, reached through its unix socket, or else served here. A request
+// the agent does not answer is an ExecdUnreachable event of the sandbox (at
+// most one a minute: a client retrying must not flood the history); the
+// sandbox's init restarts an agent that died.
+func (s *Server) execdFor(rec *record) http.Handler {
+	sock := rec.sb.AgentSocket()
+	if sock == "" {
+		return execd.New(rec.sb, execd.Options{})
 	}
-	return execd.New(sb, execd.Options{})
+	var last atomic.Int64
+	unreachable := func(err error) {
+		now := time.Now().UnixNano()
+		if prev := last.Load(); now-prev > int64(time.Minute) && last.CompareAndSwap(prev, now) {
+			s.noteEvent(rec.id, "ExecdUnreachable", err.Error())
+		}
+	}
+	return execd.Remote(sock, unreachable, apiKeyHeader, SecureAccessHeader)
 }
 
 // startEgress opens the egress proxy inside an isolated sandbox's network

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -79,15 +80,61 @@ func runInit() error {
 	os.Setenv("PATH", defaultPath)
 	ready := os.NewFile(fdReady, "ready")
 	if cfg.Agent != nil {
-		if err := startAgent(cfg, ready); err != nil {
+		// Kept for the next agent, but not inherited by anything else.
+		syscall.CloseOnExec(cfg.Agent.ListenerFD)
+		ln := os.NewFile(uintptr(cfg.Agent.ListenerFD), "listener")
+		pid, err := startAgent(cfg, ln, ready)
+		if err != nil {
 			return fmt.Errorf("agent: %w", err)
 		}
+		agent = &agentWatch{cfg: cfg, ln: ln, pid: pid}
 	} else {
 		ready.WriteString("ready\n")
 	}
 	ready.Close()
 	startEntrypoint(cfg)
 	return nil
+}
+
+// agent is the sandbox's execd as the init keeps it: its listener stays
+// open in the init, so that a new agent takes over the same socket when
+// one dies (an OOM kill, a crash), and requests made meanwhile wait in the
+// socket's backlog for it rather than fail. nil without an agent.
+var agent *agentWatch
+
+type agentWatch struct {
+	cfg      initConfig
+	ln       *os.File
+	pid      int
+	restarts int
+	last     time.Time
+}
+
+// exited restarts the agent whose exit the init has just collected, and
+// says so in the sandbox's log. Restarts in quick succession back off, up
+// to a few seconds apart, so that an agent that cannot start does not spin.
+func (a *agentWatch) exited(st unix.WaitStatus) {
+	how := fmt.Sprintf("exit status %d", st.ExitStatus())
+	if st.Signaled() {
+		how = "killed by " + unix.SignalName(st.Signal())
+	}
+	if time.Since(a.last) > time.Minute {
+		a.restarts = 0
+	}
+	if a.restarts > 0 {
+		time.Sleep(min(time.Duration(a.restarts)*500*time.Millisecond, 5*time.Second))
+	}
+	a.restarts++
+	a.last = time.Now()
+	devNull, _ := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	pid, err := startAgent(a.cfg, a.ln, devNull)
+	devNull.Close()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "osb sandbox init: execd %s and could not be restarted: %v\n", how, err)
+		return
+	}
+	a.pid = pid
+	fmt.Fprintf(os.Stderr, "osb sandbox init: execd %s; restarted\n", how)
 }
 
 // startEntrypoint starts the sandbox's entrypoint. One that cannot start is
@@ -106,10 +153,10 @@ func startEntrypoint(cfg initConfig) {
 	}
 }
 
-func startAgent(cfg initConfig, ready *os.File) error {
+// startAgent starts the agent on the listener ln; it writes a line to
+// ready once it serves.
+func startAgent(cfg initConfig, ln, ready *os.File) (int, error) {
 	a := cfg.Agent
-	ln := os.NewFile(uintptr(a.ListenerFD), "listener")
-	defer ln.Close()
 	cmd := exec.Command("/proc/self/exe")
 	cmd.Args = []string{"osb-sandbox-agent"}
 	cmd.Env = []string{AgentEnv + "=" + a.Config, "PATH=" + defaultPath}
@@ -117,7 +164,10 @@ func startAgent(cfg initConfig, ready *os.File) error {
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	cmd.ExtraFiles = []*os.File{ln, ready}
 	cmd.SysProcAttr = lockedMountsAttr(cfg.Rootless)
-	return cmd.Start()
+	if err := cmd.Start(); err != nil {
+		return 0, err
+	}
+	return cmd.Process.Pid, nil
 }
 
 // lockedMountsAttr starts a process in a user and mount namespace nested in
@@ -153,9 +203,13 @@ func openNetwork() {
 func reapForever() {
 	for {
 		var st unix.WaitStatus
-		if _, err := unix.Wait4(-1, &st, 0, nil); errors.Is(err, unix.ECHILD) {
+		pid, err := unix.Wait4(-1, &st, 0, nil)
+		if errors.Is(err, unix.ECHILD) {
 			// Nothing left to wait for: wait for a signal-less eternity.
 			select {}
+		}
+		if agent != nil && pid == agent.pid {
+			agent.exited(st)
 		}
 	}
 }
