@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -51,6 +53,7 @@ type Proxy struct {
 	mu      sync.Mutex
 	tunnels map[net.Conn]bool // both ends of every open CONNECT tunnel; Close cuts them
 	closed  bool
+	open    atomic.Int64 // connections from the sandbox being served (MaxConns)
 }
 
 // NewProxy returns the egress proxy of the sidecar's sandbox. dial reaches
@@ -72,12 +75,59 @@ func (s *Sidecar) NewProxy(dial DialFunc) *Proxy {
 	return p
 }
 
+// MaxConns is how many connections one sandbox may have open to its egress
+// proxy at once: plain HTTP, tunnels (intercepted or not) and idle ones
+// alike. Each holds buffers and goroutines in the server, outside the
+// sandbox's memory limit, so the count is what bounds what one sandbox
+// costs the server (about 100 KiB a connection at most). A variable so
+// that tests can lower it.
+var MaxConns = 256
+
 // ServeConn serves one connection from inside the sandbox; it returns at
 // once. This is what a listener on ProxyPort in the sandbox's network hands
-// its connections to.
+// its connections to. A connection beyond MaxConns is answered 503 and
+// closed; the sandbox's others, and other sandboxes, go on.
 func (p *Proxy) ServeConn(c net.Conn) {
+	if !p.admit() {
+		p.sc.log("sandbox %s: egress connection refused: %d open, the limit", p.sc.id, MaxConns)
+		c.SetWriteDeadline(time.Now().Add(5 * time.Second))
+		fmt.Fprintf(c, "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n"+
+			"osb egress proxy: this sandbox has %d connections open through the proxy, its limit; close some first\n", MaxConns)
+		c.Close()
+		return
+	}
 	p.once.Do(func() { go p.srv.Serve(p.ln) })
-	p.ln.push(c) // closes c once the proxy is closed
+	p.ln.push(&countedConn{Conn: c, release: p.release}) // closes c once the proxy is closed
+}
+
+// admit counts a new connection, unless MaxConns are open.
+func (p *Proxy) admit() bool {
+	for {
+		n := p.open.Load()
+		if n >= int64(MaxConns) {
+			return false
+		}
+		if p.open.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
+}
+
+// release is called when a connection closes, maybe under p.mu (Close).
+func (p *Proxy) release() { p.open.Add(-1) }
+
+// countedConn gives its place back when it is first closed (by the HTTP
+// server, or by a tunnel that took it over).
+type countedConn struct {
+	net.Conn
+	once    sync.Once
+	release func()
+}
+
+func (c *countedConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(c.release)
+	return err
 }
 
 // Close stops serving and cuts the open connections and tunnels.

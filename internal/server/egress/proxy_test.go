@@ -437,3 +437,81 @@ func run(t *testing.T, cmds ...string) {
 		}
 	}
 }
+
+// TestProxyCapsConnectionsPerSandbox: a sandbox that opens more connections
+// to its proxy than MaxConns (tunnels, requests, idle ones) gets a 503 for
+// the extra ones, while another sandbox's proxy serves as before; a closed
+// connection gives its place back.
+func TestProxyCapsConnectionsPerSandbox(t *testing.T) {
+	defer func(n int) { egress.MaxConns = n }(egress.MaxConns)
+	egress.MaxConns = 8
+	echo, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer echo.Close()
+	go func() {
+		for {
+			c, err := echo.Accept()
+			if err != nil {
+				return
+			}
+			go func() { io.Copy(c, c); c.Close() }()
+		}
+	}()
+	network := fakeNet{"git.example.test:443": echo.Addr().String()}
+	_, greedy := proxyFor(t, egress.New(nil, egress.Options{}).NewProxy(network.dial))
+	_, other := proxyFor(t, egress.New(nil, egress.Options{}).NewProxy(network.dial))
+
+	var open []net.Conn
+	defer func() {
+		for _, c := range open {
+			c.Close()
+		}
+	}()
+	for i := range egress.MaxConns {
+		if i%2 == 0 {
+			_, tun := connect(t, greedy, "git.example.test:443")
+			if tun == nil {
+				t.Fatalf("tunnel %d refused", i)
+			}
+			open = append(open, tun)
+			continue
+		}
+		c, err := net.Dial("tcp", greedy) // idle: no request yet
+		if err != nil {
+			t.Fatal(err)
+		}
+		open = append(open, c)
+	}
+	refusal := "503 Service Unavailable"
+	body := "osb egress proxy: this sandbox has 8 connections open through the proxy, its limit; close some first\n"
+	if st, tun := connect(t, greedy, "git.example.test:443"); tun != nil || st != refusal {
+		t.Errorf("tunnel beyond the cap: %q", st)
+	}
+	c, err := net.Dial("tcp", greedy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(c)
+	c.Close()
+	if !strings.HasSuffix(string(got), "\r\n\r\n"+body) || !strings.HasPrefix(string(got), "HTTP/1.1 "+refusal+"\r\n") {
+		t.Errorf("connection beyond the cap got %q", got)
+	}
+	// Another sandbox does not notice.
+	if st, tun := connect(t, other, "git.example.test:443"); tun == nil {
+		t.Errorf("another sandbox's tunnel: %q", st)
+	} else {
+		tun.Close()
+	}
+	// A tunnel closed gives its place back.
+	open[0].Close()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		if st, tun := connect(t, greedy, "git.example.test:443"); tun != nil {
+			open[0] = tun
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("no place after a tunnel closed: %q", st)
+		}
+	}
+}
