@@ -314,9 +314,9 @@ func TestWritesWhatTheOfficialClientReads(t *testing.T) {
 	e.Must("config", "init")
 	e.Must("config", "set", "connection.request_timeout", "1.5")
 	e.Must("config", "set", "connection.use_server_proxy", "yes")
-	e.Must("config", "set", "connection.domain", `a"b\c`)
+	e.Must("config", "set", "connection.api_key", `a"b\c`) // any text: a domain must be one
 	text, _ := os.ReadFile(configPath(e))
-	for _, want := range []string{"request_timeout = 1.5\n", "use_server_proxy = true\n", `domain = "a\"b\\c"` + "\n"} {
+	for _, want := range []string{"request_timeout = 1.5\n", "use_server_proxy = true\n", `api_key = "a\"b\\c"` + "\n"} {
 		if !strings.Contains(string(text), want) {
 			t.Errorf("file lacks %q:\n%s", want, text)
 		}
@@ -329,7 +329,7 @@ func TestWritesWhatTheOfficialClientReads(t *testing.T) {
 	if err != nil {
 		t.Skipf("python3 cannot read TOML here: %v %s", err, out)
 	}
-	if want := `{"domain": "a\"b\\c", "request_timeout": 1.5, "use_server_proxy": true}` + "\n"; string(out) != want {
+	if want := `{"api_key": "a\"b\\c", "request_timeout": 1.5, "use_server_proxy": true}` + "\n"; string(out) != want {
 		t.Errorf("tomllib reads %s, want %s", out, want)
 	}
 }
