@@ -185,3 +185,34 @@ func TestUnreachableExecdAnswers502(t *testing.T) {
 		t.Errorf("%d ExecdUnreachable events, want 1:\n%s", n, events)
 	}
 }
+
+// TestEmptyLimitsGetTheDefaults: resourceLimits {} is not "no limits": the
+// sandbox gets the memory the official CLI asks for by default (2Gi), as
+// its metrics show, unless the server accepts unlimited sandboxes.
+func TestEmptyLimitsGetTheDefaults(t *testing.T) {
+	if cg := sandbox.Cgroups(); !cg.Available {
+		t.Skip("no cgroups for limits here: " + cg.Reason)
+	}
+	strict := newClient(t, func(o *server.Options) { o.AllowUnlimited = false })
+	if !strict.srv.Isolated() {
+		t.Skip("sandboxes cannot be isolated on this machine")
+	}
+	memTotal := func(c *client, limits map[string]string) float64 {
+		id := c.create(map[string]any{"resourceLimits": limits})
+		m := c.expect(200, c.do("GET", c.srv.URL()+"/sandboxes/"+id+"/proxy/44772/metrics", nil)).json(t)
+		return m["mem_total_mib"].(float64)
+	}
+	if got := memTotal(strict, map[string]string{}); got != 2048 {
+		t.Errorf("resourceLimits {}: %v MiB, want the default 2048", got)
+	}
+	if got := memTotal(strict, map[string]string{"cpu": "250m"}); got != 2048 {
+		t.Errorf("resourceLimits without memory: %v MiB, want the default 2048", got)
+	}
+	if got := memTotal(strict, map[string]string{"memory": "96Mi"}); got != 96 {
+		t.Errorf("resourceLimits memory 96Mi: %v MiB", got)
+	}
+	open := newClient(t) // --allow-unlimited
+	if got := memTotal(open, map[string]string{}); got == 2048 {
+		t.Errorf("with --allow-unlimited, resourceLimits {} still got the default limit")
+	}
+}

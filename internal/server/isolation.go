@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"maps"
 	"net"
 	"net/http"
 	"sync/atomic"
@@ -47,12 +48,28 @@ func (s *Server) startEgress(rec *record) error {
 	return rec.sb.ListenInside(sandbox.EgressProxyAddr, serve)
 }
 
+// defaultLimits are the limits the official CLI and SDK send when none are
+// given; a request that names no cpu or memory (resourceLimits: {}) gets
+// them too, rather than none at all.
+var defaultLimits = map[string]string{"cpu": "1", "memory": "2Gi"}
+
+// withDefaultLimits fills in defaultLimits for the keys limits lacks,
+// unless the operator accepted unlimited sandboxes (--allow-unlimited).
+func (s *Server) withDefaultLimits(limits map[string]string) map[string]string {
+	if s.opts.AllowUnlimited {
+		return limits
+	}
+	out := maps.Clone(defaultLimits)
+	maps.Copy(out, limits)
+	return out
+}
+
 // limitsFor is the cgroup limits of a new sandbox: nil for an unisolated
 // one (nothing about it is enforced) or where the operator accepted
 // unlimited sandboxes on a host without cgroups; otherwise a sandbox
 // without enforceable limits is refused.
 func (s *Server) limitsFor(req createRequest) (*sandbox.Limits, int, string, error) {
-	l, err := sandbox.ParseLimits(req.limits)
+	l, err := sandbox.ParseLimits(s.withDefaultLimits(req.limits))
 	if err != nil {
 		return nil, http.StatusBadRequest, codeInvalidParameter, err
 	}

@@ -64,7 +64,7 @@ func NewCmdServer(f *cmdutil.Factory) *cobra.Command {
 			fs.IntVar(&opts.ReadyFD, "ready-fd", 0, "Once listening, write the URL and a newline to this file descriptor, then close it.")
 			fs.StringVar(&opts.DataDir, "data-dir", "", "Directory for sandbox files (default: a temporary directory).")
 			fs.BoolVar(&opts.UnsafeNoIsolation, "unsafe-no-isolation", false, "Run sandboxes directly on this host, as this user, where namespaces are unavailable (no security boundary).")
-			fs.BoolVar(&opts.AllowUnlimited, "allow-unlimited", false, "Run isolated sandboxes without resource limits where the host has no usable cgroups.")
+			fs.BoolVar(&opts.AllowUnlimited, "allow-unlimited", false, "Run isolated sandboxes without resource limits where the host has no usable cgroups, and with none when a request names none.")
 			// Kept only to refuse it with a pointer to the safe ways.
 			fs.StringVar(&opts.APIKey, "api-key", "", "Refused: use OPEN_SANDBOX_API_KEY or --api-key-file.")
 			fs.Hidden("api-key")
