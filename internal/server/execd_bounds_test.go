@@ -216,3 +216,32 @@ func TestEmptyLimitsGetTheDefaults(t *testing.T) {
 		t.Errorf("with --allow-unlimited, resourceLimits {} still got the default limit")
 	}
 }
+
+// TestOpenFilesBoundedPerSandbox: the processes a sandbox may have, each
+// at its open-files limit, hold at most a quarter of the host's file-max,
+// and root in the sandbox cannot raise that limit.
+func TestOpenFilesBoundedPerSandbox(t *testing.T) {
+	c := isolatedClient(t)
+	if cg := sandbox.Cgroups(); !cg.Available {
+		t.Skip("no cgroups for a pids limit here: " + cg.Reason)
+	}
+	raw, err := os.ReadFile("/proc/sys/fs/file-max")
+	if err != nil {
+		t.Skip("no /proc/sys/fs/file-max here")
+	}
+	fileMax, _ := strconv.ParseUint(strings.TrimSpace(string(raw)), 10, 64)
+	id := c.create(map[string]any{"resourceLimits": map[string]string{"cpu": "500m", "memory": "512Mi", "pids": "100"}})
+	out, _ := c.sh(id, "ulimit -n; ulimit -Hn; (ulimit -Hn 1048576 && echo raised) 2>/dev/null || echo refused")
+	var soft, hard uint64
+	var raise string
+	if n, _ := fmt.Sscan(out, &soft, &hard, &raise); n != 3 {
+		t.Fatalf("ulimit said %q", out)
+	}
+	// 100 processes of its own, and the init's and execd's reserve of 256.
+	if held := (100 + 256) * hard; soft != hard || held > fileMax/4 && hard > 256 {
+		t.Errorf("open files: soft %d, hard %d: %d processes may hold %d files, more than a quarter of file-max %d", soft, hard, 356, held, fileMax)
+	}
+	if raise != "refused" {
+		t.Errorf("root in the sandbox raised its open-files limit: %q", out)
+	}
+}

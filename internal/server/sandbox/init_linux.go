@@ -54,6 +54,12 @@ func runInit() error {
 		return fmt.Errorf("reading configuration: %w", err)
 	}
 	cf.Close()
+	if cfg.NoFile > 0 {
+		// Lowered here, before anything starts: every process inherits it.
+		if err := unix.Setrlimit(unix.RLIMIT_NOFILE, &unix.Rlimit{Cur: cfg.NoFile, Max: cfg.NoFile}); err != nil {
+			return fmt.Errorf("open files limit: %w", err)
+		}
+	}
 	keep := []int{fdReady}
 	for _, b := range cfg.Binds {
 		if b.FD > 0 {
