@@ -21,7 +21,7 @@ const fileShare = 4
 // its share: below it, ordinary programs fail. A sandbox whose pids cap
 // makes the share smaller than this (more than file-max/fileShare/minNoFile
 // processes) may hold more than its share.
-const minNoFile = 256
+const minNoFile = 1024
 
 // noFileLimit is the RLIMIT_NOFILE of a sandbox's processes given its pids
 // cap, the host's file-max and the server's own hard limit (never raised):
