@@ -131,7 +131,7 @@ func (x *execution) stop(isolated bool) {
 func (x *execution) signalUntilGone(sig syscall.Signal, spareLeader bool, d time.Duration) bool {
 	sent := map[int]bool{}
 	for deadline := time.Now().Add(d); ; time.Sleep(10 * time.Millisecond) {
-		members := groupMembers(x.pgid)
+		members := commandProcs(x.pgid)
 		if !x.running() && len(members) == 0 {
 			return true
 		}
@@ -151,15 +151,64 @@ type proc struct{ pid, ppid int }
 
 // groupMembers lists the live (not zombie) processes of group pgid.
 func groupMembers(pgid int) []proc {
-	entries, _ := os.ReadDir("/proc")
 	var out []proc
+	for _, p := range liveProcs() {
+		if p.pgrp == pgid {
+			out = append(out, proc{p.pid, p.ppid})
+		}
+	}
+	return out
+}
+
+// commandProcs is what a command started as group leader pgid has
+// running: its process group, and every descendant of its members,
+// including those that left the group for a session of their own (setsid)
+// and so escape a signal to the group.
+func commandProcs(pgid int) []proc {
+	all := liveProcs()
+	children := map[int][]int{}
+	for _, p := range all {
+		children[p.ppid] = append(children[p.ppid], p.pid)
+	}
+	ppid := map[int]int{}
+	var queue []int
+	for _, p := range all {
+		ppid[p.pid] = p.ppid
+		if p.pgrp == pgid {
+			queue = append(queue, p.pid)
+		}
+	}
+	seen := map[int]bool{}
+	var out []proc
+	for len(queue) > 0 {
+		pid := queue[0]
+		queue = queue[1:]
+		if seen[pid] {
+			continue
+		}
+		seen[pid] = true
+		out = append(out, proc{pid, ppid[pid]})
+		queue = append(queue, children[pid]...)
+	}
+	return out
+}
+
+type liveProc struct {
+	pid int
+	procStat
+}
+
+// liveProcs reads every live (not zombie) process of /proc.
+func liveProcs() []liveProc {
+	entries, _ := os.ReadDir("/proc")
+	var out []liveProc
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
 			continue
 		}
-		if st, ok := readProcStat(pid); ok && st.pgrp == pgid && st.state != 'Z' {
-			out = append(out, proc{pid, st.ppid})
+		if st, ok := readProcStat(pid); ok && st.state != 'Z' {
+			out = append(out, liveProc{pid, st})
 		}
 	}
 	return out
