@@ -121,8 +121,8 @@ func ioWritten(pid int) int64 {
 // TestDeadExecdIsRestarted: when the sandbox's execd dies (here: killed
 // from the host, as the OOM killer would), requests in the meantime answer
 // at once, never hang and never crash the server; the sandbox's init starts
-// a new execd on the same socket, says so in the sandbox's log, and the
-// sandbox goes on serving commands.
+// a new execd on the same socket, the sandbox's log and events say so, and
+// the sandbox goes on serving commands.
 func TestDeadExecdIsRestarted(t *testing.T) {
 	c := isolatedClient(t)
 	id := c.create(nil)
@@ -141,6 +141,9 @@ func TestDeadExecdIsRestarted(t *testing.T) {
 			// panic in the server would drop it, and c.do fails on that.
 			r := c.do("POST", "http://"+e.Endpoint+"/command", `{"command":"echo after"}`, server.SecureAccessHeader, e.Headers[server.SecureAccessHeader])
 			if r.status == 200 && strings.Contains(string(r.body), `"text":"after"`) {
+				if id := r.header.Get("Osb-Agent-Id"); id != "" {
+					t.Errorf("the agent's id reached the client: %q", id)
+				}
 				break
 			}
 			if r.status != 502 || time.Now().After(deadline) {
@@ -157,6 +160,10 @@ func TestDeadExecdIsRestarted(t *testing.T) {
 	log := string(c.expect(200, c.do("GET", "/sandboxes/"+id+"/diagnostics/logs", nil)).body)
 	if n := strings.Count(log, "osb sandbox init: execd killed by SIGKILL; restarted\n"); n != 2 {
 		t.Errorf("the sandbox log tells %d restarts, want 2:\n%s", n, log)
+	}
+	events := string(c.expect(200, c.do("GET", "/sandboxes/"+id+"/diagnostics/events", nil)).body)
+	if n := strings.Count(events, " ExecdRestarted: execd died and the sandbox's init started a new one\n"); n != 2 {
+		t.Errorf("the sandbox's events tell %d restarts, want 2:\n%s", n, events)
 	}
 }
 

@@ -17,7 +17,8 @@ import (
 // sandbox, reached through its unix socket, or else served here. A request
 // the agent does not answer is an ExecdUnreachable event of the sandbox (at
 // most one a minute: a client retrying must not flood the history); the
-// sandbox's init restarts an agent that died.
+// sandbox's init restarts an agent that died, and the first answer of the
+// new one is an ExecdRestarted event.
 func (s *Server) execdFor(rec *record) http.Handler {
 	sock := rec.sb.AgentSocket()
 	if sock == "" {
@@ -30,7 +31,8 @@ func (s *Server) execdFor(rec *record) http.Handler {
 			s.noteEvent(rec.id, "ExecdUnreachable", err.Error())
 		}
 	}
-	return execd.Remote(sock, unreachable, apiKeyHeader, SecureAccessHeader)
+	restarted := func() { s.noteEvent(rec.id, "ExecdRestarted", "execd died and the sandbox's init started a new one") }
+	return execd.Remote(sock, execd.Watch{Unreachable: unreachable, Restarted: restarted}, apiKeyHeader, SecureAccessHeader)
 }
 
 // startEgress opens the egress proxy inside an isolated sandbox's network

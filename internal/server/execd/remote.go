@@ -10,14 +10,27 @@ import (
 	"sync"
 )
 
+// AgentHeader carries, on every answer of a sandbox's agent, the id of that
+// agent process: another id means another agent (the last one died and the
+// init started a new one). Remote removes it before the answer goes on.
+const AgentHeader = "Osb-Agent-Id"
+
+// Watch is what Remote tells about a sandbox's agent; nil fields are not
+// called.
+type Watch struct {
+	Unreachable func(error) // a request the agent did not answer
+	Restarted   func()      // an answer came from another agent than the last one
+}
+
 // Remote is the execd API of an isolated sandbox, served by its agent on the
 // unix socket sock: requests pass through as they are, streams and
 // WebSocket upgrades included, flushed as they come. dropHeaders are
 // removed from every request first (credentials meant for this side only).
-// unreachable, if not nil, hears of each request the agent did not answer.
-func Remote(sock string, unreachable func(error), dropHeaders ...string) http.Handler {
+func Remote(sock string, watch Watch, dropHeaders ...string) http.Handler {
 	var d net.Dialer
 	target := &url.URL{Scheme: "http", Host: "sandbox"}
+	var mu sync.Mutex
+	lastAgent := ""
 	proxy := &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(target)
@@ -33,9 +46,23 @@ func Remote(sock string, unreachable func(error), dropHeaders ...string) http.Ha
 			DisableCompression:  true,
 		},
 		FlushInterval: -1,
+		ModifyResponse: func(resp *http.Response) error {
+			id := resp.Header.Get(AgentHeader)
+			resp.Header.Del(AgentHeader)
+			mu.Lock()
+			prev := lastAgent
+			if id != "" {
+				lastAgent = id
+			}
+			mu.Unlock()
+			if prev != "" && id != "" && id != prev && watch.Restarted != nil {
+				watch.Restarted()
+			}
+			return nil
+		},
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
-			if unreachable != nil && r.Context().Err() == nil {
-				unreachable(err)
+			if watch.Unreachable != nil && r.Context().Err() == nil {
+				watch.Unreachable(err)
 			}
 			writeError(w, http.StatusBadGateway, "RUNTIME_ERROR", "the sandbox's execd is not answering: "+err.Error())
 		},
