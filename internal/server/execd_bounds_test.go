@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/osb-dev/osb/internal/server"
 	"github.com/osb-dev/osb/internal/server/sandbox"
 )
@@ -250,5 +252,41 @@ func TestOpenFilesBoundedPerSandbox(t *testing.T) {
 	}
 	if raise != "refused" {
 		t.Errorf("root in the sandbox raised its open-files limit: %q", out)
+	}
+}
+
+// TestSandboxTakesAShareOfKernelQuotas: the per-user kernel quotas that all
+// sandboxes and the server's user share (inotify instances, POSIX message
+// queue bytes) are not one sandbox's to exhaust: it gets a quarter.
+func TestSandboxTakesAShareOfKernelQuotas(t *testing.T) {
+	c := isolatedClient(t)
+	raw, err := os.ReadFile("/proc/sys/fs/inotify/max_user_instances")
+	if err != nil {
+		t.Skip("no inotify limits here")
+	}
+	hostMax, _ := strconv.Atoi(strings.TrimSpace(string(raw)))
+	id := c.create(nil)
+	// Opens inotify instances until the kernel refuses one, and says how
+	// many; they are all closed again when it exits.
+	out, code := c.sh(id, `python3 -c '
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+n = 0
+while n < 100000 and libc.inotify_init() >= 0:
+    n += 1
+print(n)
+'; ulimit -q`)
+	var n int
+	var mq string
+	if k, _ := fmt.Sscan(out, &n, &mq); k != 2 || code != 0 {
+		t.Fatalf("the sandbox said %q (exit %d)", out, code)
+	}
+	if n > hostMax/4 {
+		t.Errorf("one sandbox held %d inotify instances of the %d its server's user has", n, hostMax)
+	}
+	var own unix.Rlimit
+	unix.Getrlimit(unix.RLIMIT_MSGQUEUE, &own)
+	if q, err := strconv.ParseUint(mq, 10, 64); err != nil || q > own.Max/4 {
+		t.Errorf("message-queue bytes of the sandbox: %s, the server's user has %d bytes", mq, own.Max)
 	}
 }

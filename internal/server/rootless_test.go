@@ -16,7 +16,7 @@ import (
 var rootlessAttacks = []string{
 	"TestSandboxSeesNoHostFiles", "TestSandboxCannotRemountOrEscapeItsRoot",
 	"TestSandboxSeesOnlyItsOwnProcesses", "TestSandboxNetworkIsItsOwn", "TestServerCloseLeavesNothing",
-	"TestEgressRefusesTheHostsAddresses", "TestDeadExecdIsRestarted", "TestUnreachableExecdAnswers502",
+	"TestEgressRefusesTheHostsAddresses", "TestDeadExecdIsRestarted", "TestUnreachableExecdAnswers502", "TestSandboxTakesAShareOfKernelQuotas",
 }
 
 // The escape attempts of isolation_test.go fail too against a server run

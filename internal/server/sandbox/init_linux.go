@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -60,6 +61,7 @@ func runInit() error {
 			return fmt.Errorf("open files limit: %w", err)
 		}
 	}
+	shareKernelQuotas()
 	keep := []int{fdReady}
 	for _, b := range cfg.Binds {
 		if b.FD > 0 {
@@ -100,6 +102,38 @@ func runInit() error {
 	ready.Close()
 	startEntrypoint(cfg)
 	return nil
+}
+
+// quotaShare is the part of the host's per-user kernel quotas one sandbox
+// may take: 1/quotaShare. Every sandbox's user namespace is owned by the
+// server's user, so what its processes hold of those quotas is charged to
+// that user too, and one sandbox could otherwise take all of it, for the
+// other sandboxes and for the server's user on the host.
+const quotaShare = 4
+
+// shareKernelQuotas lowers, for the sandbox's user namespace (which its
+// root cannot raise: that root lives in a namespace nested in it), its
+// inotify instances and watches to a share of the host's per-user limits,
+// and its POSIX message-queue bytes (RLIMIT_MSGQUEUE, inherited by every
+// process) likewise. Best effort: a kernel without them keeps its own.
+func shareKernelQuotas() {
+	for _, q := range [][2]string{
+		{"/proc/sys/fs/inotify/max_user_instances", "/proc/sys/user/max_inotify_instances"},
+		{"/proc/sys/fs/inotify/max_user_watches", "/proc/sys/user/max_inotify_watches"},
+	} {
+		b, err := os.ReadFile(q[0])
+		if err != nil {
+			continue
+		}
+		if n, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64); err == nil && n >= quotaShare {
+			os.WriteFile(q[1], []byte(strconv.FormatUint(n/quotaShare, 10)), 0)
+		}
+	}
+	var mq unix.Rlimit
+	if unix.Getrlimit(unix.RLIMIT_MSGQUEUE, &mq) == nil && mq.Max != unix.RLIM_INFINITY {
+		n := mq.Max / quotaShare
+		unix.Setrlimit(unix.RLIMIT_MSGQUEUE, &unix.Rlimit{Cur: min(mq.Cur, n), Max: n})
+	}
 }
 
 // agent is the sandbox's execd as the init keeps it: its listener stays
