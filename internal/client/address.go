@@ -17,6 +17,13 @@ type address struct {
 	scheme  string
 }
 
+// CheckDomain reports what is wrong with a domain setting (host[:port][/path],
+// with or without an http or https scheme), as New would.
+func CheckDomain(raw string) error {
+	_, err := parseAddress("http", raw)
+	return err
+}
+
 // parseAddress reads a domain as configured (host[:port][/path], or the same
 // with an http or https scheme) or an endpoint as a server handed it out. A
 // value a request URL cannot be built from, like one holding a query or a

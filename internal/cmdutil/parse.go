@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/config"
 )
 
@@ -69,4 +70,5 @@ func init() {
 		_, err := ParseDuration(s)
 		return err
 	}
+	config.ValidateDomain = client.CheckDomain
 }

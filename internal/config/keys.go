@@ -29,7 +29,7 @@ type Key struct {
 // Keys lists every key osb reads from the file, in file order.
 var Keys = []Key{
 	{Name: "connection.api_key", Kind: KindString, Secret: true},
-	{Name: "connection.domain", Kind: KindString},
+	{Name: "connection.domain", Kind: KindString, Validate: validateDomain},
 	{Name: "connection.protocol", Kind: KindString, Validate: validateProtocol},
 	{Name: "connection.request_timeout", Kind: KindNumber, Validate: validatePositive},
 	{Name: "connection.idle_timeout", Kind: KindNumber, Validate: validatePositive},
@@ -42,6 +42,18 @@ var Keys = []Key{
 // ValidateDuration is set by the command layer so the config package checks
 // defaults.timeout with the same parser every --timeout flag uses.
 var ValidateDuration func(string) error
+
+// ValidateDomain is set by the command layer so the config package checks
+// connection.domain with the parser the client reads it with: a domain
+// osb cannot use must not reach the file, where it breaks every command.
+var ValidateDomain func(string) error
+
+func validateDomain(v string) error {
+	if v == "" || ValidateDomain == nil {
+		return nil // empty: back to the default
+	}
+	return ValidateDomain(v)
+}
 
 func validateProtocol(v string) error {
 	if v != "http" && v != "https" {

@@ -44,7 +44,7 @@ type dataPlane struct {
 }
 
 func (s *Server) startDataPlane(rec *record) *dataPlane {
-	d := &dataPlane{sb: rec.sb, execd: execdFor(rec.sb), ports: map[int]http.Handler{}, secret: randomHex(32)}
+	d := &dataPlane{sb: rec.sb, execd: s.execdFor(rec), ports: map[int]http.Handler{}, secret: randomHex(32)}
 	for port, mk := range s.opts.PortHandlers {
 		// A template sandbox has no egress sidecar (networkpolicy.go).
 		if port != ExecdPort && !(port == EgressPort && rec.origin == originTemplate) {
@@ -89,8 +89,13 @@ func (d *dataPlane) enforceEgress() func(net.Conn) {
 	return d.egress.ServeConn
 }
 
-// headers are the endpoint headers a client must send on every request.
-func (d *dataPlane) headers() map[string]string {
+// endpointHeaders are the headers a client must send on every request to
+// the data plane: the sandbox's secret, or none on a server without a key (authorize
+// admits every request there, as the real server's Docker runtime does).
+func (s *Server) endpointHeaders(d *dataPlane) map[string]string {
+	if s.opts.APIKey == "" {
+		return map[string]string{}
+	}
 	return map[string]string{SecureAccessHeader: d.secret}
 }
 
@@ -148,16 +153,18 @@ func withPath(r *http.Request, path string) *http.Request {
 }
 
 // proxyTo forwards to a service listening on 127.0.0.1:port of the
-// sandbox's network, WebSocket included.
+// sandbox's network, WebSocket included, each write flushed as it comes.
 func proxyTo(sb *sandbox.Sandbox, port int) http.Handler {
 	target := &url.URL{Scheme: "http", Host: fmt.Sprintf("127.0.0.1:%d", port)}
-	return &httputil.ReverseProxy{
-		Rewrite:   func(pr *httputil.ProxyRequest) { pr.SetURL(target) },
-		Transport: &http.Transport{DialContext: sb.DialContext, DisableKeepAlives: true},
+	proxy := &httputil.ReverseProxy{
+		Rewrite:       func(pr *httputil.ProxyRequest) { pr.SetURL(target) },
+		Transport:     &http.Transport{DialContext: sb.DialContext, DisableKeepAlives: true, DisableCompression: true},
+		FlushInterval: -1,
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			http.Error(w, "Bad Gateway", http.StatusBadGateway) // execd's proxy answers so
 		},
 	}
+	return execd.FullDuplex(proxy) // a service may answer before it has read the whole body
 }
 
 // serverProxy is /sandboxes/{id}/proxy/{port}[/{rest...}] on the main
@@ -186,8 +193,14 @@ func (s *Server) serverProxy(w http.ResponseWriter, r *http.Request) {
 // authorize admits a data-plane request that carries the server's API key
 // or this sandbox's secret. A wrong key is refused even with a good
 // secret: the client meant the key. Errors have execd's {"error"} shape,
-// as execd's own token check answers.
+// as execd's own token check answers. A server without a key (--no-auth,
+// loopback only) admits everything: its lifecycle API is open to the same
+// clients, and the real server's Docker runtime hands out endpoints that
+// need no credential, so clients that send only their own headers work.
 func (s *Server) authorize(w http.ResponseWriter, r *http.Request, rec *record) bool {
+	if s.opts.APIKey == "" {
+		return true
+	}
 	if key := r.Header.Get(apiKeyHeader); key != "" && s.opts.APIKey != "" {
 		if equalSecret(key, s.opts.APIKey) {
 			return true
@@ -262,7 +275,7 @@ func (s *Server) getEndpoint(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
 		"endpoint": s.endpointFor(r, rec, port),
-		"headers":  rec.data.headers(),
+		"headers":  s.endpointHeaders(rec.data),
 	})
 }
 

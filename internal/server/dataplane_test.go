@@ -4,11 +4,15 @@ package server_test
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -240,4 +244,112 @@ func closedPort(t *testing.T) int {
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
 	return port
+}
+
+// TestDataPlaneWithoutKeyNeedsNoCredential: a server without a key
+// (--no-auth) hands out endpoints with no headers, and every port answers
+// a request that carries no credential at all, as the real server's Docker
+// runtime does. With a key the secret stays required (TestDataPlaneAuth).
+func TestDataPlaneWithoutKeyNeedsNoCredential(t *testing.T) {
+	t.Parallel()
+	c := newClient(t, func(o *server.Options) { o.APIKey = "" })
+	c.key = ""
+	id, appPort := c.createApp()
+	for _, port := range []int{44772, 18080, appPort} {
+		for _, proxy := range []bool{false, true} {
+			if e := c.endpoint(id, port, proxy); len(e.Headers) != 0 {
+				t.Errorf("port %d proxy=%v: endpoint headers %v, want none", port, proxy, e.Headers)
+			}
+		}
+	}
+	base := c.srv.URL() + "/sandboxes/" + id + "/proxy/"
+	c.expect(200, c.do("GET", base+"44772/ping", nil))
+	c.expect(200, c.do("GET", base+"18080/policy", nil))
+	if r := c.expect(200, c.do("GET", base+itoa(appPort)+"/hi", nil)); string(r.body) != "app:/hi::" {
+		t.Errorf("app answered %q", r.body)
+	}
+}
+
+// streamScript serves, on the port given as its argument, chunked answers:
+// GET /stream sends 64 chunks of 1 KiB, POST /echo sends back each piece of
+// the request body as it reads it, before the body has ended.
+const streamScript = `import http.server, sys
+class H(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def start(s):
+        s.send_response(200); s.send_header("Transfer-Encoding", "chunked"); s.end_headers()
+    def chunk(s, b):
+        s.wfile.write(b"%x\r\n" % len(b) + b + b"\r\n"); s.wfile.flush()
+    def do_GET(s):
+        s.start()
+        for i in range(64): s.chunk(b"%04d" % i + b"." * 1020)
+        s.wfile.write(b"0\r\n\r\n"); s.wfile.flush()
+    def do_POST(s):
+        left = int(s.headers["Content-Length"]); s.start()
+        while left > 0:
+            b = s.rfile.read(min(left, 16384)); left -= len(b); s.chunk(b)
+        s.wfile.write(b"0\r\n\r\n"); s.wfile.flush()
+    def log_message(s, *a): pass
+class S(http.server.ThreadingHTTPServer):
+    request_queue_size = 128
+S(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+`
+
+// TestProxiedStreamsArriveWhole: chunked answers through the proxy route of
+// a sandbox's own port arrive whole, many at once, including answers that
+// start while the request body is still on its way (the route is full
+// duplex, as the execd route is).
+func TestProxiedStreamsArriveWhole(t *testing.T) {
+	t.Parallel()
+	c := newClient(t)
+	port := closedPort(t)
+	id := c.create(map[string]any{"entrypoint": []string{"python3", "-c", streamScript, itoa(port)}})
+	e := c.endpoint(id, port, false)
+	base := "http://" + e.Endpoint
+	call := func(method, path string, body []byte) ([]byte, error) {
+		req, _ := http.NewRequest(method, base+path, bytes.NewReader(body))
+		req.Header.Set(server.SecureAccessHeader, e.Headers[server.SecureAccessHeader])
+		resp, err := (&http.Client{Timeout: time.Minute}).Do(req)
+		if err != nil {
+			return nil, err
+		}
+		defer resp.Body.Close()
+		got, err := io.ReadAll(resp.Body)
+		if err == nil && resp.StatusCode != 200 {
+			err = fmt.Errorf("status %d: %.200s", resp.StatusCode, got)
+		}
+		return got, err
+	}
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		if _, err := call("GET", "/stream", nil); err == nil {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("the streaming app never answered: %v", err)
+		}
+	}
+	var wantStream bytes.Buffer
+	for i := range 64 {
+		fmt.Fprintf(&wantStream, "%04d%s", i, strings.Repeat(".", 1020))
+	}
+	body := bytes.Repeat([]byte("0123456789abcdef"), 1<<16) // 1 MiB
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for i := range 32 {
+		wg.Go(func() {
+			if i%2 == 0 {
+				if got, err := call("GET", "/stream", nil); err != nil || !bytes.Equal(got, wantStream.Bytes()) {
+					errs <- fmt.Errorf("GET /stream: %d of %d bytes (%v)", len(got), wantStream.Len(), err)
+				}
+				return
+			}
+			if got, err := call("POST", "/echo", body); err != nil || !bytes.Equal(got, body) {
+				errs <- fmt.Errorf("POST /echo: %d of %d bytes back (%v)", len(got), len(body), err)
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
 }

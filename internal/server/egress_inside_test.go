@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -121,4 +122,64 @@ func exampleDial(port int, outside *httptest.Server) func(context.Context, strin
 		var d net.Dialer
 		return d.DialContext(ctx, network, outside.Listener.Addr().String())
 	}
+}
+
+// TestEgressRefusesTheHostsAddresses: under the default allow-all policy a
+// sandbox still cannot reach a service of the host through its egress
+// proxy by the host's own non-loopback addresses (eth0, a ULA, a bridge),
+// over HTTP or CONNECT, nor the server's own port there. The addresses are
+// only targets the proxy must refuse before connecting: the test's service
+// listens on loopback only, so nothing is sent anywhere even if it did not.
+func TestEgressRefusesTheHostsAddresses(t *testing.T) {
+	var hits atomic.Int32
+	service := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	defer service.Close()
+	c := newClient(t) // the real dialer: no EgressDial
+	if !c.srv.Isolated() {
+		t.Skip("sandboxes cannot be isolated on this machine")
+	}
+	addrs := hostAddresses(t)
+	if len(addrs) == 0 {
+		t.Skip("this host has no non-loopback address to try")
+	}
+	_, servicePort, _ := net.SplitHostPort(service.Listener.Addr().String())
+	_, serverPort, _ := net.SplitHostPort(c.srv.Addr())
+	id := c.create(nil)
+	for _, ip := range addrs {
+		for _, port := range []string{servicePort, serverPort} {
+			target := net.JoinHostPort(ip.String(), port)
+			out, _ := c.sh(id, "curl -s -m 60 -w ' %{http_code}' http://"+target+"/ 2>&1; true")
+			if want := "osb egress proxy: " + ip.String() + " is an address of this host, which the egress proxy does not reach\n 403"; out != want {
+				t.Errorf("HTTP to %s: %q, want %q", target, out, want)
+			}
+			out, _ = c.sh(id, "curl -s -m 60 -o /dev/null -w '%{http_connect}' https://"+target+"/ 2>&1; true")
+			if out != "403" {
+				t.Errorf("CONNECT to %s: %q, want 403", target, out)
+			}
+		}
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("the host's service answered %d requests", n)
+	}
+}
+
+// hostAddresses are this host's own unicast addresses other than loopback
+// and link-local ones.
+func hostAddresses(t *testing.T) []netip.Addr {
+	ifAddrs, err := net.InterfaceAddrs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []netip.Addr
+	for _, a := range ifAddrs {
+		n, ok := a.(*net.IPNet)
+		if !ok {
+			continue
+		}
+		ip, _ := netip.AddrFromSlice(n.IP)
+		if ip = ip.Unmap(); ip.IsGlobalUnicast() && !ip.IsLoopback() {
+			out = append(out, ip)
+		}
+	}
+	return out
 }

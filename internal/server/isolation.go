@@ -2,8 +2,11 @@ package server
 
 import (
 	"errors"
+	"maps"
 	"net"
 	"net/http"
+	"sync/atomic"
+	"time"
 
 	_ "github.com/osb-dev/osb/internal/server/agent" // lets this binary be a sandbox's agent
 	"github.com/osb-dev/osb/internal/server/execd"
@@ -11,12 +14,25 @@ import (
 )
 
 // execdFor is a sandbox's execd: the agent running inside an isolated
-// sandbox, reached through its unix socket, or else served here.
-func execdFor(sb *sandbox.Sandbox) http.Handler {
-	if sock := sb.AgentSocket(); sock != "" {
-		return execd.Remote(sock, apiKeyHeader, SecureAccessHeader)
+// sandbox, reached through its unix socket, or else served here. A request
+// the agent does not answer is an ExecdUnreachable event of the sandbox (at
+// most one a minute: a client retrying must not flood the history); the
+// sandbox's init restarts an agent that died, and the first answer of the
+// new one is an ExecdRestarted event.
+func (s *Server) execdFor(rec *record) http.Handler {
+	sock := rec.sb.AgentSocket()
+	if sock == "" {
+		return execd.New(rec.sb, execd.Options{})
 	}
-	return execd.New(sb, execd.Options{})
+	var last atomic.Int64
+	unreachable := func(err error) {
+		now := time.Now().UnixNano()
+		if prev := last.Load(); now-prev > int64(time.Minute) && last.CompareAndSwap(prev, now) {
+			s.noteEvent(rec.id, "ExecdUnreachable", err.Error())
+		}
+	}
+	restarted := func() { s.noteEvent(rec.id, "ExecdRestarted", "execd died and the sandbox's init started a new one") }
+	return execd.Remote(sock, execd.Watch{Unreachable: unreachable, Restarted: restarted}, apiKeyHeader, SecureAccessHeader)
 }
 
 // startEgress opens the egress proxy inside an isolated sandbox's network
@@ -34,12 +50,28 @@ func (s *Server) startEgress(rec *record) error {
 	return rec.sb.ListenInside(sandbox.EgressProxyAddr, serve)
 }
 
+// defaultLimits are the limits the official CLI and SDK send when none are
+// given; a request that names no cpu or memory (resourceLimits: {}) gets
+// them too, rather than none at all.
+var defaultLimits = map[string]string{"cpu": "1", "memory": "2Gi"}
+
+// withDefaultLimits fills in defaultLimits for the keys limits lacks,
+// unless the operator accepted unlimited sandboxes (--allow-unlimited).
+func (s *Server) withDefaultLimits(limits map[string]string) map[string]string {
+	if s.opts.AllowUnlimited {
+		return limits
+	}
+	out := maps.Clone(defaultLimits)
+	maps.Copy(out, limits)
+	return out
+}
+
 // limitsFor is the cgroup limits of a new sandbox: nil for an unisolated
 // one (nothing about it is enforced) or where the operator accepted
 // unlimited sandboxes on a host without cgroups; otherwise a sandbox
 // without enforceable limits is refused.
 func (s *Server) limitsFor(req createRequest) (*sandbox.Limits, int, string, error) {
-	l, err := sandbox.ParseLimits(req.limits)
+	l, err := sandbox.ParseLimits(s.withDefaultLimits(req.limits))
 	if err != nil {
 		return nil, http.StatusBadRequest, codeInvalidParameter, err
 	}

@@ -45,6 +45,22 @@ func TestAuth(t *testing.T) {
 	// Routes without /v1 are guarded too; the proxy route is exempt (404 for an unknown id, not 401).
 	c.expect(401, c.do("GET", c.srv.URL()+"/sandboxes", nil))
 	c.expect(404, c.do("GET", c.srv.URL()+"/sandboxes/nope/proxy/44772/ping", nil))
+	// An id with escaped slashes that spell the proxy route is still a
+	// lifecycle request, and still needs the key.
+	keyed, anon := *c, *c
+	keyed.key, anon.key = servertest.APIKey, ""
+	id := keyed.create(nil)
+	for _, r := range []struct{ method, path string }{
+		{"DELETE", "/sandboxes/x%2Fproxy%2F1"},
+		{"DELETE", "/sandboxes/" + id + "%2Fproxy%2F44772"},
+		{"GET", "/sandboxes/x%2Fproxy%2F1/endpoints/44772"},
+		{"POST", "/sandboxes/x%2Fproxy%2F1/pause"},
+	} {
+		if got := anon.do(r.method, r.path, nil); got.status != 401 || got.code() != "MISSING_API_KEY" {
+			t.Errorf("%s %s without a key: %d %s", r.method, r.path, got.status, got.body)
+		}
+	}
+	keyed.expect(200, keyed.do("GET", "/sandboxes/"+id, nil))
 	// No key configured: no auth at all.
 	open := newClient(t, func(o *server.Options) { o.APIKey = "" })
 	open.key = ""

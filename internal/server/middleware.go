@@ -52,7 +52,7 @@ func (s *Server) withRequestID(next http.Handler) http.Handler {
 		}
 		// Data-plane answers are execd's and the sidecar's, which carry no
 		// request id; lifecycle answers do.
-		if !proxyPath.MatchString(r.URL.Path) {
+		if !proxyPath.MatchString(r.URL.EscapedPath()) {
 			w.Header().Set("X-Request-ID", rid)
 		}
 		sw := &statusWriter{ResponseWriter: w}
@@ -87,7 +87,11 @@ func newUUID() string {
 // secret itself (dataplane.go).
 var proxyPath = regexp.MustCompile(`^(/v1)?/sandboxes/[^/]+/proxy/[0-9]+(/.*)?$`)
 
-func authExempt(path string) bool {
+// authExempt is decided on the path as sent, still escaped: decoded,
+// /sandboxes/x%2Fproxy%2F1 would look like the proxy route, while the
+// routes see a sandbox id "x/proxy/1" and serve a lifecycle request.
+func authExempt(r *http.Request) bool {
+	path := r.URL.EscapedPath()
 	switch strings.TrimPrefix(path, "/v1") {
 	case "/health", "/version":
 		return true
@@ -99,7 +103,7 @@ func authExempt(path string) bool {
 // key is configured.
 func (s *Server) withAuth(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.opts.APIKey == "" || authExempt(r.URL.Path) {
+		if s.opts.APIKey == "" || authExempt(r) {
 			next.ServeHTTP(w, r)
 			return
 		}

@@ -206,6 +206,11 @@ func TestSetRejectsBadInputAndChangesNothing(t *testing.T) {
 		{[]string{"output.color", "maybe"}, "Error: output.color must be true or false, got \"maybe\"\n"},
 		{[]string{"connection.protocol", "ftp"}, "Error: connection.protocol must be http or https, got \"ftp\"\n"},
 		{[]string{"defaults.timeout", "10x"}, "Error: defaults.timeout invalid duration '10x'. Use format like 10m, 1h30m, 90s\n"},
+		// A domain no later command could use never reaches the file.
+		{[]string{"connection.domain", "a b:1"}, "Error: connection.domain \"a b:1\" contains a space or a control character\n"},
+		{[]string{"connection.domain", "ftp://a:1"}, "Error: connection.domain \"ftp://a:1\" has the scheme \"ftp\": use http or https\n"},
+		{[]string{"connection.domain", "a:99999"}, "Error: connection.domain \"a:99999\" has the port \"99999\": use a number from 1 to 65535\n"},
+		{[]string{"connection.domain", "a:1?x=1"}, "Error: connection.domain \"a:1?x=1\" contains '?' or '#': give host[:port][/path] without a query or fragment\n"},
 	}
 	for _, c := range cases {
 		r := e.Run(append([]string{"config", "set", "--"}, c.args...)...).ExpectCode(t, 2)
@@ -309,9 +314,9 @@ func TestWritesWhatTheOfficialClientReads(t *testing.T) {
 	e.Must("config", "init")
 	e.Must("config", "set", "connection.request_timeout", "1.5")
 	e.Must("config", "set", "connection.use_server_proxy", "yes")
-	e.Must("config", "set", "connection.domain", `a"b\c`)
+	e.Must("config", "set", "connection.api_key", `a"b\c`) // any text: a domain must be one
 	text, _ := os.ReadFile(configPath(e))
-	for _, want := range []string{"request_timeout = 1.5\n", "use_server_proxy = true\n", `domain = "a\"b\\c"` + "\n"} {
+	for _, want := range []string{"request_timeout = 1.5\n", "use_server_proxy = true\n", `api_key = "a\"b\\c"` + "\n"} {
 		if !strings.Contains(string(text), want) {
 			t.Errorf("file lacks %q:\n%s", want, text)
 		}
@@ -324,7 +329,7 @@ func TestWritesWhatTheOfficialClientReads(t *testing.T) {
 	if err != nil {
 		t.Skipf("python3 cannot read TOML here: %v %s", err, out)
 	}
-	if want := `{"domain": "a\"b\\c", "request_timeout": 1.5, "use_server_proxy": true}` + "\n"; string(out) != want {
+	if want := `{"api_key": "a\"b\\c", "request_timeout": 1.5, "use_server_proxy": true}` + "\n"; string(out) != want {
 		t.Errorf("tomllib reads %s, want %s", out, want)
 	}
 }

@@ -78,7 +78,7 @@ func NewCmdServer(f *cmdutil.Factory) *cobra.Command {
 			fs.IntVar(&opts.ReadyFD, "ready-fd", 0, "Once listening, write the URL and a newline to this file descriptor, then close it.")
 			fs.StringVar(&opts.DataDir, "data-dir", "", "Directory for sandbox files (default: a temporary directory).")
 			fs.BoolVar(&opts.UnsafeNoIsolation, "unsafe-no-isolation", false, "Run sandboxes directly on this host, as this user, where namespaces are unavailable (no security boundary).")
-			fs.BoolVar(&opts.AllowUnlimited, "allow-unlimited", false, "Run isolated sandboxes without resource limits where the host has no usable cgroups.")
+			fs.BoolVar(&opts.AllowUnlimited, "allow-unlimited", false, "Run isolated sandboxes without resource limits where the host has no usable cgroups, and with none when a request names none.")
 			fs.StringVar(&opts.ImageDir, "image-dir", "", "Load images from this directory of OCI layouts and docker-save tarballs before asking registries.")
 			fs.BoolVar(&opts.HostPrograms, "host-programs", false, "Run every sandbox on the host's programs, whatever its image (no pulls).")
 			fs.BoolVar(&opts.StrictImages, "strict-images", false, "Fail a create whose image cannot be pulled because no registry is reachable, instead of running the host's programs.")

@@ -7,6 +7,8 @@
 package agent
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -56,9 +58,21 @@ func run(raw string) error {
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: execd.New(sb, execd.Options{}), ReadHeaderTimeout: 30 * time.Second}
+	srv := &http.Server{Handler: withAgentID(execd.New(sb, execd.Options{})), ReadHeaderTimeout: 30 * time.Second}
 	ready := os.NewFile(fdReady, "ready")
 	ready.WriteString("ready\n")
 	ready.Close()
 	return srv.Serve(ln)
+}
+
+// withAgentID marks every answer with this agent process's id, by which
+// the server tells that a sandbox's execd was restarted (execd.AgentHeader).
+func withAgentID(h http.Handler) http.Handler {
+	b := make([]byte, 8)
+	rand.Read(b)
+	id := hex.EncodeToString(b)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set(execd.AgentHeader, id)
+		h.ServeHTTP(w, r)
+	})
 }

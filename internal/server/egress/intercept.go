@@ -61,12 +61,7 @@ func (p *Proxy) intercept(w http.ResponseWriter, target string) {
 		http.Error(w, "osb egress proxy: cannot make a certificate for "+host, http.StatusInternalServerError)
 		return
 	}
-	rc := http.NewResponseController(w)
-	w.WriteHeader(http.StatusOK)
-	if err := rc.Flush(); err != nil {
-		return
-	}
-	client, buf, err := rc.Hijack()
+	client, buf, err := established(w)
 	if err != nil {
 		return
 	}

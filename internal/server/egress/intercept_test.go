@@ -126,6 +126,12 @@ func TestProxyInjectsVaultCredentialsIntoHTTPS(t *testing.T) {
 	}
 
 	// The policy still decides (the vault only binds allowed hosts).
+	// An intercepted tunnel opens with a bare 200 too (connect checks it).
+	if status, tun := connect(t, proxyAddr, "api.example.test:443"); tun == nil || status != "200 Connection established" {
+		t.Errorf("CONNECT to a bound host: %s", status)
+	} else {
+		tun.Close()
+	}
 	if status, tun := connect(t, proxyAddr, "denied.example.test:443"); tun != nil || status != "403 Forbidden" {
 		t.Errorf("CONNECT to a denied host: %s", status)
 	}

@@ -16,8 +16,10 @@ const (
 	Deny  = "deny"
 )
 
-// Rule is one egress rule: allow or deny a domain (example.com) or every
-// subdomain of one (*.example.com).
+// Rule is one egress rule: allow or deny a domain (example.com), every
+// subdomain of one (*.example.com), an IP address or a CIDR block. An
+// address or block matches destinations given as addresses, whatever their
+// spelling (canonicalHost); a name is matched as a name.
 type Rule struct {
 	Action string `json:"action"`
 	Target string `json:"target"`
@@ -90,8 +92,36 @@ func (r Rule) normalize() (Rule, error) {
 	if err := checkTarget(n.Target); err != nil {
 		return Rule{}, err
 	}
+	t, err := canonicalTarget(n.Target)
+	if err != nil {
+		return Rule{}, fmt.Errorf("invalid egress target %q: %w", r.Target, err)
+	}
+	n.Target = t
 	return n, nil
 }
+
+// canonicalTarget is the one spelling of a rule target: an address as
+// canonicalHost writes it, a CIDR block with its host bits cleared, a
+// domain as it was given. A target that is neither an
+// address nor a block must be a name: no port, path or brackets. A name
+// keeps the spelling it was given (policy answers show it so); targetKey
+// compares names case-insensitively.
+func canonicalTarget(t string) (string, error) {
+	prefix, isAddr, err := targetPrefix(t)
+	switch {
+	case err != nil:
+		return "", err
+	case isAddr && prefix.IsSingleIP():
+		return prefix.Addr().String(), nil
+	case isAddr:
+		return prefix.Masked().String(), nil
+	case strings.ContainsAny(t, "/:[]"):
+		return "", errors.New("a target is a domain, an IP address or a CIDR block, without port or path")
+	}
+	return t, nil
+}
+
+var errBadCIDR = errors.New("a CIDR block is an address, a slash and a prefix length that fits it (10.0.0.0/8, fd00::/8)")
 
 // checkTarget accepts what a rule may name: a domain, a leftmost wildcard
 // domain, an IP address or a CIDR block. Anything with a scheme, a path or
@@ -108,8 +138,15 @@ func checkTarget(t string) error {
 	return nil
 }
 
-// targetKey compares targets: domains are case-insensitive.
-func targetKey(t string) string { return strings.ToLower(strings.TrimSpace(t)) }
+// targetKey compares targets in their canonical spelling: domains are
+// case-insensitive, an address is the same however it is written.
+func targetKey(t string) string {
+	t = strings.TrimSpace(t)
+	if c, err := canonicalTarget(t); err == nil {
+		t = c
+	}
+	return canonicalHost(t)
+}
 
 // Merge applies a sidecar PATCH: the incoming rules come first (they take
 // priority), the first incoming rule for a target wins, existing rules for
@@ -178,8 +215,15 @@ func (p Policy) Without(targets []string) (Policy, int) {
 // Decide returns what the policy does with a connection to host: the action
 // of the first rule whose target matches, else the default action.
 func (p Policy) Decide(host string) string {
-	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	host = canonicalHost(host)
+	ip, isAddr := parseAddress(host)
 	for _, r := range p.Egress {
+		if prefix, ok, err := targetPrefix(r.Target); ok || err != nil {
+			if isAddr && err == nil && prefix.Contains(ip) {
+				return r.Action
+			}
+			continue
+		}
 		if hostMatches(host, targetKey(r.Target)) {
 			return r.Action
 		}

@@ -1,6 +1,7 @@
 package egress
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -8,9 +9,11 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -50,6 +53,7 @@ type Proxy struct {
 	mu      sync.Mutex
 	tunnels map[net.Conn]bool // both ends of every open CONNECT tunnel; Close cuts them
 	closed  bool
+	open    atomic.Int64 // connections from the sandbox being served (MaxConns)
 }
 
 // NewProxy returns the egress proxy of the sidecar's sandbox. dial reaches
@@ -71,12 +75,59 @@ func (s *Sidecar) NewProxy(dial DialFunc) *Proxy {
 	return p
 }
 
+// MaxConns is how many connections one sandbox may have open to its egress
+// proxy at once: plain HTTP, tunnels (intercepted or not) and idle ones
+// alike. Each holds buffers and goroutines in the server, outside the
+// sandbox's memory limit, so the count is what bounds what one sandbox
+// costs the server (about 100 KiB a connection at most). A variable so
+// that tests can lower it.
+var MaxConns = 256
+
 // ServeConn serves one connection from inside the sandbox; it returns at
 // once. This is what a listener on ProxyPort in the sandbox's network hands
-// its connections to.
+// its connections to. A connection beyond MaxConns is answered 503 and
+// closed; the sandbox's others, and other sandboxes, go on.
 func (p *Proxy) ServeConn(c net.Conn) {
+	if !p.admit() {
+		p.sc.log("sandbox %s: egress connection refused: %d open, the limit", p.sc.id, MaxConns)
+		c.SetWriteDeadline(time.Now().Add(5 * time.Second))
+		fmt.Fprintf(c, "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n"+
+			"osb egress proxy: this sandbox has %d connections open through the proxy, its limit; close some first\n", MaxConns)
+		c.Close()
+		return
+	}
 	p.once.Do(func() { go p.srv.Serve(p.ln) })
-	p.ln.push(c) // closes c once the proxy is closed
+	p.ln.push(&countedConn{Conn: c, release: p.release}) // closes c once the proxy is closed
+}
+
+// admit counts a new connection, unless MaxConns are open.
+func (p *Proxy) admit() bool {
+	for {
+		n := p.open.Load()
+		if n >= int64(MaxConns) {
+			return false
+		}
+		if p.open.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
+}
+
+// release is called when a connection closes, maybe under p.mu (Close).
+func (p *Proxy) release() { p.open.Add(-1) }
+
+// countedConn gives its place back when it is first closed (by the HTTP
+// server, or by a tunnel that took it over).
+type countedConn struct {
+	net.Conn
+	once    sync.Once
+	release func()
+}
+
+func (c *countedConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(c.release)
+	return err
 }
 
 // Close stops serving and cuts the open connections and tunnels.
@@ -136,11 +187,13 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // relay checks r (absolute-form, scheme http or https) against the live
 // policy, adds the credentials of its binding and forwards it over rt.
 func (p *Proxy) relay(w http.ResponseWriter, r *http.Request, rt http.RoundTripper) {
-	if !p.allowed(w, r.URL.Hostname()) {
+	host := canonicalHost(r.URL.Hostname())
+	if !p.allowed(w, host) {
 		return
 	}
 	out := r.Clone(r.Context())
 	out.RequestURI = ""
+	out.URL.Host = hostPort(host, r.URL.Port()) // what was decided is what is dialled
 	removeHopHeaders(out.Header)
 	if err := p.sc.inject(out); err != nil {
 		http.Error(w, "osb egress proxy: "+err.Error(), http.StatusBadGateway)
@@ -148,7 +201,7 @@ func (p *Proxy) relay(w http.ResponseWriter, r *http.Request, rt http.RoundTripp
 	}
 	resp, err := rt.RoundTrip(out)
 	if err != nil {
-		http.Error(w, "osb egress proxy: "+dialProblem(err), http.StatusBadGateway)
+		dialFailed(w, err)
 		return
 	}
 	defer resp.Body.Close()
@@ -160,9 +213,20 @@ func (p *Proxy) relay(w http.ResponseWriter, r *http.Request, rt http.RoundTripp
 	copyFlushing(w, resp.Body)
 }
 
-// allowed applies the live policy to host, answering 403 when it denies.
+// hostPort joins a canonical host and a port, which may be empty.
+func hostPort(host, port string) string {
+	if port != "" {
+		return net.JoinHostPort(host, port)
+	}
+	if strings.Contains(host, ":") {
+		return "[" + host + "]"
+	}
+	return host
+}
+
+// allowed applies the live policy to host (canonicalHost), answering 403
+// when it denies.
 func (p *Proxy) allowed(w http.ResponseWriter, host string) bool {
-	host = strings.ToLower(strings.TrimSuffix(host, "."))
 	if p.sc.Policy().Decide(host) == Allow {
 		return true
 	}
@@ -178,27 +242,23 @@ func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "osb egress proxy: CONNECT needs host:port", http.StatusBadRequest)
 		return
 	}
+	host = canonicalHost(host)
+	target := net.JoinHostPort(host, port)
 	if !p.allowed(w, host) {
 		return
 	}
 	if p.intercepts(host, port) {
-		p.intercept(w, r.Host)
+		p.intercept(w, target)
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 30*time.Second)
-	upstream, err := p.dial(ctx, "tcp", r.Host)
+	upstream, err := p.dial(ctx, "tcp", target)
 	cancel()
 	if err != nil {
-		http.Error(w, "osb egress proxy: "+dialProblem(err), http.StatusBadGateway)
+		dialFailed(w, err)
 		return
 	}
-	rc := http.NewResponseController(w)
-	w.WriteHeader(http.StatusOK)
-	if err := rc.Flush(); err != nil {
-		upstream.Close()
-		return
-	}
-	client, buf, err := rc.Hijack()
+	client, buf, err := established(w)
 	if err != nil {
 		upstream.Close()
 		return
@@ -213,6 +273,23 @@ func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request) {
 		upstream.Write(early)
 	}
 	splice(client, upstream)
+}
+
+// established answers a CONNECT with a bare 200 and hands over the
+// connection. The answer is written on the hijacked connection itself:
+// net/http would add Transfer-Encoding: chunked to a 200 without a length,
+// which a 2xx answer to CONNECT must not carry (RFC 9110, 9.3.6), and
+// strict clients then refuse the tunnel.
+func established(w http.ResponseWriter) (net.Conn, *bufio.ReadWriter, error) {
+	conn, buf, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := conn.Write([]byte("HTTP/1.1 200 Connection established\r\n\r\n")); err != nil {
+		conn.Close()
+		return nil, nil, err
+	}
+	return conn, buf, nil
 }
 
 // splice copies both ways until either side ends, then closes both.
@@ -265,34 +342,32 @@ func removeHopHeaders(h http.Header) {
 	}
 }
 
-// errForbiddenAddress is what PublicDial says about addresses of the host.
-var errForbiddenAddress = errors.New("address not reachable through the egress proxy")
-
-// PublicDial dials like net.Dialer but refuses loopback, link-local,
-// unspecified and multicast addresses, checked after name resolution: a
-// sandbox must not reach the host's own services (or a cloud metadata
-// endpoint) through the proxy, whatever name it uses.
+// PublicDial dials like net.Dialer but refuses every address of this host
+// and its links (checkDestination), checked on the address each connection
+// is made to, after name resolution: a sandbox must not reach the host's
+// own services (or a cloud metadata endpoint) through the proxy, whatever
+// name it uses, and a name that resolves differently the second time
+// cannot slip past a check made the first time.
 func PublicDial(ctx context.Context, network, addr string) (net.Conn, error) {
 	d := net.Dialer{Timeout: 30 * time.Second, Control: func(_, address string, _ syscall.RawConn) error {
-		host, _, err := net.SplitHostPort(address)
+		ap, err := netip.ParseAddrPort(address)
 		if err != nil {
 			return err
 		}
-		ip := net.ParseIP(host)
-		if ip == nil || ip.IsLoopback() || ip.IsUnspecified() || ip.IsLinkLocalUnicast() ||
-			ip.IsLinkLocalMulticast() || ip.IsInterfaceLocalMulticast() || ip.IsMulticast() {
-			return fmt.Errorf("%s: %w", host, errForbiddenAddress)
-		}
-		return nil
+		return checkDestination(ap.Addr())
 	}}
 	return d.DialContext(ctx, network, addr)
 }
 
-func dialProblem(err error) string {
-	if errors.Is(err, errForbiddenAddress) {
-		return "the destination is an address of this host or link, which the egress proxy does not reach"
+// dialFailed answers a request whose destination could not be reached: 403
+// with the reason when the proxy refused the address, 502 otherwise.
+func dialFailed(w http.ResponseWriter, err error) {
+	var refused *refusedAddress
+	if errors.As(err, &refused) {
+		http.Error(w, "osb egress proxy: "+refused.Error(), http.StatusForbidden)
+		return
 	}
-	return "cannot reach the destination"
+	http.Error(w, "osb egress proxy: cannot reach the destination", http.StatusBadGateway)
 }
 
 // inject adds the credentials of the Credential Vault binding that matches

@@ -4,15 +4,22 @@ package egress_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/textproto"
 	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -167,7 +174,9 @@ func TestProxyEnforcesTheLivePolicy(t *testing.T) {
 }
 
 // connect opens a CONNECT tunnel through the proxy at addr and returns the
-// status line and, when 200, the tunnel.
+// status ("200 Connection established") and, when 200, the tunnel. A 200
+// must be bare: no Transfer-Encoding or Content-Length, which HTTP forbids
+// there (a strict client refuses the tunnel).
 func connect(t *testing.T, addr, target string) (string, net.Conn) {
 	t.Helper()
 	c, err := net.Dial("tcp", addr)
@@ -176,15 +185,24 @@ func connect(t *testing.T, addr, target string) (string, net.Conn) {
 	}
 	fmt.Fprintf(c, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n", target, target)
 	br := bufio.NewReader(c)
-	resp, err := http.ReadResponse(br, &http.Request{Method: "CONNECT"})
+	tp := textproto.NewReader(br)
+	line, err := tp.ReadLine()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp.StatusCode != 200 {
-		c.Close()
-		return resp.Status, nil
+	head, err := tp.ReadMIMEHeader()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return resp.Status, &bufConn{Conn: c, r: br}
+	status := strings.TrimPrefix(line, "HTTP/1.1 ")
+	if !strings.HasPrefix(status, "200 ") {
+		c.Close()
+		return status, nil
+	}
+	if len(head) != 0 {
+		t.Errorf("CONNECT %s: 200 with headers %v", target, head)
+	}
+	return status, &bufConn{Conn: c, r: br}
 }
 
 type bufConn struct {
@@ -222,7 +240,7 @@ func TestProxyTunnelsOnlyToAllowedHosts(t *testing.T) {
 	_, addr := proxyFor(t, proxy)
 
 	status, tun := connect(t, addr, "git.example.test:443")
-	if tun == nil {
+	if tun == nil || status != "200 Connection established" {
 		t.Fatalf("CONNECT to an allowed host: %s", status)
 	}
 	fmt.Fprint(tun, "ping through the tunnel\n")
@@ -310,19 +328,190 @@ func TestProxyReportsEnforcement(t *testing.T) {
 	}
 }
 
-// The default dialer refuses the host's own addresses, whatever the policy.
-func TestProxyNeverReachesHostLoopback(t *testing.T) {
-	host := newUpstream(t, "host")
+// TestProxyNeverReachesTheHost: the default dialer refuses every address
+// of the host, whatever the policy, however the address is written or
+// named, including addresses that appear after the proxy started; each
+// refusal says why and nothing reaches the host's listener. The test runs
+// in a network namespace of its own (inOwnNetwork), where it gives the
+// "host" an interface with IPv4 and IPv6 (ULA) addresses and a local range.
+func TestProxyNeverReachesTheHost(t *testing.T) {
+	if !inOwnNetwork(t) {
+		return
+	}
+	run(t, "ip link set lo up",
+		"ip link add osb0 type veth peer name osb1",
+		"ip addr add 10.99.0.1/24 dev osb0",
+		"ip -6 addr add fd99::1/64 dev osb0 nodad",
+		"ip link set osb0 up", "ip link set osb1 up")
+	hosts := filepath.Join(t.TempDir(), "hosts")
+	os.WriteFile(hosts, []byte("127.0.0.1 localhost\n10.99.0.1 inside.test\nfd99::1 inside6.test\n10.97.3.4 anyip.test\n"), 0o644)
+	run(t, "mount --bind "+hosts+" /etc/hosts")
+
+	var accepted atomic.Int32
+	ln, err := net.Listen("tcp", ":0") // every address of this namespace, v4 and v6
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			c.Close()
+		}
+	}()
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 	sc := egress.New(nil, egress.Options{}) // allow-all
 	client, addr := proxyFor(t, sc.NewProxy(nil))
-	status, body := get(t, client, "GET", host.srv.URL+"/secret", "")
-	if status != 502 || body != "osb egress proxy: the destination is an address of this host or link, which the egress proxy does not reach\n" {
-		t.Errorf("plain HTTP to host loopback: %d %q", status, body)
+	refused := func(host, ip string) {
+		t.Helper()
+		want := "osb egress proxy: " + ip + " is an address of this host, which the egress proxy does not reach\n"
+		if status, body := get(t, client, "GET", "http://"+net.JoinHostPort(host, port)+"/secret", ""); status != 403 || body != want {
+			t.Errorf("GET via %s: %d %q, want 403 %q", host, status, body, want)
+		}
+		if st, tun := connect(t, addr, net.JoinHostPort(host, port)); tun != nil || st != "403 Forbidden" {
+			t.Errorf("CONNECT to %s: %s", host, st)
+		}
 	}
-	if st, tun := connect(t, addr, host.srv.Listener.Addr().String()); tun != nil || st != "502 Bad Gateway" {
-		t.Errorf("CONNECT to host loopback: %s", st)
+	for host, ip := range map[string]string{
+		"127.0.0.1": "127.0.0.1", "::1": "::1", "localhost": "127.0.0.1", "127.1": "127.0.0.1",
+		"10.99.0.1": "10.99.0.1", "fd99::1": "fd99::1", "::ffff:10.99.0.1": "10.99.0.1",
+		"174260225": "10.99.0.1", "0xa.99.0.1": "10.99.0.1", "012.0143.0.01": "10.99.0.1",
+		"inside.test": "10.99.0.1", "INSIDE.test.": "10.99.0.1", "inside6.test": "fd99::1",
+	} {
+		refused(host, ip)
 	}
-	if got := host.requests(); len(got) != 0 {
-		t.Errorf("the host service was reached: %v", got)
+	// Addresses added now, on the interface and as a local range that no
+	// interface lists, are refused as well.
+	run(t, "ip addr add 10.98.0.1/32 dev osb1", "ip route add local 10.97.0.0/16 dev lo")
+	refused("10.98.0.1", "10.98.0.1")
+	refused("10.97.3.4", "10.97.3.4")
+	refused("anyip.test", "10.97.3.4")
+	if n := accepted.Load(); n != 0 {
+		t.Errorf("the host's listener accepted %d connections through the proxy", n)
+	}
+	// The listener was reachable all along: the proxy refused, nothing failed.
+	for _, ip := range []string{"10.99.0.1", "fd99::1", "10.98.0.1", "10.97.3.4"} {
+		c, err := net.Dial("tcp", net.JoinHostPort(ip, port))
+		if err != nil {
+			t.Fatalf("direct dial of %s: %v", ip, err)
+		}
+		c.Close()
+	}
+}
+
+// inOwnNetwork runs the calling test again in network and mount namespaces
+// of its own, inside a user namespace (so it needs no root): it returns true
+// in that run, false in the outer one, which only reports the inner one.
+func inOwnNetwork(t *testing.T) bool {
+	t.Helper()
+	const mark = "OSB_TEST_OWN_NETWORK"
+	if os.Getenv(mark) == t.Name() {
+		return true
+	}
+	if out, err := exec.Command("unshare", "-rnm", "true").CombinedOutput(); err != nil {
+		t.Skipf("cannot make a user and network namespace here (unshare -rnm: %v %s)", err, bytes.TrimSpace(out))
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("unshare", "-rnm", self, "-test.run", "^"+t.Name()+"$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), mark+"="+t.Name())
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS: "+t.Name()) {
+		t.Errorf("in its own network namespace: %v\n%s", err, out)
+	}
+	return false
+}
+
+// run runs shell commands, failing the test on the first that fails.
+func run(t *testing.T, cmds ...string) {
+	t.Helper()
+	for _, c := range cmds {
+		if out, err := exec.Command("sh", "-c", c).CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v %s", c, err, out)
+		}
+	}
+}
+
+// TestProxyCapsConnectionsPerSandbox: a sandbox that opens more connections
+// to its proxy than MaxConns (tunnels, requests, idle ones) gets a 503 for
+// the extra ones, while another sandbox's proxy serves as before; a closed
+// connection gives its place back.
+func TestProxyCapsConnectionsPerSandbox(t *testing.T) {
+	defer func(n int) { egress.MaxConns = n }(egress.MaxConns)
+	egress.MaxConns = 8
+	echo, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer echo.Close()
+	go func() {
+		for {
+			c, err := echo.Accept()
+			if err != nil {
+				return
+			}
+			go func() { io.Copy(c, c); c.Close() }()
+		}
+	}()
+	network := fakeNet{"git.example.test:443": echo.Addr().String()}
+	_, greedy := proxyFor(t, egress.New(nil, egress.Options{}).NewProxy(network.dial))
+	_, other := proxyFor(t, egress.New(nil, egress.Options{}).NewProxy(network.dial))
+
+	var open []net.Conn
+	defer func() {
+		for _, c := range open {
+			c.Close()
+		}
+	}()
+	for i := range egress.MaxConns {
+		if i%2 == 0 {
+			_, tun := connect(t, greedy, "git.example.test:443")
+			if tun == nil {
+				t.Fatalf("tunnel %d refused", i)
+			}
+			open = append(open, tun)
+			continue
+		}
+		c, err := net.Dial("tcp", greedy) // idle: no request yet
+		if err != nil {
+			t.Fatal(err)
+		}
+		open = append(open, c)
+	}
+	refusal := "503 Service Unavailable"
+	body := "osb egress proxy: this sandbox has 8 connections open through the proxy, its limit; close some first\n"
+	if st, tun := connect(t, greedy, "git.example.test:443"); tun != nil || st != refusal {
+		t.Errorf("tunnel beyond the cap: %q", st)
+	}
+	c, err := net.Dial("tcp", greedy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(c)
+	c.Close()
+	if !strings.HasSuffix(string(got), "\r\n\r\n"+body) || !strings.HasPrefix(string(got), "HTTP/1.1 "+refusal+"\r\n") {
+		t.Errorf("connection beyond the cap got %q", got)
+	}
+	// Another sandbox does not notice.
+	if st, tun := connect(t, other, "git.example.test:443"); tun == nil {
+		t.Errorf("another sandbox's tunnel: %q", st)
+	} else {
+		tun.Close()
+	}
+	// A tunnel closed gives its place back.
+	open[0].Close()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		if st, tun := connect(t, greedy, "git.example.test:443"); tun != nil {
+			open[0] = tun
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("no place after a tunnel closed: %q", st)
+		}
 	}
 }

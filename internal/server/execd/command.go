@@ -23,6 +23,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"golang.org/x/sync/semaphore"
+
 	"github.com/osb-dev/osb/internal/server/sandbox"
 )
 
@@ -130,7 +132,7 @@ func (x *execution) stop(isolated bool) {
 func (x *execution) signalUntilGone(sig syscall.Signal, spareLeader bool, d time.Duration) bool {
 	sent := map[int]bool{}
 	for deadline := time.Now().Add(d); ; time.Sleep(10 * time.Millisecond) {
-		members := groupMembers(x.pgid)
+		members := commandProcs(x.pgid)
 		if !x.running() && len(members) == 0 {
 			return true
 		}
@@ -150,15 +152,64 @@ type proc struct{ pid, ppid int }
 
 // groupMembers lists the live (not zombie) processes of group pgid.
 func groupMembers(pgid int) []proc {
-	entries, _ := os.ReadDir("/proc")
 	var out []proc
+	for _, p := range liveProcs() {
+		if p.pgrp == pgid {
+			out = append(out, proc{p.pid, p.ppid})
+		}
+	}
+	return out
+}
+
+// commandProcs is what a command started as group leader pgid has
+// running: its process group, and every descendant of its members,
+// including those that left the group for a session of their own (setsid)
+// and so escape a signal to the group.
+func commandProcs(pgid int) []proc {
+	all := liveProcs()
+	children := map[int][]int{}
+	for _, p := range all {
+		children[p.ppid] = append(children[p.ppid], p.pid)
+	}
+	ppid := map[int]int{}
+	var queue []int
+	for _, p := range all {
+		ppid[p.pid] = p.ppid
+		if p.pgrp == pgid {
+			queue = append(queue, p.pid)
+		}
+	}
+	seen := map[int]bool{}
+	var out []proc
+	for len(queue) > 0 {
+		pid := queue[0]
+		queue = queue[1:]
+		if seen[pid] {
+			continue
+		}
+		seen[pid] = true
+		out = append(out, proc{pid, ppid[pid]})
+		queue = append(queue, children[pid]...)
+	}
+	return out
+}
+
+type liveProc struct {
+	pid int
+	procStat
+}
+
+// liveProcs reads every live (not zombie) process of /proc.
+func liveProcs() []liveProc {
+	entries, _ := os.ReadDir("/proc")
+	var out []liveProc
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
 			continue
 		}
-		if st, ok := readProcStat(pid); ok && st.pgrp == pgid && st.state != 'Z' {
-			out = append(out, proc{pid, st.ppid})
+		if st, ok := readProcStat(pid); ok && st.state != 'Z' {
+			out = append(out, liveProc{pid, st})
 		}
 	}
 	return out
@@ -430,15 +481,15 @@ func (rn *runner) foreground(w http.ResponseWriter, r *http.Request, x *executio
 		es.hold(r, tail)
 		return
 	}
-	chunks := make(chan chunk, 64)
+	q := newOutputQueue()
 	outD, errD := &drainer{f: outR}, &drainer{f: errR}
 	var readers sync.WaitGroup
-	readers.Go(func() { pump(outD, "stdout", chunks) })
-	readers.Go(func() { pump(errD, "stderr", chunks) })
-	go func() { readers.Wait(); close(chunks) }()
+	readers.Go(func() { pump(outD, "stdout", q) })
+	readers.Go(func() { pump(errD, "stderr", q) })
+	go func() { readers.Wait(); close(q.chunks) }()
 	exited := make(chan struct{})
 	go func() { cmd.Wait(); close(exited) }()
-	es.relay(chunks, exited, func() {
+	es.relay(q, exited, func() {
 		outD.commandExited()
 		errD.commandExited()
 	})
@@ -688,10 +739,11 @@ func (es *eventStream) output(kind string, data []byte) {
 }
 
 // relay sends output chunks as they come, and pings meanwhile, until the
-// chunks channel is closed and the process has exited (onExit runs then).
-func (es *eventStream) relay(chunks <-chan chunk, exited <-chan struct{}, onExit func()) {
+// queue is closed and the process has exited (onExit runs then).
+func (es *eventStream) relay(q *outputQueue, exited <-chan struct{}, onExit func()) {
 	tick := time.NewTicker(pingInterval)
 	defer tick.Stop()
+	chunks := q.chunks
 	for chunks != nil || exited != nil {
 		select {
 		case c, ok := <-chunks:
@@ -702,6 +754,7 @@ func (es *eventStream) relay(chunks <-chan chunk, exited <-chan struct{}, onExit
 			es.batch = len(chunks) > 0
 			es.output(c.kind, c.data)
 			es.batch = false
+			q.sent(c)
 		case <-exited:
 			exited = nil
 			onExit()
@@ -728,10 +781,43 @@ type chunk struct {
 	data []byte
 }
 
+// maxQueued is how many bytes of a command's output wait at most between
+// its pipe readers and its stream, besides the line each reader is
+// assembling (at most maxLine). Beyond it the readers stop reading, the
+// pipes fill and the command blocks in write, as on a slow terminal: a
+// client that reads slowly slows the command down, and execd's memory
+// stays bounded whatever the command writes. A variable so that tests can
+// lower it.
+var maxQueued int64 = 1 << 20
+
+// outputQueue carries output lines from the pipe readers to the stream,
+// holding at most maxQueued bytes.
+type outputQueue struct {
+	chunks chan chunk
+	room   *semaphore.Weighted
+}
+
+func newOutputQueue() *outputQueue {
+	return &outputQueue{chunks: make(chan chunk, 64), room: semaphore.NewWeighted(maxQueued)}
+}
+
+// weight is what a chunk takes of the queue: a line longer than the whole
+// queue takes all of it, so that it still goes, alone.
+func (q *outputQueue) weight(c chunk) int64 { return min(int64(len(c.data)), maxQueued) }
+
+// put waits for room, then queues c.
+func (q *outputQueue) put(c chunk) {
+	q.room.Acquire(context.Background(), q.weight(c))
+	q.chunks <- c
+}
+
+// sent gives back the room of a chunk the stream has written.
+func (q *outputQueue) sent(c chunk) { q.room.Release(q.weight(c)) }
+
 // pump reads r until it ends and sends its output as lines, cut as the
 // real execd cuts a command's output; the last line goes when r ends.
-func pump(r io.Reader, kind string, out chan<- chunk) {
-	lines := lineFramer{rule: commandLines, emit: func(line []byte) { out <- chunk{kind, line} }}
+func pump(r io.Reader, kind string, q *outputQueue) {
+	lines := lineFramer{rule: commandLines, emit: func(line []byte) { q.put(chunk{kind, line}) }}
 	buf := make([]byte, outputChunk)
 	for {
 		n, err := r.Read(buf)

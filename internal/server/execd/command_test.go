@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"net/http/httptest"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -428,6 +430,29 @@ func TestSandboxKillEndsCommands(t *testing.T) {
 		}
 		if st := waitFinished(t, url, bg.id); st["exit_code"] != float64(-1) {
 			t.Errorf("background command after kill: %v", st)
+		}
+	})
+}
+
+// TestInterruptEndsChildrenInTheirOwnSession: interrupting a command (what
+// Ctrl-C on `osb command run` does) also ends what it started in a session
+// of its own (setsid), which its process group does not hold.
+func TestInterruptEndsChildrenInTheirOwnSession(t *testing.T) {
+	eachMode(t, func(t *testing.T, sb *sandbox.Sandbox, url string) {
+		marker := "sleep 4711" + strconv.Itoa(os.Getpid())
+		id, first, r, closeFn := startStreaming(t, url+"/command", map[string]any{"command": "setsid " + marker + " & echo started; wait"})
+		defer closeFn()
+		if first != "started" {
+			t.Fatalf("first output %q", first)
+		}
+		if d := call(t, "DELETE", url+"/command?id="+id, nil); d.status != 200 {
+			t.Fatalf("interrupt: %d %s", d.status, d.body)
+		}
+		rest(t, r)
+		for _, pid := range sb.PIDs() {
+			if cmdline, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline"); strings.Contains(strings.ReplaceAll(string(cmdline), "\x00", " "), marker) {
+				t.Errorf("the setsid child %d (%s) outlived the interrupt", pid, marker)
+			}
 		}
 	})
 }

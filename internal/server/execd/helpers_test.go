@@ -97,7 +97,7 @@ func call(t *testing.T, method, url string, body any, hdr ...string) answer {
 // through the agent inside an isolated sandbox.
 func handlerFor(sb *sandbox.Sandbox, opts Options) http.Handler {
 	if sock := sb.AgentSocket(); sock != "" {
-		return Remote(sock)
+		return Remote(sock, Watch{})
 	}
 	return New(sb, opts)
 }

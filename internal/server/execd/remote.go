@@ -2,19 +2,35 @@ package execd
 
 import (
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"sync"
 )
+
+// AgentHeader carries, on every answer of a sandbox's agent, the id of that
+// agent process: another id means another agent (the last one died and the
+// init started a new one). Remote removes it before the answer goes on.
+const AgentHeader = "Osb-Agent-Id"
+
+// Watch is what Remote tells about a sandbox's agent; nil fields are not
+// called.
+type Watch struct {
+	Unreachable func(error) // a request the agent did not answer
+	Restarted   func()      // an answer came from another agent than the last one
+}
 
 // Remote is the execd API of an isolated sandbox, served by its agent on the
 // unix socket sock: requests pass through as they are, streams and
 // WebSocket upgrades included, flushed as they come. dropHeaders are
 // removed from every request first (credentials meant for this side only).
-func Remote(sock string, dropHeaders ...string) http.Handler {
+func Remote(sock string, watch Watch, dropHeaders ...string) http.Handler {
 	var d net.Dialer
 	target := &url.URL{Scheme: "http", Host: "sandbox"}
+	var mu sync.Mutex
+	lastAgent := ""
 	proxy := &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(target)
@@ -30,16 +46,73 @@ func Remote(sock string, dropHeaders ...string) http.Handler {
 			DisableCompression:  true,
 		},
 		FlushInterval: -1,
+		ModifyResponse: func(resp *http.Response) error {
+			id := resp.Header.Get(AgentHeader)
+			resp.Header.Del(AgentHeader)
+			mu.Lock()
+			prev := lastAgent
+			if id != "" {
+				lastAgent = id
+			}
+			mu.Unlock()
+			if prev != "" && id != "" && id != prev && watch.Restarted != nil {
+				watch.Restarted()
+			}
+			return nil
+		},
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			if watch.Unreachable != nil && r.Context().Err() == nil {
+				watch.Unreachable(err)
+			}
 			writeError(w, http.StatusBadGateway, "RUNTIME_ERROR", "the sandbox's execd is not answering: "+err.Error())
 		},
 	}
+	return FullDuplex(proxy)
+}
+
+// FullDuplex serves a proxy whose far side may answer while the request
+// body is still on its way to it: without full duplex net/http would
+// discard the rest of the body as soon as the answer starts, cutting the
+// proxied request (and with it the answer) short. In full duplex net/http
+// leaves the body to the handler: one that returns with the body unread
+// (the far side was down, so nothing read it) makes the server's read of
+// the next request on the connection panic ("invalid concurrent Body.Read
+// call") and drop the connection. So what is left of the body is read
+// (as net/http itself would, up to 256 KiB) once the handler returns, and
+// then cut off from a transport goroutine that might still hold it.
+func FullDuplex(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// The agent answers while the request body may still be on its way
-		// to it; without full duplex the server would discard the rest of
-		// the body as soon as the answer starts, cutting the proxied
-		// request (and with it the answer) short.
 		http.NewResponseController(w).EnableFullDuplex()
-		proxy.ServeHTTP(w, r)
+		body := &guardedBody{body: r.Body}
+		r.Body = body
+		defer body.cut()
+		h.ServeHTTP(w, r)
+		io.Copy(io.Discard, io.LimitReader(body, 256<<10))
 	})
+}
+
+// guardedBody reads a request body until cut; cut waits for a Read in
+// progress to return.
+type guardedBody struct {
+	mu   sync.Mutex
+	body io.ReadCloser
+	gone bool
+}
+
+func (b *guardedBody) Read(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.gone {
+		return 0, http.ErrBodyReadAfterClose
+	}
+	return b.body.Read(p)
+}
+
+// Close is the transport's; the server closes the real body itself.
+func (b *guardedBody) Close() error { return nil }
+
+func (b *guardedBody) cut() {
+	b.mu.Lock()
+	b.gone = true
+	b.mu.Unlock()
 }

@@ -189,10 +189,6 @@ type cgroup struct {
 	pidsDir string            // the directory with the agent/ and procs/ children
 }
 
-// pidsReserve is what the init and agent (Go programs: a thread or so per
-// CPU, more for blocking calls) may use beyond the sandbox's own cap.
-const pidsReserve = 256
-
 // newCgroup creates the sandbox's cgroup with its limits.
 func newCgroup(id string, l Limits) (*cgroup, error) {
 	cs := Cgroups()

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -59,6 +60,13 @@ func runInit() error {
 		return fmt.Errorf("reading configuration: %w", err)
 	}
 	cf.Close()
+	if cfg.NoFile > 0 {
+		// Lowered here, before anything starts: every process inherits it.
+		if err := unix.Setrlimit(unix.RLIMIT_NOFILE, &unix.Rlimit{Cur: cfg.NoFile, Max: cfg.NoFile}); err != nil {
+			return fmt.Errorf("open files limit: %w", err)
+		}
+	}
+	shareKernelQuotas()
 	keep := []int{fdReady}
 	for _, b := range cfg.Binds {
 		if b.FD > 0 {
@@ -93,15 +101,93 @@ func runInit() error {
 	os.Setenv("PATH", envPath(cfg.Env))
 	ready := os.NewFile(fdReady, "ready")
 	if cfg.Agent != nil {
-		if err := startAgent(cfg, ready); err != nil {
+		// Kept for the next agent, but not inherited by anything else.
+		syscall.CloseOnExec(cfg.Agent.ListenerFD)
+		ln := os.NewFile(uintptr(cfg.Agent.ListenerFD), "listener")
+		pid, err := startAgent(cfg, ln, ready)
+		if err != nil {
 			return fmt.Errorf("agent: %w", err)
 		}
+		agent = &agentWatch{cfg: cfg, ln: ln, pid: pid}
 	} else {
 		ready.WriteString("ready\n")
 	}
 	ready.Close()
 	entrypointPID = startEntrypoint(cfg)
 	return nil
+}
+
+// quotaShare is the part of the host's per-user kernel quotas one sandbox
+// may take: 1/quotaShare. Every sandbox's user namespace is owned by the
+// server's user, so what its processes hold of those quotas is charged to
+// that user too, and one sandbox could otherwise take all of it, for the
+// other sandboxes and for the server's user on the host.
+const quotaShare = 4
+
+// shareKernelQuotas lowers, for the sandbox's user namespace (which its
+// root cannot raise: that root lives in a namespace nested in it), its
+// inotify instances and watches to a share of the host's per-user limits,
+// and its POSIX message-queue bytes (RLIMIT_MSGQUEUE, inherited by every
+// process) likewise. Best effort: a kernel without them keeps its own.
+func shareKernelQuotas() {
+	for _, q := range [][2]string{
+		{"/proc/sys/fs/inotify/max_user_instances", "/proc/sys/user/max_inotify_instances"},
+		{"/proc/sys/fs/inotify/max_user_watches", "/proc/sys/user/max_inotify_watches"},
+	} {
+		b, err := os.ReadFile(q[0])
+		if err != nil {
+			continue
+		}
+		if n, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64); err == nil && n >= quotaShare {
+			os.WriteFile(q[1], []byte(strconv.FormatUint(n/quotaShare, 10)), 0)
+		}
+	}
+	var mq unix.Rlimit
+	if unix.Getrlimit(unix.RLIMIT_MSGQUEUE, &mq) == nil && mq.Max != unix.RLIM_INFINITY {
+		n := mq.Max / quotaShare
+		unix.Setrlimit(unix.RLIMIT_MSGQUEUE, &unix.Rlimit{Cur: min(mq.Cur, n), Max: n})
+	}
+}
+
+// agent is the sandbox's execd as the init keeps it: its listener stays
+// open in the init, so that a new agent takes over the same socket when
+// one dies (an OOM kill, a crash), and requests made meanwhile wait in the
+// socket's backlog for it rather than fail. nil without an agent.
+var agent *agentWatch
+
+type agentWatch struct {
+	cfg      initConfig
+	ln       *os.File
+	pid      int
+	restarts int
+	last     time.Time
+}
+
+// exited restarts the agent whose exit the init has just collected, and
+// says so in the sandbox's log. Restarts in quick succession back off, up
+// to a few seconds apart, so that an agent that cannot start does not spin.
+func (a *agentWatch) exited(st unix.WaitStatus) {
+	how := fmt.Sprintf("exit status %d", st.ExitStatus())
+	if st.Signaled() {
+		how = "killed by " + unix.SignalName(st.Signal())
+	}
+	if time.Since(a.last) > time.Minute {
+		a.restarts = 0
+	}
+	if a.restarts > 0 {
+		time.Sleep(min(time.Duration(a.restarts)*500*time.Millisecond, 5*time.Second))
+	}
+	a.restarts++
+	a.last = time.Now()
+	devNull, _ := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	pid, err := startAgent(a.cfg, a.ln, devNull)
+	devNull.Close()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "osb sandbox init: execd %s and could not be restarted: %v\n", how, err)
+		return
+	}
+	a.pid = pid
+	fmt.Fprintf(os.Stderr, "osb sandbox init: execd %s; restarted\n", how)
 }
 
 // entrypointPID is the entrypoint's process, whose end the init reports.
@@ -139,10 +225,10 @@ func writeExit(code int) {
 	os.WriteFile(agentDir+"/"+exitFile, []byte(strconv.Itoa(code)+"\n"), 0o644)
 }
 
-func startAgent(cfg initConfig, ready *os.File) error {
+// startAgent starts the agent on the listener ln; it writes a line to
+// ready once it serves.
+func startAgent(cfg initConfig, ln, ready *os.File) (int, error) {
 	a := cfg.Agent
-	ln := os.NewFile(uintptr(a.ListenerFD), "listener")
-	defer ln.Close()
 	cmd := exec.Command("/proc/self/exe")
 	cmd.Args = []string{"osb-sandbox-agent"}
 	cmd.Env = []string{AgentEnv + "=" + a.Config, "PATH=" + envPath(cfg.Env)}
@@ -155,7 +241,10 @@ func startAgent(cfg initConfig, ready *os.File) error {
 		cmd.ExtraFiles = append(cmd.ExtraFiles, l.exe)
 	}
 	cmd.SysProcAttr = lockedMountsAttr(cfg.Rootless)
-	return cmd.Start()
+	if err := cmd.Start(); err != nil {
+		return 0, err
+	}
+	return cmd.Process.Pid, nil
 }
 
 // lockedMountsAttr starts a process in a user and mount namespace nested in
@@ -203,6 +292,9 @@ func reapForever(entrypoint int) {
 		if errors.Is(err, unix.ECHILD) {
 			// Nothing left to wait for: wait for a signal-less eternity.
 			select {}
+		}
+		if agent != nil && pid == agent.pid {
+			agent.exited(st)
 		}
 	}
 }

@@ -24,6 +24,9 @@ type initConfig struct {
 	// it makes sockets in the sandbox's network for the server (see
 	// serveSockets): a server without root cannot enter that network.
 	SocketsFD int
+	// NoFile, when not 0, is the RLIMIT_NOFILE (soft and hard) of every
+	// process of the sandbox (noFileLimit).
+	NoFile uint64
 	// Rootfs: the root is an image's (rootfs_linux.go); nil: the host's
 	// program directories on a private tmpfs.
 	Rootfs *rootfsSpec

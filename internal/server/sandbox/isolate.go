@@ -131,6 +131,9 @@ func startIsolated(s *Sandbox, entrypoint []string, log *os.File) (*anchor, erro
 	defer ready.Close()
 	files = append(files, cfgR, readyW)
 	cfg := initConfig{Hostname: hostname(s.id), Entrypoint: entrypoint, Env: s.processEnv(nil), Rootless: rootless}
+	if s.limits != nil {
+		cfg.NoFile = noFileLimit(s.limits.PIDs, fileMax(), ownNoFile())
+	}
 	// spec makes a host directory ready to mount in the sandbox: as root,
 	// a detached mount passed as a descriptor; rootless, its path.
 	spec := func(dir, target string, readOnly, owned bool) (bindSpec, error) {

@@ -61,3 +61,10 @@ func spawner() {
 		r.done <- r.cmd.Start()
 	}
 }
+
+// ownNoFile is the server's own hard RLIMIT_NOFILE.
+func ownNoFile() uint64 {
+	var l syscall.Rlimit
+	syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l)
+	return l.Max
+}

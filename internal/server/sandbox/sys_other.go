@@ -23,3 +23,5 @@ func runAs(*syscall.SysProcAttr, uint32, uint32) {}
 func kill(int, syscall.Signal) {}
 
 func startSteady(cmd *exec.Cmd) error { return cmd.Start() }
+
+func ownNoFile() uint64 { return 0 }
