@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -44,28 +43,13 @@ func codeRun(t *testing.T, url string, body any, onEvent func(*client.Event)) []
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != 200 {
-		b, _ := io.ReadAll(resp.Body)
-		t.Fatalf("POST /code: %d %s", resp.StatusCode, b)
-	}
-	r := client.NewEventReader(resp.Body)
 	var evs []*client.Event
-	for {
-		ev, err := r.Next()
-		if err == io.EOF {
-			return evs
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ev.Type == client.EventPing {
-			continue
-		}
-		evs = append(evs, ev.Clone())
-		if onEvent != nil {
-			onEvent(ev)
+	for _, ev := range readEvents(t, resp, onEvent) {
+		if ev.Type != client.EventPing {
+			evs = append(evs, ev)
 		}
 	}
+	return evs
 }
 
 // render shows a run's events one a line: type, then what it carries.

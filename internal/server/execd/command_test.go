@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"strconv"
@@ -53,9 +54,16 @@ func events(t *testing.T, url string, body any) []*client.Event {
 	t.Helper()
 	resp := open(t, "POST", url, body)
 	defer resp.Body.Close()
+	return readEvents(t, resp, nil)
+}
+
+// readEvents reads a 200 stream to its end, each event copied out of the
+// reader's buffers; each is handed to onEvent too, when it is given.
+func readEvents(t *testing.T, resp *http.Response, onEvent func(*client.Event)) []*client.Event {
+	t.Helper()
 	if resp.StatusCode != 200 {
 		b, _ := io.ReadAll(resp.Body)
-		t.Fatalf("status %d: %s", resp.StatusCode, b)
+		t.Fatalf("%s %s: status %d: %s", resp.Request.Method, resp.Request.URL.Path, resp.StatusCode, b)
 	}
 	r := client.NewEventReader(resp.Body)
 	var evs []*client.Event
@@ -67,7 +75,10 @@ func events(t *testing.T, url string, body any) []*client.Event {
 		if err != nil {
 			t.Fatal(err)
 		}
-		evs = append(evs, ev)
+		evs = append(evs, ev.Clone())
+		if onEvent != nil {
+			onEvent(ev)
+		}
 	}
 }
 
