@@ -3,14 +3,13 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"io"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/osb-dev/osb/internal/client"
+	"github.com/osb-dev/osb/internal/ops"
 )
 
 func codeRunTool() toolSpec {
@@ -55,48 +54,25 @@ func (s *Server) runCode(ctx context.Context, _ *mcp.CallToolRequest, a codeRunA
 	if a.ContextID != nil {
 		req.Context.ID = *a.ContextID
 	}
-	// The stream outlives a cancelled call long enough to interrupt the kernel.
-	streamCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancel()
-	stream, err := dp.RunCode(streamCtx, req)
-	if err != nil {
-		return nil, err
-	}
-	defer stream.Close()
-	items := make(chan streamItem)
-	go readStream(streamCtx, stream, items)
 	ex := &execution{Result: []executionResult{}}
 	out := newOutputTail(s.serverBudget())
-	for {
-		select {
-		case it := <-items:
-			if done, err := codeEvent(ex, out, it); done {
-				ex.Logs, ex.Truncated = out.logs(), out.truncation(codeReadOn)
-				return ex, err
-			}
-		case <-ctx.Done():
-			if ex.ID != nil {
-				ictx, icancel := context.WithTimeout(streamCtx, interruptWait)
-				_ = dp.InterruptCode(ictx, *ex.ID)
-				icancel()
-			}
-			return nil, ctx.Err()
-		}
+	run := ops.CodeRun{Event: func(ev *client.Event) bool { return codeEvent(ex, out, ev) }, Grace: interruptWait}
+	_, err = run.Run(ctx, dp, req)
+	switch {
+	case ctx.Err() != nil:
+		return nil, ctx.Err() // the kernel was interrupted
+	case err != nil:
+		return nil, err
 	}
+	ex.Logs, ex.Truncated = out.logs(), out.truncation(codeReadOn)
+	return ex, nil
 }
 
 // codeReadOn tells how to get output that the budget cut from a run.
 const codeReadOn = "To read all of it, have the code write its output to a file and read that with file_read, range_header for each part."
 
-// codeEvent adds one stream item to the execution; done means the run is over.
-func codeEvent(ex *execution, out *outputTail, it streamItem) (done bool, err error) {
-	switch {
-	case errors.Is(it.err, io.EOF):
-		return true, errors.New("the server closed the stream before the code finished")
-	case it.err != nil:
-		return true, it.err
-	}
-	ev := it.ev
+// codeEvent adds one stream event to the execution; true: the run is over.
+func codeEvent(ex *execution, out *outputTail, ev *client.Event) (done bool) {
 	switch ev.Type {
 	case client.EventInit:
 		id := ev.Text
@@ -117,14 +93,14 @@ func codeEvent(ex *execution, out *outputTail, it streamItem) (done bool, err er
 	case client.EventError, client.EventServerError:
 		e := ev.Error
 		ex.Error = &executionError{Name: e.Name, Value: e.Value, Timestamp: ev.Timestamp, Traceback: append([]string{}, e.Traceback...)}
-		return true, nil
+		return true
 	case client.EventComplete:
 		end := &executionEnd{Timestamp: ev.Timestamp}
 		if ev.ExecutionTime != nil {
 			end.ExecutionTimeInMillis = *ev.ExecutionTime
 		}
 		ex.Complete = end
-		return true, nil
+		return true
 	}
-	return false, nil
+	return false
 }

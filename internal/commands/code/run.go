@@ -1,7 +1,6 @@
 package code
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/cmdutil"
+	"github.com/osb-dev/osb/internal/ops"
 	"github.com/osb-dev/osb/internal/output"
 )
 
@@ -130,50 +130,23 @@ func runRun(ctx context.Context, opts *runOptions) error {
 	}
 	r := &codeRun{opts: opts, json: opts.Format == output.JSONF, res: runResult{Results: []json.RawMessage{}}}
 	start := time.Now()
-	// The stream outlives Ctrl-C (which cancels ctx): the kernel's answer
-	// to the interrupt comes through it.
-	streamCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancel()
-	stream, err := dp.RunCode(streamCtx, &client.RunCodeRequest{Context: client.CodeContext{ID: opts.Context, Language: opts.Language}, Code: code})
-	if err != nil {
+	run := ops.CodeRun{Event: r.handle, Grace: interruptGrace, Interrupting: func() {
+		if !r.json {
+			fmt.Fprintln(opts.IOStreams.ErrOut, "Interrupting the kernel...")
+		}
+	}}
+	end, err := run.Run(ctx, dp, &client.RunCodeRequest{Context: client.CodeContext{ID: opts.Context, Language: opts.Language}, Code: code})
+	interrupted := ctx.Err() != nil
+	switch {
+	case errors.Is(err, ops.ErrKernelDidNotStop):
+		return &cmdutil.ExitError{Code: cmdutil.InterruptedCode(ctx), Err: fmt.Errorf("%w within %s", err, interruptGrace)}
+	case err != nil && interrupted:
+		return &cmdutil.ExitError{Code: cmdutil.ExitInterrupted, Err: err}
+	case err != nil:
 		return runFailed(err)
 	}
-	defer stream.Close()
-	events := make(chan *client.Event, 16)
-	go func() {
-		defer close(events)
-		for stream.Scan() {
-			select {
-			case events <- stream.Event().Clone():
-			case <-streamCtx.Done():
-				return
-			}
-		}
-	}()
-	var grace <-chan time.Time
-	cancelled := ctx.Done()
-	for {
-		select {
-		case ev, ok := <-events:
-			if !ok {
-				return r.broken(stream.Err(), grace != nil)
-			}
-			if done := r.handle(ev); done {
-				r.res.Duration = math.Round(time.Since(start).Seconds()*1000) / 1000
-				return r.finish(ev, grace != nil, cmdutil.InterruptedCode(ctx))
-			}
-		case <-cancelled:
-			cancelled, grace = nil, time.After(interruptGrace)
-			if id := cmp.Or(r.res.ContextID, opts.Context); id != "" {
-				go dp.InterruptCode(streamCtx, id)
-			}
-			if !r.json {
-				fmt.Fprintln(opts.IOStreams.ErrOut, "Interrupting the kernel...")
-			}
-		case <-grace:
-			return &cmdutil.ExitError{Code: cmdutil.InterruptedCode(ctx), Err: errors.New("interrupted: the kernel did not stop within " + interruptGrace.String())}
-		}
-	}
+	r.res.Duration = math.Round(time.Since(start).Seconds()*1000) / 1000
+	return r.finish(end, interrupted, cmdutil.InterruptedCode(ctx))
 }
 
 // runFailed: osb could not run the code (125), unless the server said the
@@ -288,15 +261,4 @@ func (r *codeRun) finish(ev *client.Event, interrupted bool, interruptCode int) 
 		return cmdutil.Silent(ExitCodeError)
 	}
 	return nil
-}
-
-// broken: the stream ended before the run did.
-func (r *codeRun) broken(err error, interrupted bool) error {
-	if err == nil {
-		err = errors.New("the server closed the stream before the run ended")
-	}
-	if interrupted {
-		return &cmdutil.ExitError{Code: cmdutil.ExitInterrupted, Err: err}
-	}
-	return &cmdutil.ExitError{Code: cmdutil.ExitOsbFailed, Err: err}
 }
