@@ -108,7 +108,7 @@ func (d *dataPlane) admit(w http.ResponseWriter) bool {
 		writeError(w, http.StatusConflict, codeNotRunning, "Sandbox "+d.sb.ID()+" is paused; resume it first.")
 		return false
 	}
-	if code, _, ended := d.sb.EntrypointExit(); ended {
+	if code, ended := d.sb.EntrypointEnded(); ended {
 		writeError(w, http.StatusConflict, codeNotRunning,
 			fmt.Sprintf("Sandbox %s is not running: its entrypoint exited with code %d.", d.sb.ID(), code))
 		return false

@@ -5,6 +5,7 @@ package server_test
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -256,5 +257,32 @@ func TestEntrypointExitShows(t *testing.T) {
 				c.expect(204, c.do("DELETE", c.base+"/sandboxes/"+id, nil))
 			}
 		})
+	}
+}
+
+// A container's execd dies with its entrypoint, so the data plane refuses
+// from the moment the entrypoint's end is written, not a while later: a
+// ping just before the end must not keep the sandbox looking alive.
+func TestDataPlaneRefusesOnceTheEntrypointEnds(t *testing.T) {
+	t.Parallel()
+	c := newClient(t, servertest.NoIsolation)
+	id := c.create(map[string]any{"entrypoint": []string{"sh", "-c", "sleep 0.5; exit 4"}})
+	ping := c.srv.URL() + "/sandboxes/" + id + "/proxy/44772/ping"
+	exitFile := filepath.Join(c.srv.DataDir(), "sandboxes", id, "entrypoint.exit")
+	// Ping until the end is on disk: each ping that still got through was
+	// answered before the end was written.
+	ended := func() bool {
+		b, err := os.ReadFile(exitFile)
+		return err == nil && strings.HasSuffix(string(b), "\n")
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for r := c.do("GET", ping, nil); r.status == 200 && !ended(); r = c.do("GET", ping, nil) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s after 30s", exitFile)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if r := c.expect(409, c.do("GET", ping, nil)); !strings.Contains(string(r.body), "entrypoint exited with code 4") {
+		t.Errorf("ping answered %s", r.body)
 	}
 }

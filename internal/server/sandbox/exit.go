@@ -47,6 +47,22 @@ func (s *Sandbox) EntrypointExit() (code int, at time.Time, ended bool) {
 		return 0, time.Time{}, false
 	}
 	s.exitLooked.Store(now)
+	return s.readExit()
+}
+
+// EntrypointEnded is EntrypointExit without the recheck delay, for the data
+// plane: a container's execd dies with its entrypoint, so no request may
+// reach one whose entrypoint has ended, even a moment after.
+func (s *Sandbox) EntrypointEnded() (code int, ended bool) {
+	if e := s.exit.Load(); e != nil {
+		return e.code, true
+	}
+	code, _, ended = s.readExit()
+	return code, ended
+}
+
+// readExit reads the exit file and keeps what it found.
+func (s *Sandbox) readExit() (code int, at time.Time, ended bool) {
 	f, err := os.Open(s.exitPath())
 	if err != nil {
 		return 0, time.Time{}, false
