@@ -12,13 +12,13 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/osb-dev/osb/internal/client"
-	"github.com/osb-dev/osb/internal/cmdutil"
+	"github.com/osb-dev/osb/internal/ops"
 )
 
 // registered is what sandbox_create and sandbox_connect return.
 type registered struct {
-	SandboxID string              `json:"sandbox_id"`
-	Info      cmdutil.SandboxView `json:"info"`
+	SandboxID string          `json:"sandbox_id"`
+	Info      ops.SandboxView `json:"info"`
 }
 
 // status is the answer of tools that only act.
@@ -186,7 +186,7 @@ func (s *Server) awaitReady(ctx context.Context, id string, r readiness) error {
 	err := s.c.WaitReady(wctx, id, r.poll)
 	var notReady *client.NotReadyError
 	if errors.As(err, &notReady) && ctx.Err() == nil {
-		return &cmdutil.ExitError{Code: cmdutil.ExitTimeout,
+		return &ops.ExitError{Code: ops.ExitTimeout,
 			Err: fmt.Errorf("sandbox %s was not ready within %s (%s)", id, r.timeout, notReady.Reason)}
 	}
 	return err
@@ -198,7 +198,7 @@ func (s *Server) describe(ctx context.Context, id string) (*registered, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &registered{SandboxID: sb.ID, Info: cmdutil.NewSandboxView(sb)}, nil
+	return &registered{SandboxID: sb.ID, Info: ops.NewSandboxView(sb)}, nil
 }
 
 func connectSchema() *jsonschema.Schema {
@@ -233,7 +233,7 @@ func (s *Server) connectSandbox(ctx context.Context, _ *mcp.CallToolRequest, a c
 // for it as r says, registers it and returns its full id.
 func (s *Server) connect(ctx context.Context, id string, r readiness) (string, error) {
 	var full string
-	err := cmdutil.WithSandboxID(ctx, s.c, id, func(cand string) error {
+	err := ops.WithSandboxID(ctx, s.c, id, func(cand string) error {
 		sb, err := s.c.GetSandbox(ctx, cand)
 		full = sb.ID
 		return err
@@ -263,7 +263,7 @@ func (s *Server) admit(ctx context.Context, id string, connectIfMissing bool) (s
 		return id, nil
 	}
 	if !connectIfMissing && !s.opts.AllowAnySandbox {
-		return "", &cmdutil.ExitError{Code: cmdutil.ExitUsage, Err: &notRegisteredError{id: id}}
+		return "", &ops.ExitError{Code: ops.ExitUsage, Err: &notRegisteredError{id: id}}
 	}
 	return s.connect(ctx, id, defaultReadiness)
 }
@@ -298,14 +298,14 @@ func (s *Server) killSandbox(ctx context.Context, _ *mcp.CallToolRequest, a sand
 // onSandbox runs op with the full id of the sandbox named by id or a
 // unique prefix of it.
 func (s *Server) onSandbox(ctx context.Context, id string, op func(id string) error) error {
-	return cmdutil.WithSandboxID(ctx, s.c, id, op)
+	return ops.WithSandboxID(ctx, s.c, id, op)
 }
 
-func (s *Server) sandboxInfo(ctx context.Context, _ *mcp.CallToolRequest, a sandboxArgs) (*cmdutil.SandboxView, error) {
-	var info cmdutil.SandboxView
+func (s *Server) sandboxInfo(ctx context.Context, _ *mcp.CallToolRequest, a sandboxArgs) (*ops.SandboxView, error) {
+	var info ops.SandboxView
 	err := s.onSandbox(ctx, a.SandboxID, func(id string) error {
 		sb, err := s.c.GetSandbox(ctx, id)
-		info = cmdutil.NewSandboxView(sb)
+		info = ops.NewSandboxView(sb)
 		return err
 	})
 	if err != nil {
@@ -334,8 +334,8 @@ type listArgs struct {
 }
 
 type sandboxPage struct {
-	SandboxInfos []cmdutil.SandboxView  `json:"sandbox_infos"`
-	Pagination   cmdutil.PaginationView `json:"pagination"`
+	SandboxInfos []ops.SandboxView  `json:"sandbox_infos"`
+	Pagination   ops.PaginationView `json:"pagination"`
 }
 
 func (s *Server) listSandboxes(ctx context.Context, _ *mcp.CallToolRequest, a listArgs) (*sandboxPage, error) {
@@ -356,7 +356,7 @@ func (s *Server) listSandboxes(ctx context.Context, _ *mcp.CallToolRequest, a li
 	if err != nil {
 		return nil, err
 	}
-	list := cmdutil.NewListView(page, cmdutil.NewSandboxView)
+	list := ops.NewListView(page, ops.NewSandboxView)
 	return &sandboxPage{SandboxInfos: list.Items, Pagination: list.Pagination}, nil
 }
 
@@ -404,7 +404,7 @@ type gatedArgs struct {
 	ConnectIfMissing bool   `json:"connect_if_missing"`
 }
 
-func (s *Server) sandboxMetrics(ctx context.Context, _ *mcp.CallToolRequest, a gatedArgs) (*cmdutil.MetricsView, error) {
+func (s *Server) sandboxMetrics(ctx context.Context, _ *mcp.CallToolRequest, a gatedArgs) (*ops.MetricsView, error) {
 	dp, err := s.execd(ctx, a.SandboxID, a.ConnectIfMissing)
 	if err != nil {
 		return nil, err
@@ -413,13 +413,13 @@ func (s *Server) sandboxMetrics(ctx context.Context, _ *mcp.CallToolRequest, a g
 	if err != nil {
 		return nil, err
 	}
-	v := cmdutil.NewMetricsView(m)
+	v := ops.NewMetricsView(m)
 	return &v, nil
 }
 
 // healthcheck answers false, not an error, when the sandbox does not
 // answer: that is the question asked.
-func (s *Server) healthcheck(ctx context.Context, _ *mcp.CallToolRequest, a gatedArgs) (*cmdutil.HealthView, error) {
+func (s *Server) healthcheck(ctx context.Context, _ *mcp.CallToolRequest, a gatedArgs) (*ops.HealthView, error) {
 	full, err := s.admit(ctx, a.SandboxID, a.ConnectIfMissing)
 	if err != nil {
 		return nil, err
@@ -428,5 +428,5 @@ func (s *Server) healthcheck(ctx context.Context, _ *mcp.CallToolRequest, a gate
 	if err == nil {
 		err = dp.Ping(ctx)
 	}
-	return &cmdutil.HealthView{SandboxID: full, Healthy: err == nil}, nil
+	return &ops.HealthView{SandboxID: full, Healthy: err == nil}, nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/cmdutil"
+	"github.com/osb-dev/osb/internal/ops"
 )
 
 // readyPoll is how often readiness is checked, as the official SDK does.
@@ -40,6 +41,6 @@ func waitReady(ctx context.Context, f *cmdutil.Factory, id string, timeout time.
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	return &cmdutil.ExitError{Code: cmdutil.ExitTimeout,
+	return &ops.ExitError{Code: ops.ExitTimeout,
 		Err: fmt.Errorf("sandbox %s was not ready within %s (%s)", id, timeout, notReady.Reason)}
 }
