@@ -2,8 +2,6 @@ package mcp
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"maps"
 	"slices"
 	"time"
@@ -93,16 +91,9 @@ type createArgs struct {
 	Entrypoint          []string              `json:"entrypoint"`
 }
 
-// readiness is how to wait for a sandbox to be ready.
-type readiness struct {
-	timeout time.Duration
-	poll    time.Duration
-	skip    bool
-}
-
-func newReadiness(timeoutSeconds float64, pollMillis int, skip bool) (readiness, error) {
-	r := readiness{timeout: seconds(timeoutSeconds), poll: time.Duration(pollMillis) * time.Millisecond, skip: skip}
-	if !skip && (r.timeout <= 0 || r.poll <= 0) {
+func newReadiness(timeoutSeconds float64, pollMillis int, skip bool) (ops.Readiness, error) {
+	r := ops.Readiness{Timeout: seconds(timeoutSeconds), Poll: time.Duration(pollMillis) * time.Millisecond, Skip: skip}
+	if !skip && (r.Timeout <= 0 || r.Poll <= 0) {
 		return r, usage("the readiness timeout and the health check polling interval must be positive")
 	}
 	return r, nil
@@ -156,40 +147,14 @@ func (s *Server) createSandbox(ctx context.Context, req *mcp.CallToolRequest, a 
 	if err != nil {
 		return nil, err
 	}
-	p.report(ctx, "creating the sandbox")
-	sb, err := s.c.CreateSandbox(ctx, body)
+	// As the official SDK does: a sandbox that never became ready is not
+	// left running.
+	sb, err := ops.Create(ctx, s.c, body, ready, func(msg string) { p.report(ctx, msg) })
 	if err != nil {
-		return nil, err
-	}
-	p.report(ctx, "waiting for sandbox "+sb.ID+" to be ready")
-	if err := s.awaitReady(ctx, sb.ID, ready); err != nil {
-		// As the official SDK does: a sandbox that never became ready is
-		// not left running.
-		kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-		defer cancel()
-		if kerr := s.c.DeleteSandbox(kctx, sb.ID); kerr != nil {
-			err = fmt.Errorf("%w; removing the sandbox failed too: %v", err, kerr)
-		}
 		return nil, err
 	}
 	s.reg.add(sb.ID)
 	return s.describe(ctx, sb.ID)
-}
-
-// awaitReady waits as r says; running out of time is a timeout (exit 5).
-func (s *Server) awaitReady(ctx context.Context, id string, r readiness) error {
-	if r.skip {
-		return nil
-	}
-	wctx, cancel := context.WithTimeout(ctx, r.timeout)
-	defer cancel()
-	err := s.c.WaitReady(wctx, id, r.poll)
-	var notReady *client.NotReadyError
-	if errors.As(err, &notReady) && ctx.Err() == nil {
-		return &ops.ExitError{Code: ops.ExitTimeout,
-			Err: fmt.Errorf("sandbox %s was not ready within %s (%s)", id, r.timeout, notReady.Reason)}
-	}
-	return err
 }
 
 // describe fetches a registered sandbox's info.
@@ -231,7 +196,7 @@ func (s *Server) connectSandbox(ctx context.Context, _ *mcp.CallToolRequest, a c
 
 // connect finds the sandbox named by id (or a unique prefix of it), waits
 // for it as r says, registers it and returns its full id.
-func (s *Server) connect(ctx context.Context, id string, r readiness) (string, error) {
+func (s *Server) connect(ctx context.Context, id string, r ops.Readiness) (string, error) {
 	var full string
 	err := ops.WithSandboxID(ctx, s.c, id, func(cand string) error {
 		sb, err := s.c.GetSandbox(ctx, cand)
@@ -241,7 +206,7 @@ func (s *Server) connect(ctx context.Context, id string, r readiness) (string, e
 	if err != nil {
 		return "", err
 	}
-	if err := s.awaitReady(ctx, full, r); err != nil {
+	if err := ops.WaitReady(ctx, s.c, full, r); err != nil {
 		return "", err
 	}
 	s.reg.add(full)
@@ -250,7 +215,7 @@ func (s *Server) connect(ctx context.Context, id string, r readiness) (string, e
 
 // defaultReadiness is how a sandbox is connected to on first use: the
 // official SDK's connect defaults.
-var defaultReadiness = readiness{timeout: 30 * time.Second, poll: 200 * time.Millisecond}
+var defaultReadiness = ops.Readiness{Timeout: 30 * time.Second, Poll: ops.ReadyPoll}
 
 // admit returns the full id of a sandbox a gated tool may act on: one this
 // server registered, or, when the caller asked for it or --allow-any-sandbox
