@@ -3,6 +3,7 @@ package cmdutil
 import (
 	"context"
 	"fmt"
+	"github.com/osb-dev/osb/internal/ops"
 	"runtime"
 	"strings"
 
@@ -160,7 +161,7 @@ func checkArgs(args []Arg) cobra.PositionalArgs {
 			err = checkWords(args, words)
 		}
 		if err != nil {
-			return &FlagError{Err: err}
+			return &ops.FlagError{Err: err}
 		}
 		return nil
 	}
@@ -177,7 +178,7 @@ func checkWords(args []Arg, words []string) error {
 		}
 		for _, w := range argWords(args, words, i) {
 			switch {
-			case w == "" && !a.mayBeEmpty && a.name != "SANDBOX_ID": // WithSandboxID says it its way
+			case w == "" && !a.mayBeEmpty && a.name != "SANDBOX_ID": // ops.WithSandboxID says it its way
 				return fmt.Errorf("%s is empty", a.name)
 			case (w == "." || w == "..") && isID(a.name):
 				return fmt.Errorf("%q is not a valid %s", w, a.name)
@@ -308,7 +309,7 @@ func separatorHint(cmd *cobra.Command, err error) error {
 	if msg := err.Error(); strings.HasPrefix(msg, "unknown flag") || strings.HasPrefix(msg, "unknown shorthand") {
 		err = fmt.Errorf("%w; put -- before the command if the option is its own", err)
 	}
-	return &FlagError{Err: err}
+	return &ops.FlagError{Err: err}
 }
 
 // SandboxPath is a path that may be in a sandbox: ID:PATH (any unique

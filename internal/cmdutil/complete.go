@@ -2,6 +2,7 @@ package cmdutil
 
 import (
 	"context"
+	"github.com/osb-dev/osb/internal/ops"
 	"slices"
 	"strings"
 	"time"
@@ -31,7 +32,7 @@ func CompleteSandboxIDs(f *Factory, many bool) cobra.CompletionFunc {
 
 // SandboxCandidates lists sandboxes as "id<TAB>state", every page.
 func SandboxCandidates(ctx context.Context, c *client.Client, add func(cobra.Completion)) error {
-	return EachSandbox(ctx, c, client.ListSandboxesParams{}, func(sb client.Sandbox) error {
+	return ops.EachSandbox(ctx, c, client.ListSandboxesParams{}, func(sb client.Sandbox) error {
 		add(cobra.CompletionWithDesc(sb.ID, sb.Status.State))
 		return nil
 	})

@@ -4,6 +4,7 @@ package cmdutil
 
 import (
 	"context"
+	"github.com/osb-dev/osb/internal/ops"
 	"sync"
 	"time"
 
@@ -44,7 +45,7 @@ func (f *Factory) Config() (*config.Config, error) {
 	f.configOnce.Do(func() {
 		f.config, f.configErr = config.Load(f.Flags, f.Getenv)
 		if f.configErr != nil {
-			f.configErr = &ExitError{Code: ExitUsage, Err: f.configErr}
+			f.configErr = &ops.ExitError{Code: ops.ExitUsage, Err: f.configErr}
 		}
 	})
 	return f.config, f.configErr
@@ -61,7 +62,7 @@ func (f *Factory) Client() (*client.Client, error) {
 		cfg, err := f.Config()
 		if err == nil {
 			if verr := cfg.Validate(); verr != nil {
-				err = &ExitError{Code: ExitUsage, Err: verr}
+				err = &ops.ExitError{Code: ops.ExitUsage, Err: verr}
 			}
 		}
 		if err != nil {
@@ -86,7 +87,7 @@ func (f *Factory) Client() (*client.Client, error) {
 		}
 		f.client, f.clientErr = client.New(opts)
 		if f.clientErr != nil {
-			f.clientErr = &ExitError{Code: ExitUsage, Err: f.clientErr}
+			f.clientErr = &ops.ExitError{Code: ops.ExitUsage, Err: f.clientErr}
 		}
 	})
 	return f.client, f.clientErr

@@ -2,6 +2,7 @@ package cmdutil
 
 import (
 	"fmt"
+	"github.com/osb-dev/osb/internal/ops"
 	"strings"
 	"time"
 
@@ -35,7 +36,7 @@ func (v pairsValue) String() string {
 }
 func (v pairsValue) Type() string { return "KEY=VALUE" }
 func (v pairsValue) Set(s string) error {
-	k, val, err := ParseKeyValue(s)
+	k, val, err := ops.ParseKeyValue(s)
 	if err != nil {
 		return err
 	}
@@ -73,7 +74,7 @@ func (f durationFlag) String() string {
 }
 func (f durationFlag) Type() string { return "duration" }
 func (f durationFlag) Set(s string) error {
-	d, err := ParseDuration(s)
+	d, err := ops.ParseDuration(s)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package cmdutil
 import (
 	"errors"
 	"fmt"
+	"github.com/osb-dev/osb/internal/ops"
 
 	"github.com/spf13/cobra"
 )
@@ -35,7 +36,7 @@ func KnownSubcommand(cmd *cobra.Command, args []string) error {
 func UnknownCommand(cmd *cobra.Command, word, what string) error {
 	msg := fmt.Sprintf("unknown %s %q for %q", what, word, cmd.CommandPath())
 	msg += didYouMean(subcommandSuggestions(cmd, word))
-	return &FlagError{Err: errors.New(msg)}
+	return &ops.FlagError{Err: errors.New(msg)}
 }
 
 // NoConfig marks a command (and everything below it) as not needing the

@@ -2,6 +2,7 @@ package cmdutil
 
 import (
 	"context"
+	"github.com/osb-dev/osb/internal/ops"
 
 	"github.com/spf13/cobra"
 
@@ -85,5 +86,5 @@ func (p *PageFlags) Add(fs *FlagSet, noun string) {
 
 // Check rejects values below 1 that were given, before any request.
 func (p *PageFlags) Check() error {
-	return CheckPageFlags(p.PageSet, p.Page, p.PageSizeSet, p.PageSize)
+	return ops.CheckPageFlags(p.PageSet, p.Page, p.PageSizeSet, p.PageSize)
 }

@@ -3,6 +3,7 @@ package cmdutil
 import (
 	"context"
 	"errors"
+	"github.com/osb-dev/osb/internal/ops"
 	"os"
 	"os/signal"
 	"syscall"
@@ -57,5 +58,5 @@ func InterruptedCode(ctx context.Context) int {
 			return 128 + int(n)
 		}
 	}
-	return ExitInterrupted
+	return ops.ExitInterrupted
 }

@@ -2,6 +2,7 @@ package cmdutil
 
 import (
 	"errors"
+	"github.com/osb-dev/osb/internal/ops"
 	"sort"
 	"strconv"
 	"strings"
@@ -133,7 +134,7 @@ func UnknownFlag(cmd *cobra.Command, err error) error {
 	const prefix = "unknown flag: --"
 	msg := err.Error()
 	if !strings.HasPrefix(msg, prefix) {
-		return &FlagError{Err: err}
+		return &ops.FlagError{Err: err}
 	}
 	word := strings.TrimPrefix(msg, prefix)
 	var names []string
@@ -149,10 +150,10 @@ func UnknownFlag(cmd *cobra.Command, err error) error {
 	})
 	near := nearNames(word, names)
 	if len(near) == 0 {
-		return &FlagError{Err: err}
+		return &ops.FlagError{Err: err}
 	}
 	for i, n := range near {
 		near[i] = "--" + n
 	}
-	return &FlagError{Err: errors.New(msg + didYouMean(near))}
+	return &ops.FlagError{Err: errors.New(msg + didYouMean(near))}
 }

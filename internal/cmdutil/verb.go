@@ -3,6 +3,7 @@ package cmdutil
 import (
 	"context"
 	"fmt"
+	"github.com/osb-dev/osb/internal/ops"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -202,36 +203,36 @@ func (b *Base) checkOutput(cmd *cobra.Command) error {
 	case len(given) == 0:
 		return nil
 	case outputGiven(cmd) && b.Format != output.JSONF:
-		return UsageErrorf("%s works on the json output; it cannot be combined with -o %s", given[0], b.Format)
+		return ops.UsageErrorf("%s works on the json output; it cannot be combined with -o %s", given[0], b.Format)
 	}
 	// Errors and warnings follow the json format too, this one included.
 	if err := cmd.Flags().Set("output", output.JSONF); err != nil {
 		return err
 	}
 	if len(given) > 1 {
-		return UsageErrorf("%s cannot be used together", strings.Join(given, " and "))
+		return ops.UsageErrorf("%s cannot be used together", strings.Join(given, " and "))
 	}
 	switch {
 	case b.query != "":
 		if err := output.CheckPath(b.query); err != nil {
-			return &ExitError{Code: ExitUsage, Err: err}
+			return &ops.ExitError{Code: ops.ExitUsage, Err: err}
 		}
 		b.filter = output.Filter{Query: b.query}
 	case b.jq != "":
 		jq, err := output.ParseJQ(b.jq)
 		if err != nil {
-			return &ExitError{Code: ExitUsage, Err: err}
+			return &ops.ExitError{Code: ops.ExitUsage, Err: err}
 		}
 		b.filter = output.Filter{JQ: jq}
 	default:
 		t, err := output.ParseTemplate(b.template)
 		if err != nil {
-			return UsageErrorf("invalid --%s: %v", b.templateFlag, err)
+			return ops.UsageErrorf("invalid --%s: %v", b.templateFlag, err)
 		}
 		b.filter = output.Filter{Template: t, Now: b.Now}
 	}
 	if err := b.filter.CheckKeys(b.printsKeys); err != nil {
-		return &ExitError{Code: ExitUsage, Err: err}
+		return &ops.ExitError{Code: ops.ExitUsage, Err: err}
 	}
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/cmdutil"
 	"github.com/osb-dev/osb/internal/iostreams"
+	"github.com/osb-dev/osb/internal/ops"
 	"github.com/osb-dev/osb/internal/output"
 )
 
@@ -35,15 +36,15 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) int {
 	root.SetErr(f.IOStreams.ErrOut)
 	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
-		return cmdutil.ExitOK
+		return ops.ExitOK
 	}
 	err = usageFromCobra(err)
-	code := cmdutil.ExitCode(err)
+	code := ops.ExitCode(err)
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 		fmt.Fprintln(f.IOStreams.ErrOut, "Aborted.")
 		return cmdutil.InterruptedCode(ctx)
 	}
-	var exitErr *cmdutil.ExitError
+	var exitErr *ops.ExitError
 	if errors.As(err, &exitErr) && exitErr.Err == nil {
 		return code
 	}
@@ -56,14 +57,14 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) int {
 // after the command's pre-run. Flag parsing errors already come through
 // SetFlagErrorFunc and argument errors through markArgErrors.
 func usageFromCobra(err error) error {
-	var flagErr *cmdutil.FlagError
+	var flagErr *ops.FlagError
 	if errors.As(err, &flagErr) {
 		return err
 	}
 	msg := err.Error()
 	for _, prefix := range []string{"required flag", "if any flags in the group", "at least one of the flags"} {
 		if strings.HasPrefix(msg, prefix) {
-			return &cmdutil.FlagError{Err: err}
+			return &ops.FlagError{Err: err}
 		}
 	}
 	return err
@@ -91,11 +92,11 @@ func renderError(ios *iostreams.IOStreams, format string, err error, code int, c
 		return
 	}
 	msg := err.Error()
-	var flagErr *cmdutil.FlagError
+	var flagErr *ops.FlagError
 	if errors.As(err, &flagErr) && cmd != nil {
 		msg += fmt.Sprintf(" (see '%s --help')", cmd.CommandPath())
 	}
-	if code == cmdutil.ExitAuth {
+	if code == ops.ExitAuth {
 		msg += "; check the API key (--api-key, OPEN_SANDBOX_API_KEY or connection.api_key)"
 	}
 	switch {

@@ -24,6 +24,7 @@ import (
 	"github.com/osb-dev/osb/internal/commands/skills"
 	"github.com/osb-dev/osb/internal/commands/snapshot"
 	"github.com/osb-dev/osb/internal/commands/template"
+	"github.com/osb-dev/osb/internal/ops"
 )
 
 // NewCmdRoot builds the whole command tree over f.
@@ -40,7 +41,7 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cmd.SetOut(f.IOStreams.Out)
 			_ = cmd.Help()
-			return cmdutil.Silent(cmdutil.ExitUsage)
+			return ops.Silent(ops.ExitUsage)
 		},
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.Name() == cobra.ShellCompRequestCmd {
@@ -54,15 +55,15 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 			}
 			switch {
 			case proxy && noProxy:
-				return cmdutil.FlagErrorf("--use-server-proxy and --no-use-server-proxy cannot be used together")
+				return ops.FlagErrorf("--use-server-proxy and --no-use-server-proxy cannot be used together")
 			case proxy || noProxy:
 				f.Flags.UseServerProxy = &proxy
 			}
 			if f.Flags.RequestTimeout < 0 {
-				return cmdutil.FlagErrorf("--request-timeout must not be negative")
+				return ops.FlagErrorf("--request-timeout must not be negative")
 			}
 			if f.Flags.IdleTimeout < 0 {
-				return cmdutil.FlagErrorf("--idle-timeout must not be negative")
+				return ops.FlagErrorf("--idle-timeout must not be negative")
 			}
 			if cmdutil.SkipsConfig(cmd) {
 				return nil

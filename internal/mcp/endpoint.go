@@ -6,7 +6,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/osb-dev/osb/internal/cmdutil"
+	"github.com/osb-dev/osb/internal/ops"
 )
 
 func endpointTools() []toolSpec {
@@ -27,7 +27,7 @@ type endpointArgs struct {
 	ConnectIfMissing bool   `json:"connect_if_missing"`
 }
 
-func (s *Server) endpoint(ctx context.Context, _ *mcp.CallToolRequest, a endpointArgs) (*cmdutil.EndpointView, error) {
+func (s *Server) endpoint(ctx context.Context, _ *mcp.CallToolRequest, a endpointArgs) (*ops.EndpointView, error) {
 	if a.Port < 1 || a.Port > 65535 {
 		return nil, usage("port must be between 1 and 65535, got %d", a.Port)
 	}
@@ -39,6 +39,6 @@ func (s *Server) endpoint(ctx context.Context, _ *mcp.CallToolRequest, a endpoin
 	if err != nil {
 		return nil, err
 	}
-	v := cmdutil.NewEndpointView(ep)
+	v := ops.NewEndpointView(ep)
 	return &v, nil
 }

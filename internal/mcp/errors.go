@@ -11,7 +11,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/osb-dev/osb/internal/cmdutil"
+	"github.com/osb-dev/osb/internal/ops"
 )
 
 // toolFailure is the structured content of a failed tool call: the
@@ -25,13 +25,13 @@ type toolFailure struct {
 
 // kinds names the exit codes a tool error can carry (`osb help exit-codes`).
 var kinds = map[int]string{
-	cmdutil.ExitFailure:     "error",
-	cmdutil.ExitUsage:       "usage",
-	cmdutil.ExitAuth:        "auth",
-	cmdutil.ExitNotFound:    "not_found",
-	cmdutil.ExitTimeout:     "timeout",
-	cmdutil.ExitUnreachable: "unreachable",
-	cmdutil.ExitInterrupted: "interrupted",
+	ops.ExitFailure:     "error",
+	ops.ExitUsage:       "usage",
+	ops.ExitAuth:        "auth",
+	ops.ExitNotFound:    "not_found",
+	ops.ExitTimeout:     "timeout",
+	ops.ExitUnreachable: "unreachable",
+	ops.ExitInterrupted: "interrupted",
 }
 
 // handlerError marks an error returned by one of our tool handlers; any
@@ -43,17 +43,17 @@ func (e *handlerError) Error() string { return e.err.Error() }
 func (e *handlerError) Unwrap() error { return e.err }
 
 // usage is a bad argument found before any request was sent.
-func usage(format string, a ...any) error { return cmdutil.UsageErrorf(format, a...) }
+func usage(format string, a ...any) error { return ops.UsageErrorf(format, a...) }
 
 func failureOf(err error) toolFailure {
-	code := cmdutil.ExitUsage
+	code := ops.ExitUsage
 	var herr *handlerError
 	if errors.As(err, &herr) {
-		code = cmdutil.ExitCode(herr.err)
+		code = ops.ExitCode(herr.err)
 	}
 	kind, ok := kinds[code]
 	if !ok {
-		code, kind = cmdutil.ExitFailure, kinds[cmdutil.ExitFailure]
+		code, kind = ops.ExitFailure, kinds[ops.ExitFailure]
 	}
 	return toolFailure{Error: err.Error(), ExitCode: code, Kind: kind}
 }

@@ -2,8 +2,6 @@ package mcp
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"maps"
 	"slices"
 	"time"
@@ -12,13 +10,13 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/osb-dev/osb/internal/client"
-	"github.com/osb-dev/osb/internal/cmdutil"
+	"github.com/osb-dev/osb/internal/ops"
 )
 
 // registered is what sandbox_create and sandbox_connect return.
 type registered struct {
-	SandboxID string              `json:"sandbox_id"`
-	Info      cmdutil.SandboxView `json:"info"`
+	SandboxID string          `json:"sandbox_id"`
+	Info      ops.SandboxView `json:"info"`
 }
 
 // status is the answer of tools that only act.
@@ -93,16 +91,9 @@ type createArgs struct {
 	Entrypoint          []string              `json:"entrypoint"`
 }
 
-// readiness is how to wait for a sandbox to be ready.
-type readiness struct {
-	timeout time.Duration
-	poll    time.Duration
-	skip    bool
-}
-
-func newReadiness(timeoutSeconds float64, pollMillis int, skip bool) (readiness, error) {
-	r := readiness{timeout: seconds(timeoutSeconds), poll: time.Duration(pollMillis) * time.Millisecond, skip: skip}
-	if !skip && (r.timeout <= 0 || r.poll <= 0) {
+func newReadiness(timeoutSeconds float64, pollMillis int, skip bool) (ops.Readiness, error) {
+	r := ops.Readiness{Timeout: seconds(timeoutSeconds), Poll: time.Duration(pollMillis) * time.Millisecond, Skip: skip}
+	if !skip && (r.Timeout <= 0 || r.Poll <= 0) {
 		return r, usage("the readiness timeout and the health check polling interval must be positive")
 	}
 	return r, nil
@@ -156,40 +147,14 @@ func (s *Server) createSandbox(ctx context.Context, req *mcp.CallToolRequest, a 
 	if err != nil {
 		return nil, err
 	}
-	p.report(ctx, "creating the sandbox")
-	sb, err := s.c.CreateSandbox(ctx, body)
+	// As the official SDK does: a sandbox that never became ready is not
+	// left running.
+	sb, err := ops.Create(ctx, s.c, body, ready, func(msg string) { p.report(ctx, msg) })
 	if err != nil {
-		return nil, err
-	}
-	p.report(ctx, "waiting for sandbox "+sb.ID+" to be ready")
-	if err := s.awaitReady(ctx, sb.ID, ready); err != nil {
-		// As the official SDK does: a sandbox that never became ready is
-		// not left running.
-		kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-		defer cancel()
-		if kerr := s.c.DeleteSandbox(kctx, sb.ID); kerr != nil {
-			err = fmt.Errorf("%w; removing the sandbox failed too: %v", err, kerr)
-		}
 		return nil, err
 	}
 	s.reg.add(sb.ID)
 	return s.describe(ctx, sb.ID)
-}
-
-// awaitReady waits as r says; running out of time is a timeout (exit 5).
-func (s *Server) awaitReady(ctx context.Context, id string, r readiness) error {
-	if r.skip {
-		return nil
-	}
-	wctx, cancel := context.WithTimeout(ctx, r.timeout)
-	defer cancel()
-	err := s.c.WaitReady(wctx, id, r.poll)
-	var notReady *client.NotReadyError
-	if errors.As(err, &notReady) && ctx.Err() == nil {
-		return &cmdutil.ExitError{Code: cmdutil.ExitTimeout,
-			Err: fmt.Errorf("sandbox %s was not ready within %s (%s)", id, r.timeout, notReady.Reason)}
-	}
-	return err
 }
 
 // describe fetches a registered sandbox's info.
@@ -198,7 +163,7 @@ func (s *Server) describe(ctx context.Context, id string) (*registered, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &registered{SandboxID: sb.ID, Info: cmdutil.NewSandboxView(sb)}, nil
+	return &registered{SandboxID: sb.ID, Info: ops.NewSandboxView(sb)}, nil
 }
 
 func connectSchema() *jsonschema.Schema {
@@ -231,9 +196,9 @@ func (s *Server) connectSandbox(ctx context.Context, _ *mcp.CallToolRequest, a c
 
 // connect finds the sandbox named by id (or a unique prefix of it), waits
 // for it as r says, registers it and returns its full id.
-func (s *Server) connect(ctx context.Context, id string, r readiness) (string, error) {
+func (s *Server) connect(ctx context.Context, id string, r ops.Readiness) (string, error) {
 	var full string
-	err := cmdutil.WithSandboxID(ctx, s.c, id, func(cand string) error {
+	err := ops.WithSandboxID(ctx, s.c, id, func(cand string) error {
 		sb, err := s.c.GetSandbox(ctx, cand)
 		full = sb.ID
 		return err
@@ -241,7 +206,7 @@ func (s *Server) connect(ctx context.Context, id string, r readiness) (string, e
 	if err != nil {
 		return "", err
 	}
-	if err := s.awaitReady(ctx, full, r); err != nil {
+	if err := ops.WaitReady(ctx, s.c, full, r); err != nil {
 		return "", err
 	}
 	s.reg.add(full)
@@ -250,7 +215,7 @@ func (s *Server) connect(ctx context.Context, id string, r readiness) (string, e
 
 // defaultReadiness is how a sandbox is connected to on first use: the
 // official SDK's connect defaults.
-var defaultReadiness = readiness{timeout: 30 * time.Second, poll: 200 * time.Millisecond}
+var defaultReadiness = ops.Readiness{Timeout: 30 * time.Second, Poll: ops.ReadyPoll}
 
 // admit returns the full id of a sandbox a gated tool may act on: one this
 // server registered, or, when the caller asked for it or --allow-any-sandbox
@@ -263,7 +228,7 @@ func (s *Server) admit(ctx context.Context, id string, connectIfMissing bool) (s
 		return id, nil
 	}
 	if !connectIfMissing && !s.opts.AllowAnySandbox {
-		return "", &cmdutil.ExitError{Code: cmdutil.ExitUsage, Err: &notRegisteredError{id: id}}
+		return "", &ops.ExitError{Code: ops.ExitUsage, Err: &notRegisteredError{id: id}}
 	}
 	return s.connect(ctx, id, defaultReadiness)
 }
@@ -298,14 +263,14 @@ func (s *Server) killSandbox(ctx context.Context, _ *mcp.CallToolRequest, a sand
 // onSandbox runs op with the full id of the sandbox named by id or a
 // unique prefix of it.
 func (s *Server) onSandbox(ctx context.Context, id string, op func(id string) error) error {
-	return cmdutil.WithSandboxID(ctx, s.c, id, op)
+	return ops.WithSandboxID(ctx, s.c, id, op)
 }
 
-func (s *Server) sandboxInfo(ctx context.Context, _ *mcp.CallToolRequest, a sandboxArgs) (*cmdutil.SandboxView, error) {
-	var info cmdutil.SandboxView
+func (s *Server) sandboxInfo(ctx context.Context, _ *mcp.CallToolRequest, a sandboxArgs) (*ops.SandboxView, error) {
+	var info ops.SandboxView
 	err := s.onSandbox(ctx, a.SandboxID, func(id string) error {
 		sb, err := s.c.GetSandbox(ctx, id)
-		info = cmdutil.NewSandboxView(sb)
+		info = ops.NewSandboxView(sb)
 		return err
 	})
 	if err != nil {
@@ -334,8 +299,8 @@ type listArgs struct {
 }
 
 type sandboxPage struct {
-	SandboxInfos []cmdutil.SandboxView  `json:"sandbox_infos"`
-	Pagination   cmdutil.PaginationView `json:"pagination"`
+	SandboxInfos []ops.SandboxView  `json:"sandbox_infos"`
+	Pagination   ops.PaginationView `json:"pagination"`
 }
 
 func (s *Server) listSandboxes(ctx context.Context, _ *mcp.CallToolRequest, a listArgs) (*sandboxPage, error) {
@@ -356,7 +321,7 @@ func (s *Server) listSandboxes(ctx context.Context, _ *mcp.CallToolRequest, a li
 	if err != nil {
 		return nil, err
 	}
-	list := cmdutil.NewListView(page, cmdutil.NewSandboxView)
+	list := ops.NewListView(page, ops.NewSandboxView)
 	return &sandboxPage{SandboxInfos: list.Items, Pagination: list.Pagination}, nil
 }
 
@@ -404,7 +369,7 @@ type gatedArgs struct {
 	ConnectIfMissing bool   `json:"connect_if_missing"`
 }
 
-func (s *Server) sandboxMetrics(ctx context.Context, _ *mcp.CallToolRequest, a gatedArgs) (*cmdutil.MetricsView, error) {
+func (s *Server) sandboxMetrics(ctx context.Context, _ *mcp.CallToolRequest, a gatedArgs) (*ops.MetricsView, error) {
 	dp, err := s.execd(ctx, a.SandboxID, a.ConnectIfMissing)
 	if err != nil {
 		return nil, err
@@ -413,13 +378,13 @@ func (s *Server) sandboxMetrics(ctx context.Context, _ *mcp.CallToolRequest, a g
 	if err != nil {
 		return nil, err
 	}
-	v := cmdutil.NewMetricsView(m)
+	v := ops.NewMetricsView(m)
 	return &v, nil
 }
 
 // healthcheck answers false, not an error, when the sandbox does not
 // answer: that is the question asked.
-func (s *Server) healthcheck(ctx context.Context, _ *mcp.CallToolRequest, a gatedArgs) (*cmdutil.HealthView, error) {
+func (s *Server) healthcheck(ctx context.Context, _ *mcp.CallToolRequest, a gatedArgs) (*ops.HealthView, error) {
 	full, err := s.admit(ctx, a.SandboxID, a.ConnectIfMissing)
 	if err != nil {
 		return nil, err
@@ -428,5 +393,5 @@ func (s *Server) healthcheck(ctx context.Context, _ *mcp.CallToolRequest, a gate
 	if err == nil {
 		err = dp.Ping(ctx)
 	}
-	return &cmdutil.HealthView{SandboxID: full, Healthy: err == nil}, nil
+	return &ops.HealthView{SandboxID: full, Healthy: err == nil}, nil
 }

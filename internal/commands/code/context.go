@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/osb-dev/osb/internal/cmdutil"
+	"github.com/osb-dev/osb/internal/ops"
 )
 
 // defaultLanguage is the language of a run or context that names none, as
@@ -126,9 +127,9 @@ func newCmdContextDelete(f *cmdutil.Factory) *cobra.Command {
 func runContextDelete(ctx context.Context, opts *contextDeleteOptions) error {
 	switch {
 	case len(opts.IDs) == 0 && opts.Language == "":
-		return cmdutil.UsageErrorf("name the contexts to delete, or give --language to delete every context of a language")
+		return ops.UsageErrorf("name the contexts to delete, or give --language to delete every context of a language")
 	case len(opts.IDs) > 0 && opts.Language != "":
-		return cmdutil.UsageErrorf("give context ids or --language, not both")
+		return ops.UsageErrorf("give context ids or --language, not both")
 	}
 	dp, err := opts.Sandbox.Execd(ctx)
 	if err != nil {

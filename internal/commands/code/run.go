@@ -78,11 +78,11 @@ func (opts *runOptions) source() (string, error) {
 	var code string
 	switch {
 	case opts.Code != "" && opts.File != "":
-		return "", cmdutil.UsageErrorf("give the code with -c or as FILE, not both")
+		return "", ops.UsageErrorf("give the code with -c or as FILE, not both")
 	case opts.Code != "":
 		code = opts.Code
 	case opts.File == "":
-		return "", cmdutil.UsageErrorf("no code: give it with -c CODE, as a FILE, or - to read stdin")
+		return "", ops.UsageErrorf("no code: give it with -c CODE, as a FILE, or - to read stdin")
 	case opts.File == "-":
 		b, err := io.ReadAll(opts.IOStreams.In)
 		if err != nil {
@@ -92,12 +92,12 @@ func (opts *runOptions) source() (string, error) {
 	default:
 		b, err := os.ReadFile(opts.File)
 		if err != nil {
-			return "", cmdutil.UsageErrorf("cannot read %s: %v", opts.File, errors.Unwrap(err))
+			return "", ops.UsageErrorf("cannot read %s: %v", opts.File, errors.Unwrap(err))
 		}
 		code = string(b)
 	}
 	if strings.TrimSpace(code) == "" {
-		return "", cmdutil.UsageErrorf("the code is empty")
+		return "", ops.UsageErrorf("the code is empty")
 	}
 	return code, nil
 }
@@ -139,9 +139,9 @@ func runRun(ctx context.Context, opts *runOptions) error {
 	interrupted := ctx.Err() != nil
 	switch {
 	case errors.Is(err, ops.ErrKernelDidNotStop):
-		return &cmdutil.ExitError{Code: cmdutil.InterruptedCode(ctx), Err: fmt.Errorf("%w within %s", err, interruptGrace)}
+		return &ops.ExitError{Code: cmdutil.InterruptedCode(ctx), Err: fmt.Errorf("%w within %s", err, interruptGrace)}
 	case err != nil && interrupted:
-		return &cmdutil.ExitError{Code: cmdutil.ExitInterrupted, Err: err}
+		return &ops.ExitError{Code: ops.ExitInterrupted, Err: err}
 	case err != nil:
 		return runFailed(err)
 	}
@@ -153,13 +153,13 @@ func runRun(ctx context.Context, opts *runOptions) error {
 // sandbox or context is not there, or who is asking may not (their codes).
 func runFailed(err error) error {
 	var apiErr *client.APIError
-	var exitErr *cmdutil.ExitError
+	var exitErr *ops.ExitError
 	switch {
 	case errors.As(err, &apiErr) && (apiErr.Status == 401 || apiErr.Status == 403 || apiErr.Status == 404),
 		errors.As(err, &exitErr), errors.Is(err, context.Canceled):
 		return err
 	}
-	return &cmdutil.ExitError{Code: cmdutil.ExitOsbFailed, Err: err}
+	return &ops.ExitError{Code: ops.ExitOsbFailed, Err: err}
 }
 
 // codeRun follows one run's events.
@@ -251,14 +251,14 @@ func (r *codeRun) finish(ev *client.Event, interrupted bool, interruptCode int) 
 	}
 	switch {
 	case ev.Type == client.EventServerError:
-		return &cmdutil.ExitError{Code: cmdutil.ExitOsbFailed, Err: fmt.Errorf("the server failed the run: %s: %s", ev.Error.Name, ev.Error.Value)}
+		return &ops.ExitError{Code: ops.ExitOsbFailed, Err: fmt.Errorf("the server failed the run: %s: %s", ev.Error.Name, ev.Error.Value)}
 	case interrupted:
 		if !r.json {
 			fmt.Fprintln(r.opts.IOStreams.ErrOut, "Interrupted.")
 		}
-		return cmdutil.Silent(interruptCode)
+		return ops.Silent(interruptCode)
 	case ev.Type == client.EventError:
-		return cmdutil.Silent(ExitCodeError)
+		return ops.Silent(ExitCodeError)
 	}
 	return nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/cmdutil"
 	"github.com/osb-dev/osb/internal/iostreams"
+	"github.com/osb-dev/osb/internal/ops"
 	"github.com/osb-dev/osb/internal/output"
 )
 
@@ -110,7 +111,7 @@ type item struct {
 }
 
 // run returns nil when the remote command succeeded, otherwise an error
-// carrying the exit code (cmdutil.ExitError).
+// carrying the exit code (ops.ExitError).
 func (fg *foreground) run(ctx context.Context) error {
 	presses, release := fg.interrupts()
 	defer release()
@@ -253,9 +254,9 @@ func (fg *foreground) read(ctx context.Context, out chan<- item) {
 // away, otherwise with the error.
 func (fg *foreground) outputFailed() error {
 	if errors.Is(fg.writeErr, syscall.EPIPE) || errors.Is(fg.writeErr, io.ErrClosedPipe) {
-		return cmdutil.Silent(exitBrokenPipe)
+		return ops.Silent(exitBrokenPipe)
 	}
-	return fg.fail(cmdutil.ExitOsbFailed, fmt.Errorf("cannot write the command's output: %w", fg.writeErr))
+	return fg.fail(ops.ExitOsbFailed, fmt.Errorf("cannot write the command's output: %w", fg.writeErr))
 }
 
 func (fg *foreground) finish(ev *client.Event, took time.Duration) error {
@@ -276,7 +277,7 @@ func (fg *foreground) finish(ev *client.Event, took time.Duration) error {
 	case fg.writeErr != nil:
 		return fg.outputFailed()
 	case fg.timedOut:
-		return fg.fail(cmdutil.ExitRemoteTimeout, fmt.Errorf("the command did not finish within %s; osb stopped it, as the server had not", fg.timeout))
+		return fg.fail(ops.ExitRemoteTimeout, fmt.Errorf("the command did not finish within %s; osb stopped it, as the server had not", fg.timeout))
 	case fg.stopping:
 		return fg.interrupted("Interrupted: " + fg.stopped())
 	}
@@ -328,28 +329,28 @@ func (fg *foreground) exitStatus(ev *client.Event, code int, known bool) error {
 	case ev.Type == client.EventServerError:
 		// execd ends a timed-out session run this way.
 		if fg.timeout > 0 && strings.Contains(e.Value, "timeout") {
-			return fg.fail(cmdutil.ExitRemoteTimeout, fmt.Errorf("the command did not finish within %s and was stopped (%s)", fg.timeout, e.Value))
+			return fg.fail(ops.ExitRemoteTimeout, fmt.Errorf("the command did not finish within %s and was stopped (%s)", fg.timeout, e.Value))
 		}
-		return fg.fail(cmdutil.ExitOsbFailed, fmt.Errorf("the server failed the command: %s: %s", e.Name, e.Value))
+		return fg.fail(ops.ExitOsbFailed, fmt.Errorf("the server failed the command: %s: %s", e.Name, e.Value))
 	case !known && e.Value == "":
-		return fg.fail(cmdutil.ExitOsbFailed, errors.New(noDetails))
+		return fg.fail(ops.ExitOsbFailed, errors.New(noDetails))
 	case !known:
-		return fg.fail(cmdutil.ExitOsbFailed, fmt.Errorf("the command could not start: %s", e.Value))
+		return fg.fail(ops.ExitOsbFailed, fmt.Errorf("the command could not start: %s", e.Value))
 	case code == -1:
 		// A timeout kills with SIGKILL; another signal is someone else's doing.
 		sig := signalNumber(e.Traceback)
 		if fg.timeout > 0 && (sig == 0 || sig == int(syscall.SIGKILL)) {
-			return fg.fail(cmdutil.ExitRemoteTimeout, fmt.Errorf("the command did not finish within %s and was killed", fg.timeout))
+			return fg.fail(ops.ExitRemoteTimeout, fmt.Errorf("the command did not finish within %s and was killed", fg.timeout))
 		}
 		how := strings.Join(e.Traceback, "; ")
 		if sig > 0 {
 			return fg.fail(128+sig, fmt.Errorf("the command was killed (%s)", how))
 		}
-		return fg.fail(cmdutil.ExitOsbFailed, fmt.Errorf("the command was killed (%s)", how))
+		return fg.fail(ops.ExitOsbFailed, fmt.Errorf("the command was killed (%s)", how))
 	case code < 0 || code > 255:
-		return fg.fail(cmdutil.ExitOsbFailed, fmt.Errorf("the server reported exit code %d", code))
+		return fg.fail(ops.ExitOsbFailed, fmt.Errorf("the server reported exit code %d", code))
 	}
-	return cmdutil.Silent(code)
+	return ops.Silent(code)
 }
 
 // signalNumber reads execd's "signal: killed" traceback as a signal number,
@@ -375,13 +376,13 @@ func (fg *foreground) broken(err error) error {
 	case fg.writeErr != nil:
 		return fg.outputFailed()
 	case fg.timedOut:
-		return fg.fail(cmdutil.ExitRemoteTimeout, fmt.Errorf("the command did not finish within %s; osb stopped it, as the server had not", fg.timeout))
+		return fg.fail(ops.ExitRemoteTimeout, fmt.Errorf("the command did not finish within %s; osb stopped it, as the server had not", fg.timeout))
 	case fg.stopping:
 		return fg.interrupted("Interrupted: " + fg.stopped())
 	case errors.Is(err, io.EOF):
 		err = fmt.Errorf("the server closed the stream before %s finished", fg.target())
 	}
-	return fg.fail(cmdutil.ExitOsbFailed, err)
+	return fg.fail(ops.ExitOsbFailed, err)
 }
 
 // stopTookTooLong ends a run whose stop did not show in the stream within
@@ -395,26 +396,26 @@ func (fg *foreground) stopTookTooLong() error {
 		why = ": " + fg.stopErr.Error()
 	}
 	if fg.timedOut {
-		return fg.fail(cmdutil.ExitRemoteTimeout, fmt.Errorf("the command did not finish within %s, and osb could not confirm it stopped within %s%s; it may still be running", fg.timeout, interruptGrace, why))
+		return fg.fail(ops.ExitRemoteTimeout, fmt.Errorf("the command did not finish within %s, and osb could not confirm it stopped within %s%s; it may still be running", fg.timeout, interruptGrace, why))
 	}
 	return fg.interrupted(fmt.Sprintf("Interrupted: %s did not stop within %s%s.", fg.target(), interruptGrace, why))
 }
 
 func (fg *foreground) fail(code int, err error) error {
-	return &cmdutil.ExitError{Code: code, Err: err}
+	return &ops.ExitError{Code: code, Err: err}
 }
 
 // interrupted ends the run with 130: a plain line on stderr, or under -o
 // json the usual error object. A stop that SIGHUP or SIGTERM asked for
 // exits 129 or 143 instead, as a shell reports those signals.
 func (fg *foreground) interrupted(msg string) error {
-	code := cmp.Or(fg.signaled, cmdutil.ExitInterrupted)
+	code := cmp.Or(fg.signaled, ops.ExitInterrupted)
 	if fg.format == output.JSONF {
 		return fg.fail(code, errors.New(msg))
 	}
 	fg.lines.close()
 	fg.lines.note(msg)
-	return cmdutil.Silent(code)
+	return ops.Silent(code)
 }
 
 // target names what is being run, for messages.

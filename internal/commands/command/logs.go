@@ -12,6 +12,7 @@ import (
 
 	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/cmdutil"
+	"github.com/osb-dev/osb/internal/ops"
 	"github.com/osb-dev/osb/internal/output"
 )
 
@@ -50,10 +51,10 @@ func newCmdLogs(f *cmdutil.Factory) *cobra.Command {
 
 func runLogs(ctx context.Context, opts *logsOptions) error {
 	if opts.Follow && opts.Format == output.YAMLF {
-		return cmdutil.UsageErrorf("--follow prints raw output or json lines; it cannot be combined with -o yaml")
+		return ops.UsageErrorf("--follow prints raw output or json lines; it cannot be combined with -o yaml")
 	}
 	if opts.HasCursor && opts.Cursor < 0 {
-		return cmdutil.UsageErrorf("invalid value for '--cursor': %d is negative", opts.Cursor)
+		return ops.UsageErrorf("invalid value for '--cursor': %d is negative", opts.Cursor)
 	}
 	dp, err := opts.Sandbox.Execd(ctx)
 	if err != nil {
@@ -205,9 +206,9 @@ func jobExit(st *client.CommandStatus) error {
 	}
 	code := *st.ExitCode
 	if code < 1 || code > 255 {
-		code = cmdutil.ExitFailure
+		code = ops.ExitFailure
 	}
-	return cmdutil.Silent(code)
+	return ops.Silent(code)
 }
 
 // followJSON prints one read as one line of JSON, when it brought anything.

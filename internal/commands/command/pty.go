@@ -5,6 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/osb-dev/osb/internal/iostreams"
+	"github.com/osb-dev/osb/internal/ops"
+	"github.com/osb-dev/osb/internal/output"
 	"io"
 	"math"
 	"os"
@@ -12,11 +15,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-
-	"github.com/osb-dev/osb/internal/cmdutil"
-	"github.com/osb-dev/osb/internal/iostreams"
-	"github.com/osb-dev/osb/internal/ops"
-	"github.com/osb-dev/osb/internal/output"
 )
 
 // hangupsFunc starts delivering SIGTERM and SIGHUP and returns a function
@@ -121,7 +119,7 @@ func (r *ptyRun) control(ctx context.Context, over <-chan struct{}, end context.
 			return nil
 		case <-timeout:
 			r.kill()
-			final = r.failWith(cmdutil.ExitRemoteTimeout, fmt.Errorf("the command did not finish within %s and was killed", r.timeout))
+			final = r.failWith(ops.ExitRemoteTimeout, fmt.Errorf("the command did not finish within %s and was killed", r.timeout))
 		case sig := <-hangups:
 			final = r.hangup(sig)
 		case <-cancelled:
@@ -221,16 +219,16 @@ func (r *ptyRun) interrupt(ctx context.Context, press bool) error {
 // hangup ends the run on SIGTERM or SIGHUP: a terminal session stays for
 // later; a command run by osb is stopped.
 func (r *ptyRun) hangup(sig os.Signal) error {
-	code := cmdutil.ExitInterrupted
+	code := ops.ExitInterrupted
 	if s, ok := sig.(syscall.Signal); ok {
 		code = 128 + int(s)
 	}
 	if r.s.Terminal {
 		r.Note(fmt.Sprintf("%v: detached from session %s, which goes on: %s", sig, r.s.ID, r.hint()))
-		return cmdutil.Silent(code)
+		return ops.Silent(code)
 	}
 	r.kill()
-	return cmdutil.Silent(code)
+	return ops.Silent(code)
 }
 
 // kill ends the session's shell if osb created it.
@@ -263,36 +261,36 @@ func (r *ptyRun) finish(code *int) error {
 	case *code == 0:
 		return nil
 	}
-	return cmdutil.Silent(*code)
+	return ops.Silent(*code)
 }
 
 // outputFailed ends a run whose output went away: 141 for a closed pipe.
 func (r *ptyRun) outputFailed() error {
 	if errors.Is(r.writeErr, syscall.EPIPE) || errors.Is(r.writeErr, io.ErrClosedPipe) {
-		return cmdutil.Silent(exitBrokenPipe)
+		return ops.Silent(exitBrokenPipe)
 	}
 	return r.fail(fmt.Errorf("cannot write the command's output: %w", r.writeErr))
 }
 
-func (r *ptyRun) fail(err error) error { return r.failWith(cmdutil.ExitOsbFailed, err) }
+func (r *ptyRun) fail(err error) error { return r.failWith(ops.ExitOsbFailed, err) }
 
 func (r *ptyRun) failWith(code int, err error) error {
 	if r.s.Terminal {
 		// The terminal is raw until run returns: the line must end itself.
 		r.Note(err.Error())
-		return cmdutil.Silent(code)
+		return ops.Silent(code)
 	}
-	return &cmdutil.ExitError{Code: code, Err: err}
+	return &ops.ExitError{Code: code, Err: err}
 }
 
 func (r *ptyRun) interrupted(msg string) error {
 	if r.collect {
-		return &cmdutil.ExitError{Code: cmdutil.ExitInterrupted, Err: errors.New(msg)}
+		return &ops.ExitError{Code: ops.ExitInterrupted, Err: errors.New(msg)}
 	}
 	if r.s.Terminal {
 		r.Note(msg)
 	} else {
 		r.say(msg)
 	}
-	return cmdutil.Silent(cmdutil.ExitInterrupted)
+	return ops.Silent(ops.ExitInterrupted)
 }

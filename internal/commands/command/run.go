@@ -106,7 +106,7 @@ func checkFormat(format *string, background bool) error {
 			return nil
 		}
 	}
-	return cmdutil.UsageErrorf("This command does not support `-o %s`. Allowed values: %s.", *format, strings.Join(allowed, ", "))
+	return ops.UsageErrorf("This command does not support `-o %s`. Allowed values: %s.", *format, strings.Join(allowed, ", "))
 }
 
 // request turns the options into execd's RunCommandRequest, or a usage error.
@@ -115,7 +115,7 @@ func (opts *runOptions) request() (*client.RunCommandRequest, error) {
 	if opts.Argv {
 		req.Argv = opts.Command
 		if req.Argv[0] == "" {
-			return nil, cmdutil.UsageErrorf("--argv: the program name (the first argument) is empty")
+			return nil, ops.UsageErrorf("--argv: the program name (the first argument) is empty")
 		}
 	} else {
 		req.Command = shellJoin(opts.Command)
@@ -147,7 +147,7 @@ func parseUser(s string) (uid, gid *uint32, err error) {
 		gid, ok = num(g)
 	}
 	if !ok {
-		return nil, nil, cmdutil.UsageErrorf("invalid value for '--user': expected UID or UID:GID (numbers), got '%s'", s)
+		return nil, nil, ops.UsageErrorf("invalid value for '--user': expected UID or UID:GID (numbers), got '%s'", s)
 	}
 	return uid, gid, nil
 }
@@ -209,11 +209,11 @@ const noDetails = "the server reported an error without details"
 // osbFailed marks a failure before the remote command's exit code was
 // known (125), unless it is an interruption or a usage error.
 func osbFailed(err error) error {
-	var exitErr *cmdutil.ExitError
+	var exitErr *ops.ExitError
 	if errors.Is(err, context.Canceled) || errors.As(err, &exitErr) {
 		return err
 	}
-	return &cmdutil.ExitError{Code: cmdutil.ExitOsbFailed, Err: err}
+	return &ops.ExitError{Code: ops.ExitOsbFailed, Err: err}
 }
 
 // runBackground starts the command and reports its id. The stream ends
@@ -280,9 +280,9 @@ func checkStdin(opts *runOptions) error {
 	case !opts.Stdin:
 		return nil
 	case opts.User != "":
-		return cmdutil.UsageErrorf("--stdin cannot be used with --user: stdin goes through execd's PTY API, which has no user; use 'osb command shell %s -- COMMAND' to run as the default user", opts.Sandbox.ID)
+		return ops.UsageErrorf("--stdin cannot be used with --user: stdin goes through execd's PTY API, which has no user; use 'osb command shell %s -- COMMAND' to run as the default user", opts.Sandbox.ID)
 	case opts.Background:
-		return cmdutil.UsageErrorf("--stdin cannot be used with --background: a background command gets no input")
+		return ops.UsageErrorf("--stdin cannot be used with --background: a background command gets no input")
 	}
 	return nil
 }

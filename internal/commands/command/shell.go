@@ -87,9 +87,9 @@ func newCmdShell(f *cmdutil.Factory, short string, subs ...*cobra.Command) *cobr
 func (opts *shellOptions) validate() error {
 	switch {
 	case opts.Takeover && opts.Session == "":
-		return cmdutil.UsageErrorf("--takeover needs --session: only an existing session can be taken over")
+		return ops.UsageErrorf("--takeover needs --session: only an existing session can be taken over")
 	case opts.Session != "" && (opts.Cwd != "" || len(opts.Env) > 0 || len(opts.Command) > 0):
-		return cmdutil.UsageErrorf("--session attaches to a running session: --cwd, --env and a command only apply to a new one")
+		return ops.UsageErrorf("--session attaches to a running session: --cwd, --env and a command only apply to a new one")
 	}
 	return nil
 }

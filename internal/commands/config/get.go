@@ -9,6 +9,7 @@ import (
 
 	"github.com/osb-dev/osb/internal/cmdutil"
 	cfg "github.com/osb-dev/osb/internal/config"
+	"github.com/osb-dev/osb/internal/ops"
 	"github.com/osb-dev/osb/internal/output"
 )
 
@@ -53,7 +54,7 @@ var viewKey = map[string]string{
 func runGet(_ context.Context, opts *getOptions) error {
 	key, err := cfg.LookupKey(opts.Key)
 	if err != nil {
-		return cmdutil.UsageErrorf("%v", err)
+		return ops.UsageErrorf("%v", err)
 	}
 	c, err := opts.Config()
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/osb-dev/osb/internal/cmdutil"
 	cfg "github.com/osb-dev/osb/internal/config"
+	"github.com/osb-dev/osb/internal/ops"
 )
 
 type setOptions struct {
@@ -35,16 +36,16 @@ func newCmdSet(f *cmdutil.Factory) *cobra.Command {
 func runSet(_ context.Context, opts *setOptions) error {
 	key, err := cfg.LookupKey(opts.Key)
 	if err != nil {
-		return cmdutil.UsageErrorf("%v", err)
+		return ops.UsageErrorf("%v", err)
 	}
 	literal, err := key.Literal(opts.Value)
 	if err != nil {
-		return cmdutil.UsageErrorf("%v", err)
+		return ops.UsageErrorf("%v", err)
 	}
 	path := opts.ConfigPath()
 	text, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return cmdutil.UsageErrorf("config file not found: %s. Run 'osb config init' first", path)
+		return ops.UsageErrorf("config file not found: %s. Run 'osb config init' first", path)
 	}
 	if err != nil {
 		return err
@@ -52,11 +53,11 @@ func runSet(_ context.Context, opts *setOptions) error {
 	// An edit by line is only safe on a file that parses: on a broken one
 	// it could add a second [section] or hide the mistake. Nothing is written.
 	if _, err := cfg.Parse(text); err != nil {
-		return cmdutil.UsageErrorf("config file %s is not valid TOML (%v); fix it, or start again with 'osb config init --force'", path, err)
+		return ops.UsageErrorf("config file %s is not valid TOML (%v); fix it, or start again with 'osb config init --force'", path, err)
 	}
 	updated := cfg.SetValue(string(text), key.Name, literal)
 	if _, err := cfg.Parse([]byte(updated)); err != nil {
-		return cmdutil.UsageErrorf("setting %s would make %s invalid TOML (%v); nothing was changed", key.Name, path, err)
+		return ops.UsageErrorf("setting %s would make %s invalid TOML (%v); nothing was changed", key.Name, path, err)
 	}
 	if err := cfg.WriteFile(path, []byte(updated)); err != nil {
 		return err

@@ -13,6 +13,7 @@ import (
 
 	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/cmdutil"
+	"github.com/osb-dev/osb/internal/ops"
 	"github.com/osb-dev/osb/internal/transfer"
 )
 
@@ -96,17 +97,17 @@ func check(opts *options) error {
 	src, dst := opts.Src, opts.Dst
 	switch {
 	case opts.Jobs < 1 || opts.Jobs > 64:
-		return cmdutil.UsageErrorf("--jobs must be between 1 and 64, not %d", opts.Jobs)
+		return ops.UsageErrorf("--jobs must be between 1 and 64, not %d", opts.Jobs)
 	case src.Remote() && dst.Remote():
-		return cmdutil.UsageErrorf("both SRC and DST are in a sandbox; copy through this machine in two steps")
+		return ops.UsageErrorf("both SRC and DST are in a sandbox; copy through this machine in two steps")
 	case !src.Remote() && !dst.Remote():
-		return cmdutil.UsageErrorf("neither SRC nor DST names a sandbox; write one as SANDBOX_ID:PATH")
+		return ops.UsageErrorf("neither SRC nor DST names a sandbox; write one as SANDBOX_ID:PATH")
 	case src.Stream && dst.Stream:
-		return cmdutil.UsageErrorf("SRC and DST cannot both be -")
+		return ops.UsageErrorf("SRC and DST cannot both be -")
 	case src.Remote() && strings.TrimSpace(src.Path) == "", dst.Remote() && strings.TrimSpace(dst.Path) == "":
-		return cmdutil.UsageErrorf("give a path after the sandbox id, as in %s:/workspace", remoteOf(opts).Sandbox.ID)
+		return ops.UsageErrorf("give a path after the sandbox id, as in %s:/workspace", remoteOf(opts).Sandbox.ID)
 	case !src.Remote() && !src.Stream && src.Path == "", !dst.Remote() && !dst.Stream && dst.Path == "":
-		return cmdutil.UsageErrorf("the local path must not be empty")
+		return ops.UsageErrorf("the local path must not be empty")
 	}
 	return nil
 }

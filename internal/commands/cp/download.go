@@ -15,7 +15,7 @@ import (
 	"strings"
 
 	"github.com/osb-dev/osb/internal/client"
-	"github.com/osb-dev/osb/internal/cmdutil"
+	"github.com/osb-dev/osb/internal/ops"
 	"github.com/osb-dev/osb/internal/transfer"
 )
 
@@ -49,7 +49,7 @@ func download(ctx context.Context, opts *options) error {
 	case "symlink":
 		return downloadLink(ctx, opts, dp, info)
 	}
-	return cmdutil.UsageErrorf("%s is a %s in the sandbox; only files, directories and symlinks are copied", opts.Src.Path, info.Type)
+	return ops.UsageErrorf("%s is a %s in the sandbox; only files, directories and symlinks are copied", opts.Src.Path, info.Type)
 }
 
 // localTarget is where a copy of the remote name goes: inside local when it
@@ -60,11 +60,11 @@ func localTarget(local, name string, isDir bool) (string, error) {
 	case err == nil && fi.IsDir():
 		return filepath.Join(local, name), nil
 	case err == nil && isDir:
-		return "", cmdutil.UsageErrorf("cannot copy a directory onto '%s': it is not a directory", local)
+		return "", ops.UsageErrorf("cannot copy a directory onto '%s': it is not a directory", local)
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
-		return "", cmdutil.UsageErrorf("cannot write to '%s': %v", local, errors.Unwrap(err))
+		return "", ops.UsageErrorf("cannot write to '%s': %v", local, errors.Unwrap(err))
 	case err != nil && !isDir && strings.HasSuffix(local, string(filepath.Separator)):
-		return "", cmdutil.UsageErrorf("'%s': no such directory", local)
+		return "", ops.UsageErrorf("'%s': no such directory", local)
 	}
 	return strings.TrimSuffix(local, string(filepath.Separator)), nil
 }
@@ -298,7 +298,7 @@ func downloadTar(ctx context.Context, opts *options) error {
 		}
 	case "file", "symlink":
 	default:
-		return cmdutil.UsageErrorf("%s is a %s in the sandbox; only files, directories and symlinks are copied", src, info.Type)
+		return ops.UsageErrorf("%s is a %s in the sandbox; only files, directories and symlinks are copied", src, info.Type)
 	}
 	root := entry{rel: ".", perm: permOf(info.Mode), size: info.Size, mod: info.ModifiedAt.T}
 	switch info.Type {

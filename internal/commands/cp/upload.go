@@ -14,7 +14,7 @@ import (
 	"strings"
 
 	"github.com/osb-dev/osb/internal/client"
-	"github.com/osb-dev/osb/internal/cmdutil"
+	"github.com/osb-dev/osb/internal/ops"
 	"github.com/osb-dev/osb/internal/transfer"
 )
 
@@ -23,10 +23,10 @@ func upload(ctx context.Context, opts *options) error {
 	local := opts.Src.Path
 	fi, err := os.Stat(local)
 	if errors.Is(err, fs.ErrNotExist) {
-		return cmdutil.UsageErrorf("local path '%s' does not exist", local)
+		return ops.UsageErrorf("local path '%s' does not exist", local)
 	}
 	if err != nil {
-		return cmdutil.UsageErrorf("cannot read local path '%s': %v", local, errors.Unwrap(err))
+		return ops.UsageErrorf("cannot read local path '%s': %v", local, errors.Unwrap(err))
 	}
 	var t *tree
 	if fi.IsDir() {
@@ -35,14 +35,14 @@ func upload(ctx context.Context, opts *options) error {
 		walkRoot := local
 		if lfi, err := os.Lstat(local); err == nil && lfi.Mode()&os.ModeSymlink != 0 {
 			if walkRoot, err = filepath.EvalSymlinks(local); err != nil {
-				return cmdutil.UsageErrorf("cannot read local path '%s': %v", local, err)
+				return ops.UsageErrorf("cannot read local path '%s': %v", local, err)
 			}
 		}
 		if t, err = walkLocal(walkRoot); err != nil {
-			return cmdutil.UsageErrorf("cannot read local path '%s': %v", local, err)
+			return ops.UsageErrorf("cannot read local path '%s': %v", local, err)
 		}
 	} else if !fi.Mode().IsRegular() {
-		return cmdutil.UsageErrorf("local path '%s' is not a regular file or a directory", local)
+		return ops.UsageErrorf("local path '%s' is not a regular file or a directory", local)
 	}
 	dp, err := connect(ctx, opts)
 	if err != nil {
@@ -66,7 +66,7 @@ func upload(ctx context.Context, opts *options) error {
 func uploadOne(ctx context.Context, opts *options, dp *client.DataPlane, local, target string, fi fs.FileInfo, shown string) error {
 	f, err := os.Open(local)
 	if err != nil {
-		return cmdutil.UsageErrorf("cannot read local path '%s': %v", local, errors.Unwrap(err))
+		return ops.UsageErrorf("cannot read local path '%s': %v", local, errors.Unwrap(err))
 	}
 	defer f.Close()
 	progress := transfer.NewProgress(opts.IOStreams, opts.Format, "Copying "+filepath.Base(local), fi.Size())
@@ -106,9 +106,9 @@ func uploadTarget(ctx context.Context, dp *client.DataPlane, dst, local string, 
 	case exists && info.Type == "directory":
 		return dst, nil
 	case exists && isDir:
-		return "", cmdutil.UsageErrorf("cannot copy directory '%s' onto %s: it is not a directory", local, dst)
+		return "", ops.UsageErrorf("cannot copy directory '%s' onto %s: it is not a directory", local, dst)
 	case !exists && !isDir && strings.HasSuffix(dst, "/"):
-		return "", cmdutil.UsageErrorf("%s: no such directory in the sandbox", dst)
+		return "", ops.UsageErrorf("%s: no such directory in the sandbox", dst)
 	}
 	return strings.TrimSuffix(dst, "/"), nil
 }

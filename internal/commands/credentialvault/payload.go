@@ -14,6 +14,7 @@ import (
 
 	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/cmdutil"
+	"github.com/osb-dev/osb/internal/ops"
 )
 
 // Payloads hold secrets. Every message below names a field by its path,
@@ -32,11 +33,11 @@ func readPayload[T any](f *cmdutil.Factory, path string, check func(map[string]a
 	}
 	v, err := decodePayload(data)
 	if err != nil {
-		return none, cmdutil.UsageErrorf("Failed to read credential vault payload from %s: %v.", path, err)
+		return none, ops.UsageErrorf("Failed to read credential vault payload from %s: %v.", path, err)
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return none, cmdutil.UsageErrorf("Credential vault payload must be a JSON/YAML object.")
+		return none, ops.UsageErrorf("Credential vault payload must be a JSON/YAML object.")
 	}
 	return check(obj)
 }
@@ -45,11 +46,11 @@ func readPayloadBytes(f *cmdutil.Factory, path string) ([]byte, error) {
 	var r io.Reader = f.IOStreams.In
 	if path != "-" {
 		if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
-			return nil, cmdutil.UsageErrorf("Payload file not found: %s", path)
+			return nil, ops.UsageErrorf("Payload file not found: %s", path)
 		}
 		file, err := os.Open(path)
 		if err != nil {
-			return nil, cmdutil.UsageErrorf("Failed to read credential vault payload from %s: %v.", path, unwrapPathError(err))
+			return nil, ops.UsageErrorf("Failed to read credential vault payload from %s: %v.", path, unwrapPathError(err))
 		}
 		defer file.Close()
 		r = file
@@ -57,9 +58,9 @@ func readPayloadBytes(f *cmdutil.Factory, path string) ([]byte, error) {
 	data, err := io.ReadAll(io.LimitReader(r, maxPayload+1))
 	switch {
 	case err != nil:
-		return nil, cmdutil.UsageErrorf("Failed to read credential vault payload from %s: %v.", path, unwrapPathError(err))
+		return nil, ops.UsageErrorf("Failed to read credential vault payload from %s: %v.", path, unwrapPathError(err))
 	case len(data) > maxPayload:
-		return nil, cmdutil.UsageErrorf("Failed to read credential vault payload from %s: larger than %d MiB.", path, maxPayload>>20)
+		return nil, ops.UsageErrorf("Failed to read credential vault payload from %s: larger than %d MiB.", path, maxPayload>>20)
 	}
 	return data, nil
 }
@@ -74,7 +75,7 @@ func unwrapPathError(err error) error {
 // decodePayload parses JSON (any layout, tabs included, numbers exact),
 // else YAML.
 func decodePayload(data []byte) (any, error) {
-	if v, err := cmdutil.DecodeJSON(data); err == nil {
+	if v, err := ops.DecodeJSON(data); err == nil {
 		return v, nil
 	}
 	var v any
@@ -95,7 +96,7 @@ func invalid(path, format string, args ...any) error {
 	if path != "" {
 		path += ": "
 	}
-	return cmdutil.UsageErrorf("Invalid credential vault payload: %s%s.", path, fmt.Sprintf(format, args...))
+	return ops.UsageErrorf("Invalid credential vault payload: %s%s.", path, fmt.Sprintf(format, args...))
 }
 
 // object checks that x is a mapping with only the allowed keys.
@@ -342,7 +343,7 @@ func createRequest(payload map[string]any) (*client.CredentialVaultCreate, error
 	}
 	for _, key := range []string{"credentials", "bindings"} {
 		if _, ok := payload[key].([]any); !ok {
-			return nil, cmdutil.UsageErrorf("Credential vault payload field '%s' must be a list.", key)
+			return nil, ops.UsageErrorf("Credential vault payload field '%s' must be a list.", key)
 		}
 	}
 	creds, err := list(payload["credentials"], "credentials", credentialItem)
@@ -366,12 +367,12 @@ func patchRequest(payload map[string]any) (*client.CredentialVaultPatch, error) 
 	for _, key := range []string{"credentials", "bindings"} {
 		if v := payload[key]; v != nil {
 			if _, ok := v.(map[string]any); !ok {
-				return nil, cmdutil.UsageErrorf("Credential vault patch field '%s' must be an object.", key)
+				return nil, ops.UsageErrorf("Credential vault patch field '%s' must be an object.", key)
 			}
 		}
 	}
 	if payload["credentials"] == nil && payload["bindings"] == nil {
-		return nil, cmdutil.UsageErrorf("Credential vault patch payload must include credentials or bindings.")
+		return nil, ops.UsageErrorf("Credential vault patch payload must include credentials or bindings.")
 	}
 	req := &client.CredentialVaultPatch{}
 	rev := payload["expectedRevision"]
@@ -381,7 +382,7 @@ func patchRequest(payload map[string]any) (*client.CredentialVaultPatch, error) 
 	if rev != nil {
 		n, ok := toInt(rev)
 		if !ok {
-			return nil, cmdutil.UsageErrorf("Credential vault expectedRevision must be an integer.")
+			return nil, ops.UsageErrorf("Credential vault expectedRevision must be an integer.")
 		}
 		req.ExpectedRevision = &n
 	}

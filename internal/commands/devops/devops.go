@@ -13,6 +13,7 @@ import (
 
 	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/cmdutil"
+	"github.com/osb-dev/osb/internal/ops"
 )
 
 // NewCmdDevops returns the `devops` group.
@@ -52,7 +53,7 @@ func textVerb[O any](name, short string, sb *cmdutil.Sandbox, flags func(*cmduti
 // positive rejects a count flag below 1 before any request.
 func positive(name string, n int) error {
 	if n < 1 {
-		return cmdutil.UsageErrorf("--%s must be at least 1, got %d", name, n)
+		return ops.UsageErrorf("--%s must be at least 1, got %d", name, n)
 	}
 	return nil
 }
@@ -69,7 +70,7 @@ func printText(ctx context.Context, opts *textOptions, route string, q url.Value
 		return copyText(opts.IOStreams.Out, body)
 	})
 	if client.IsStatus(err, http.StatusNotFound) {
-		return &cmdutil.ExitError{Code: cmdutil.ExitNotFound, Err: fmt.Errorf("Sandbox '%s' not found.", opts.Sandbox.ID)}
+		return &ops.ExitError{Code: ops.ExitNotFound, Err: fmt.Errorf("Sandbox '%s' not found.", opts.Sandbox.ID)}
 	}
 	return err
 }

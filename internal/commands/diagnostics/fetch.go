@@ -12,6 +12,7 @@ import (
 
 	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/cmdutil"
+	"github.com/osb-dev/osb/internal/ops"
 	"github.com/osb-dev/osb/internal/output"
 )
 
@@ -62,7 +63,7 @@ func newCmdFetch(f *cmdutil.Factory, k fetchKind) *cobra.Command {
 
 func runFetch(ctx context.Context, opts *fetchOptions) error {
 	if strings.TrimSpace(opts.Scope) == "" {
-		return cmdutil.UsageErrorf("--scope must not be empty")
+		return ops.UsageErrorf("--scope must not be empty")
 	}
 	var d *client.Diagnostic
 	err := opts.Sandbox.Do(ctx, func(c *client.Client, id string) error {

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/osb-dev/osb/internal/cmdutil"
+	"github.com/osb-dev/osb/internal/ops"
 )
 
 type deleteOptions struct {
@@ -44,7 +45,7 @@ type deletedView struct {
 func runDelete(ctx context.Context, opts *deleteOptions) error {
 	for i, t := range opts.Targets {
 		if opts.Targets[i] = strings.TrimSpace(t); opts.Targets[i] == "" {
-			return cmdutil.UsageErrorf("--target cannot be blank.")
+			return ops.UsageErrorf("--target cannot be blank.")
 		}
 	}
 	eg, err := opts.Sandbox.Egress(ctx)

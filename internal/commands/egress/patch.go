@@ -8,6 +8,7 @@ import (
 
 	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/cmdutil"
+	"github.com/osb-dev/osb/internal/ops"
 )
 
 type patchOptions struct {
@@ -51,15 +52,15 @@ func parseRules(raw []string) ([]client.NetworkRule, error) {
 	for _, r := range raw {
 		action, target, ok := strings.Cut(r, "=")
 		if !ok {
-			return nil, cmdutil.UsageErrorf("Invalid rule '%s'. Use ACTION=TARGET, for example allow=pypi.org.", r)
+			return nil, ops.UsageErrorf("Invalid rule '%s'. Use ACTION=TARGET, for example allow=pypi.org.", r)
 		}
 		action = strings.ToLower(strings.TrimSpace(action))
 		target = strings.TrimSpace(target)
 		if action != "allow" && action != "deny" {
-			return nil, cmdutil.UsageErrorf("Invalid rule action '%s'. Use allow or deny.", action)
+			return nil, ops.UsageErrorf("Invalid rule action '%s'. Use allow or deny.", action)
 		}
 		if target == "" {
-			return nil, cmdutil.UsageErrorf("Invalid rule '%s'. The target cannot be blank; use ACTION=TARGET, for example allow=pypi.org.", r)
+			return nil, ops.UsageErrorf("Invalid rule '%s'. The target cannot be blank; use ACTION=TARGET, for example allow=pypi.org.", r)
 		}
 		rules = append(rules, client.NetworkRule{Action: action, Target: target})
 	}

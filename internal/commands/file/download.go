@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/osb-dev/osb/internal/cmdutil"
+	"github.com/osb-dev/osb/internal/ops"
 	"github.com/osb-dev/osb/internal/transfer"
 )
 
@@ -47,11 +48,11 @@ func runDownload(ctx context.Context, opts *downloadOptions) error {
 	ios := opts.IOStreams
 	local, err := transfer.IntoDir(opts.LocalPath, path.Base(opts.RemotePath))
 	if err != nil {
-		return cmdutil.UsageErrorf("cannot download to '%s': %v", opts.LocalPath, err)
+		return ops.UsageErrorf("cannot download to '%s': %v", opts.LocalPath, err)
 	}
 	dest, err := transfer.Open(local, ios.Out)
 	if err != nil {
-		return cmdutil.UsageErrorf("cannot download to '%s': %v", local, err)
+		return ops.UsageErrorf("cannot download to '%s': %v", local, err)
 	}
 	defer dest.Abort()
 	dp, err := opts.Sandbox.Execd(ctx)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/cmdutil"
+	"github.com/osb-dev/osb/internal/ops"
 )
 
 // NewCmdFile returns the `file` group.
@@ -45,7 +46,7 @@ func parseMode(s string) (int, error) {
 	t := strings.TrimSpace(s)
 	n, err := strconv.Atoi(strings.TrimPrefix(t, "+"))
 	if err != nil || n < 0 || n > 7777 || strings.ContainsAny(t, "89") {
-		return 0, cmdutil.UsageErrorf("invalid permission mode '%s'. Use a permission value like 644 or 755", s)
+		return 0, ops.UsageErrorf("invalid permission mode '%s'. Use a permission value like 644 or 755", s)
 	}
 	return n, nil
 }
@@ -92,7 +93,7 @@ func checkEncoding(enc string) error {
 	case "utf-8", "utf8":
 		return nil
 	}
-	return cmdutil.UsageErrorf("unsupported encoding '%s': osb transfers bytes unchanged; only utf-8 is accepted", enc)
+	return ops.UsageErrorf("unsupported encoding '%s': osb transfers bytes unchanged; only utf-8 is accepted", enc)
 }
 
 // entryInfo is how a file's description is printed (the official client's

@@ -10,6 +10,7 @@ import (
 
 	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/cmdutil"
+	"github.com/osb-dev/osb/internal/ops"
 )
 
 type lsOptions struct {
@@ -42,7 +43,7 @@ func newCmdLs(f *cmdutil.Factory) *cobra.Command {
 
 func runLs(ctx context.Context, opts *lsOptions) error {
 	if opts.Depth < 1 {
-		return cmdutil.UsageErrorf("--depth must be 1 or more, got %d", opts.Depth)
+		return ops.UsageErrorf("--depth must be 1 or more, got %d", opts.Depth)
 	}
 	dp, err := opts.Sandbox.Execd(ctx)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/cmdutil"
+	"github.com/osb-dev/osb/internal/ops"
 )
 
 type replaceOptions struct {
@@ -38,7 +39,7 @@ func newCmdReplace(f *cmdutil.Factory) *cobra.Command {
 
 func runReplace(ctx context.Context, opts *replaceOptions) error {
 	if opts.Old == "" {
-		return cmdutil.UsageErrorf("--old must not be empty")
+		return ops.UsageErrorf("--old must not be empty")
 	}
 	dp, err := opts.Sandbox.Execd(ctx)
 	if err != nil {

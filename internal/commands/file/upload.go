@@ -12,6 +12,7 @@ import (
 
 	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/cmdutil"
+	"github.com/osb-dev/osb/internal/ops"
 	"github.com/osb-dev/osb/internal/transfer"
 )
 
@@ -42,7 +43,7 @@ func runUpload(ctx context.Context, opts *uploadOptions) error {
 	ios := opts.IOStreams
 	src, size, err := openLocal(opts.LocalPath, ios.In)
 	if errors.Is(err, errIsDir) {
-		return cmdutil.UsageErrorf("local path '%s' is a directory; upload takes a file ('osb cp %s %s:%s' copies a directory)",
+		return ops.UsageErrorf("local path '%s' is a directory; upload takes a file ('osb cp %s %s:%s' copies a directory)",
 			opts.LocalPath, opts.LocalPath, opts.Sandbox.ID, opts.RemotePath)
 	}
 	if err != nil {
@@ -81,10 +82,10 @@ func openLocal(path string, stdin io.Reader) (io.ReadCloser, int64, error) {
 	}
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, 0, cmdutil.UsageErrorf("local path '%s' does not exist", path)
+		return nil, 0, ops.UsageErrorf("local path '%s' does not exist", path)
 	}
 	if err != nil {
-		return nil, 0, cmdutil.UsageErrorf("cannot read local path '%s': %v", path, errors.Unwrap(err))
+		return nil, 0, ops.UsageErrorf("cannot read local path '%s': %v", path, errors.Unwrap(err))
 	}
 	fi, err := f.Stat()
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/osb-dev/osb/internal/cmdutil"
 	osbmcp "github.com/osb-dev/osb/internal/mcp"
 	"github.com/osb-dev/osb/internal/mcp/agentconfig"
+	"github.com/osb-dev/osb/internal/ops"
 )
 
 type installOptions struct {
@@ -110,11 +111,11 @@ func newCmdInstall(f *cmdutil.Factory, runF func(context.Context, *installOption
 func (o *installOptions) entry() (agentconfig.Entry, error) {
 	switch {
 	case o.Target == "":
-		return agentconfig.Entry{}, cmdutil.UsageErrorf("--target is required: one of %s, or all", strings.Join(agentconfig.AgentNames(), ", "))
+		return agentconfig.Entry{}, ops.UsageErrorf("--target is required: one of %s, or all", strings.Join(agentconfig.AgentNames(), ", "))
 	case o.Scope == "":
-		return agentconfig.Entry{}, cmdutil.UsageErrorf("--scope is required: project (the current directory) or global (your home directory)")
+		return agentconfig.Entry{}, ops.UsageErrorf("--scope is required: project (the current directory) or global (your home directory)")
 	case strings.TrimSpace(o.Name) == "" || o.CommandGiven && strings.TrimSpace(o.Command) == "":
-		return agentconfig.Entry{}, cmdutil.UsageErrorf("--name and --command must not be empty")
+		return agentconfig.Entry{}, ops.UsageErrorf("--name and --command must not be empty")
 	}
 	args := []string{"mcp"}
 	if len(o.Tools) > 0 {
@@ -253,11 +254,11 @@ func runInstall(_ context.Context, opts *installOptions) error {
 	}
 	switch {
 	case failed > 0 && len(results) == 1:
-		return cmdutil.Silent(cmdutil.ExitFailure)
+		return ops.Silent(ops.ExitFailure)
 	case failed > 0:
-		return &cmdutil.ExitError{Code: cmdutil.ExitFailure, Err: fmt.Errorf("%d of %d configurations were not written", failed, len(results))}
+		return &ops.ExitError{Code: ops.ExitFailure, Err: fmt.Errorf("%d of %d configurations were not written", failed, len(results))}
 	case len(agents) == 1 && results[0].Status == statusSkipped:
-		return cmdutil.UsageErrorf("%s", results[0].Reason)
+		return ops.UsageErrorf("%s", results[0].Reason)
 	}
 	return nil
 }

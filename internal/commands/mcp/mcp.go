@@ -18,6 +18,7 @@ import (
 	"github.com/osb-dev/osb/internal/build"
 	"github.com/osb-dev/osb/internal/cmdutil"
 	osbmcp "github.com/osb-dev/osb/internal/mcp"
+	"github.com/osb-dev/osb/internal/ops"
 )
 
 type serveOptions struct {
@@ -77,14 +78,14 @@ func NewCmdMCP(f *cmdutil.Factory) *cobra.Command {
 
 func runServe(ctx context.Context, opts *serveOptions) error {
 	if opts.MaxOutput <= 0 || opts.MaxUpload <= 0 {
-		return cmdutil.UsageErrorf("--max-output and --max-upload must be positive")
+		return ops.UsageErrorf("--max-output and --max-upload must be positive")
 	}
 	tools, err := osbmcp.SelectTools(opts.Tools)
 	if err != nil {
 		return err
 	}
 	if opts.TokenFile != "" && opts.HTTP == "" {
-		return cmdutil.UsageErrorf("--token-file is for --http")
+		return ops.UsageErrorf("--token-file is for --http")
 	}
 	c, err := opts.Client()
 	if err != nil {
@@ -131,7 +132,7 @@ func serveHTTP(ctx context.Context, opts *serveOptions, srv *osbmcp.Server) erro
 	}
 	ln, err := net.Listen("tcp", opts.HTTP)
 	if err != nil {
-		return cmdutil.UsageErrorf("cannot listen on %s: %v", opts.HTTP, err)
+		return ops.UsageErrorf("cannot listen on %s: %v", opts.HTTP, err)
 	}
 	stderr := opts.IOStreams.ErrOut
 	addr := ln.Addr().(*net.TCPAddr)

@@ -2,13 +2,12 @@ package sandbox
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/cmdutil"
+	"github.com/osb-dev/osb/internal/ops"
 )
 
 type createOptions struct {
@@ -88,29 +87,12 @@ func runCreate(ctx context.Context, opts *createOptions) error {
 	if err != nil {
 		return err
 	}
-	sb, err := c.CreateSandbox(ctx, plan.Body)
+	ready := ops.Readiness{Timeout: readyTimeout(opts.ReadyTimeout), Skip: opts.SkipHealthCheck}
+	sb, err := ops.Create(ctx, c, plan.Body, ready, nil)
 	if err != nil {
 		return err
-	}
-	if !opts.SkipHealthCheck {
-		if err := waitReady(ctx, opts.Factory, sb.ID, readyTimeout(opts.ReadyTimeout)); err != nil {
-			return discard(c, sb.ID, err)
-		}
 	}
 	v := plan.Source
 	v.ID, v.Status, v.Timeout, v.RequestFile = sb.ID, "created", plan.TimeoutText, opts.File
 	return opts.Printer().Panel("Sandbox Created", v)
-}
-
-// discard deletes a sandbox that will not be handed to the user, so a failed
-// create leaves nothing running, and says so in the error.
-func discard(c *client.Client, id string, cause error) error {
-	// The command's context may be the reason we are here (Ctrl-C), so the
-	// cleanup gets its own.
-	ctx, cancel := context.WithTimeout(context.Background(), c.Options().RequestTimeout)
-	defer cancel()
-	if err := c.DeleteSandbox(ctx, id); err != nil {
-		return fmt.Errorf("%w; deleting sandbox %s also failed: %v", cause, id, err)
-	}
-	return fmt.Errorf("%w; sandbox %s was deleted", cause, id)
 }

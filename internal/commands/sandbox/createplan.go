@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/osb-dev/osb/internal/client"
-	"github.com/osb-dev/osb/internal/cmdutil"
+	"github.com/osb-dev/osb/internal/ops"
 )
 
 // createPlan is a validated create: the request, and what the result
@@ -68,9 +68,9 @@ func (l lifetime) text() string {
 func (l lifetime) checkTemplate() error {
 	switch {
 	case !l.Given:
-		return cmdutil.UsageErrorf("--timeout is required when creating a sandbox from a template (e.g. --timeout 30m).")
+		return ops.UsageErrorf("--timeout is required when creating a sandbox from a template (e.g. --timeout 30m).")
 	case l.Manual:
-		return cmdutil.UsageErrorf("--timeout none (manual cleanup) is not supported in template mode.")
+		return ops.UsageErrorf("--timeout none (manual cleanup) is not supported in template mode.")
 	}
 	return nil
 }
@@ -80,7 +80,7 @@ func (l lifetime) checkTemplate() error {
 func (o *createOptions) plan() (*createPlan, error) {
 	if o.File != "" {
 		if given := o.requestFlagsGiven(); len(given) > 0 {
-			return nil, cmdutil.UsageErrorf("--file cannot be combined with: %s.", strings.Join(given, ", "))
+			return nil, ops.UsageErrorf("--file cannot be combined with: %s.", strings.Join(given, ", "))
 		}
 		return planFromFile(o.File)
 	}
@@ -135,7 +135,7 @@ func (o *createOptions) planFromFlags() (*createPlan, error) {
 		return nil, err
 	}
 	if o.CredentialProxy && o.NetworkPolicyFile == "" {
-		return nil, cmdutil.UsageErrorf("--credential-proxy requires --network-policy-file because Credential Vault injection needs egress policy.")
+		return nil, ops.UsageErrorf("--credential-proxy requires --network-policy-file because Credential Vault injection needs egress policy.")
 	}
 	life, err := o.lifetime(cfg.DefaultTimeout)
 	if err != nil {
@@ -165,19 +165,19 @@ func (o *createOptions) planFromFlags() (*createPlan, error) {
 // flags, and a snapshot with an image: the official client's first checks.
 func (o *createOptions) checkSourceFlags(hasAuth bool) error {
 	if o.Template != "" && o.SnapshotID != "" {
-		return cmdutil.UsageErrorf("--template and --snapshot-id are mutually exclusive.")
+		return ops.UsageErrorf("--template and --snapshot-id are mutually exclusive.")
 	}
 	if o.Template != "" {
 		if bad := o.workloadFlagsGiven(hasAuth); len(bad) > 0 {
-			return cmdutil.UsageErrorf("Template mode fixes the workload shape on the server; %s cannot be combined with --template.", strings.Join(bad, ", "))
+			return ops.UsageErrorf("Template mode fixes the workload shape on the server; %s cannot be combined with --template.", strings.Join(bad, ", "))
 		}
 	}
 	if o.SnapshotID != "" {
 		if o.Image != "" {
-			return cmdutil.UsageErrorf("--snapshot-id and --image are mutually exclusive.")
+			return ops.UsageErrorf("--snapshot-id and --image are mutually exclusive.")
 		}
 		if hasAuth {
-			return cmdutil.UsageErrorf("--snapshot-id cannot be combined with image auth options.")
+			return ops.UsageErrorf("--snapshot-id cannot be combined with image auth options.")
 		}
 	}
 	return nil
@@ -199,10 +199,10 @@ func (o *createOptions) setSource(req *client.CreateSandboxRequest, defaultImage
 		image = *defaultImage
 	}
 	if image == "" {
-		return createdView{}, cmdutil.UsageErrorf("Sandbox image is required. Pass --image, use --file, or set defaults.image in the CLI config.")
+		return createdView{}, ops.UsageErrorf("Sandbox image is required. Pass --image, use --file, or set defaults.image in the CLI config.")
 	}
 	if hasAuth && (o.AuthUsername == "" || o.AuthPassword == "") {
-		return createdView{}, cmdutil.UsageErrorf("Pass both --image-auth-username and --image-auth-password together.")
+		return createdView{}, ops.UsageErrorf("Pass both --image-auth-username and --image-auth-password together.")
 	}
 	req.Image = &client.ImageSpec{URI: image}
 	if hasAuth {
@@ -242,15 +242,15 @@ func (o *createOptions) lifetime(configured *string) (lifetime, error) {
 		}
 		value, from = *configured, "defaults.timeout in the config file"
 	}
-	d, err := cmdutil.ParseOptionalDuration(value)
+	d, err := ops.ParseOptionalDuration(value)
 	if err != nil {
-		return lifetime{}, cmdutil.UsageErrorf("invalid %s: %v", from, err)
+		return lifetime{}, ops.UsageErrorf("invalid %s: %v", from, err)
 	}
 	if d == nil {
 		return lifetime{Given: true, Manual: true}, nil
 	}
 	if *d == 0 {
-		return lifetime{}, cmdutil.UsageErrorf("invalid %s: a lifetime of 0 would end the sandbox at once; give a positive duration, or none to keep it until it is killed", from)
+		return lifetime{}, ops.UsageErrorf("invalid %s: a lifetime of 0 would end the sandbox at once; give a positive duration, or none to keep it until it is killed", from)
 	}
 	return lifetime{Given: true, D: *d}, nil
 }
@@ -258,30 +258,30 @@ func (o *createOptions) lifetime(configured *string) (lifetime, error) {
 // readPayloadFiles loads --network-policy-file and --volumes-file.
 func (o *createOptions) readPayloadFiles(req *client.CreateSandboxRequest) error {
 	if o.NetworkPolicyFile != "" {
-		v, err := cmdutil.ReadJSONFile(o.NetworkPolicyFile, "network policy file")
+		v, err := ops.ReadJSONFile(o.NetworkPolicyFile, "network policy file")
 		if err != nil {
 			return err
 		}
 		if v, err = checkNetworkPolicy(v); err != nil {
-			return cmdutil.UsageErrorf("Invalid network policy file '%s': %v", o.NetworkPolicyFile, err)
+			return ops.UsageErrorf("Invalid network policy file '%s': %v", o.NetworkPolicyFile, err)
 		}
 		if err := decodeInto(v, &req.NetworkPolicy); err != nil {
-			return cmdutil.UsageErrorf("Invalid network policy file '%s': %v", o.NetworkPolicyFile, err)
+			return ops.UsageErrorf("Invalid network policy file '%s': %v", o.NetworkPolicyFile, err)
 		}
 	}
 	if o.VolumesFile != "" {
-		v, err := cmdutil.ReadJSONFile(o.VolumesFile, "volumes file")
+		v, err := ops.ReadJSONFile(o.VolumesFile, "volumes file")
 		if err != nil {
 			return err
 		}
 		if _, ok := v.([]any); !ok {
-			return cmdutil.UsageErrorf("Volumes file must contain a JSON array, got %s.", jsonType(v))
+			return ops.UsageErrorf("Volumes file must contain a JSON array, got %s.", jsonType(v))
 		}
 		if v, err = checkVolumes(v); err != nil {
-			return cmdutil.UsageErrorf("Invalid volumes file '%s': %v", o.VolumesFile, err)
+			return ops.UsageErrorf("Invalid volumes file '%s': %v", o.VolumesFile, err)
 		}
 		if err := decodeInto(v, &req.Volumes); err != nil {
-			return cmdutil.UsageErrorf("Invalid volumes file '%s': %v", o.VolumesFile, err)
+			return ops.UsageErrorf("Invalid volumes file '%s': %v", o.VolumesFile, err)
 		}
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 
 	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/cmdutil"
+	"github.com/osb-dev/osb/internal/ops"
 )
 
 type endpointOptions struct {
@@ -36,7 +37,7 @@ func newCmdEndpoint(f *cmdutil.Factory) *cobra.Command {
 
 func runEndpoint(ctx context.Context, opts *endpointOptions) error {
 	if opts.Port < 1 || opts.Port > 65535 {
-		return cmdutil.UsageErrorf("--port must be between 1 and 65535, got %d", opts.Port)
+		return ops.UsageErrorf("--port must be between 1 and 65535, got %d", opts.Port)
 	}
 	var ep *client.Endpoint
 	err := opts.Sandbox.Do(ctx, func(c *client.Client, id string) error {
@@ -47,5 +48,5 @@ func runEndpoint(ctx context.Context, opts *endpointOptions) error {
 	if err != nil {
 		return err
 	}
-	return opts.Printer().Object("Sandbox Endpoint", cmdutil.NewEndpointView(ep))
+	return opts.Printer().Object("Sandbox Endpoint", ops.NewEndpointView(ep))
 }

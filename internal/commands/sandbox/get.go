@@ -7,6 +7,7 @@ import (
 
 	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/cmdutil"
+	"github.com/osb-dev/osb/internal/ops"
 )
 
 type getOptions struct {
@@ -36,5 +37,5 @@ func runGet(ctx context.Context, opts *getOptions) error {
 	if err != nil {
 		return err
 	}
-	return opts.Printer().Object("Sandbox Info", cmdutil.NewSandboxView(sb))
+	return opts.Printer().Object("Sandbox Info", ops.NewSandboxView(sb))
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/osb-dev/osb/internal/cmdutil"
+	"github.com/osb-dev/osb/internal/ops"
 )
 
 type healthOptions struct {
@@ -36,7 +37,7 @@ func runHealth(ctx context.Context, opts *healthOptions) error {
 	pingErr := dp.Ping(ctx)
 	p := opts.Printer()
 	if p.Structured() {
-		return p.Data(cmdutil.HealthView{SandboxID: dp.SandboxID, Healthy: pingErr == nil})
+		return p.Data(ops.HealthView{SandboxID: dp.SandboxID, Healthy: pingErr == nil})
 	}
 	if pingErr == nil {
 		return p.Success(fmt.Sprintf("Sandbox %s is healthy", dp.SandboxID))

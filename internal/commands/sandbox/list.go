@@ -10,6 +10,7 @@ import (
 
 	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/cmdutil"
+	"github.com/osb-dev/osb/internal/ops"
 	"github.com/osb-dev/osb/internal/output"
 )
 
@@ -86,14 +87,14 @@ func (o *listOptions) params() (client.ListSandboxesParams, error) {
 		if !ok {
 			valid := slices.Clone(sandboxStates)
 			slices.Sort(valid)
-			return p, cmdutil.UsageErrorf("Invalid sandbox state '%s'. Valid values: %s", s, strings.Join(valid, ", "))
+			return p, ops.UsageErrorf("Invalid sandbox state '%s'. Valid values: %s", s, strings.Join(valid, ", "))
 		}
 		p.States = append(p.States, state)
 	}
 	if o.All && (o.PageSet || o.PageSizeSet) {
-		return p, cmdutil.UsageErrorf("--all lists every page; it cannot be combined with --page or --page-size")
+		return p, ops.UsageErrorf("--all lists every page; it cannot be combined with --page or --page-size")
 	}
-	return p, cmdutil.CheckPageFlags(o.PageSet, o.Page, o.PageSizeSet, o.PageSize)
+	return p, ops.CheckPageFlags(o.PageSet, o.Page, o.PageSizeSet, o.PageSize)
 }
 
 func canonicalState(s string) (string, bool) {
@@ -113,7 +114,7 @@ func fetchList(ctx context.Context, c *client.Client, params client.ListSandboxe
 	if err != nil {
 		return listView{}, err
 	}
-	return cmdutil.NewListView(list, cmdutil.NewSandboxView), nil
+	return ops.NewListView(list, ops.NewSandboxView), nil
 }
 
 // streamAll prints every page as one JSON document, the same document
@@ -121,9 +122,9 @@ func fetchList(ctx context.Context, c *client.Client, params client.ListSandboxe
 func streamAll(ctx context.Context, p *output.Printer, c *client.Client, params client.ListSandboxesParams) error {
 	n := 0
 	items := output.StreamedList(func(add func(any) error) error {
-		return cmdutil.EachSandbox(ctx, c, params, func(sb client.Sandbox) error {
+		return ops.EachSandbox(ctx, c, params, func(sb client.Sandbox) error {
 			n++
-			return add(cmdutil.NewSandboxView(&sb))
+			return add(ops.NewSandboxView(&sb))
 		})
 	})
 	return p.Document(output.Obj{{Key: "items", Value: items}, {Key: "pagination", Value: mergedPagination{&n}}})
@@ -137,16 +138,16 @@ func (m mergedPagination) MarshalJSON() ([]byte, error) {
 	return json.Marshal(allPagination(*m.n))
 }
 
-func allPagination(n int) cmdutil.PaginationView {
-	return cmdutil.PaginationView{Page: 1, PageSize: n, TotalItems: n, TotalPages: min(n, 1)}
+func allPagination(n int) ops.PaginationView {
+	return ops.PaginationView{Page: 1, PageSize: n, TotalItems: n, TotalPages: min(n, 1)}
 }
 
 // listAll gathers every page into one, with pagination describing the
 // merged result (see the --all help).
 func listAll(ctx context.Context, c *client.Client, params client.ListSandboxesParams) (listView, error) {
-	view := listView{Items: []cmdutil.SandboxView{}}
-	err := cmdutil.EachSandbox(ctx, c, params, func(sb client.Sandbox) error {
-		view.Items = append(view.Items, cmdutil.NewSandboxView(&sb))
+	view := listView{Items: []ops.SandboxView{}}
+	err := ops.EachSandbox(ctx, c, params, func(sb client.Sandbox) error {
+		view.Items = append(view.Items, ops.NewSandboxView(&sb))
 		return nil
 	})
 	view.Pagination = allPagination(len(view.Items))

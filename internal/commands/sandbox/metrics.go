@@ -11,6 +11,7 @@ import (
 
 	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/cmdutil"
+	"github.com/osb-dev/osb/internal/ops"
 	"github.com/osb-dev/osb/internal/output"
 )
 
@@ -55,7 +56,7 @@ func runMetrics(ctx context.Context, opts *metricsOptions) error {
 		if err != nil {
 			return err
 		}
-		return p.Object("Sandbox Metrics", cmdutil.NewMetricsView(m))
+		return p.Object("Sandbox Metrics", ops.NewMetricsView(m))
 	}
 	err = dp.WatchMetrics(ctx, func(ev client.MetricsEvent) error {
 		if ev.Sample == nil {
@@ -78,7 +79,7 @@ const sampleTime = "2006-01-02T15:04:05.000Z07:00"
 // writeSample prints one watched sample as soon as it arrives.
 func writeSample(p *output.Printer, m *client.Metrics) error {
 	if p.Structured() {
-		return p.Line(cmdutil.NewMetricsView(m))
+		return p.Line(ops.NewMetricsView(m))
 	}
 	_, err := fmt.Fprintf(p.IO.Out, "[%s] cpu=%.2f%% cores=%g mem=%.2f/%.2fMiB\n",
 		time.UnixMilli(m.Timestamp).UTC().Format(sampleTime), float(m.CPUUsedPct), float(m.CPUCount), float(m.MemUsed), float(m.MemTotal))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/cmdutil"
+	"github.com/osb-dev/osb/internal/ops"
 	"github.com/osb-dev/osb/internal/portforward"
 )
 
@@ -60,7 +61,7 @@ func runPortForward(ctx context.Context, opts *portForwardOptions) error {
 		return err
 	}
 	if net.ParseIP(opts.Address) == nil && opts.Address != "localhost" {
-		return cmdutil.UsageErrorf("--address must be an IP address or localhost, not '%s'", opts.Address)
+		return ops.UsageErrorf("--address must be an IP address or localhost, not '%s'", opts.Address)
 	}
 	targets := make([]*client.DataPlane, len(specs))
 	for i, s := range specs {
@@ -121,7 +122,7 @@ func runPortForward(ctx context.Context, opts *portForwardOptions) error {
 	if first == nil && parent.Err() != nil {
 		// Stopped by Ctrl-C or a signal: the exit code says which, as
 		// for any command a signal ends (130, 143, 129).
-		return cmdutil.Silent(cmdutil.InterruptedCode(parent))
+		return ops.Silent(cmdutil.InterruptedCode(parent))
 	}
 	return first
 }
@@ -132,10 +133,10 @@ func parseSpecs(words []string) ([]portforward.Spec, error) {
 	for _, w := range words {
 		s, err := portforward.ParseSpec(w)
 		if err != nil {
-			return nil, cmdutil.UsageErrorf("%v", err)
+			return nil, ops.UsageErrorf("%v", err)
 		}
 		if s.Local != 0 && seen[s.Local] {
-			return nil, cmdutil.UsageErrorf("local port %d is given twice", s.Local)
+			return nil, ops.UsageErrorf("local port %d is given twice", s.Local)
 		}
 		seen[s.Local] = true
 		specs = append(specs, s)

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/osb-dev/osb/internal/client"
-	"github.com/osb-dev/osb/internal/cmdutil"
+	"github.com/osb-dev/osb/internal/ops"
 )
 
 // requestFileFields are the CreateSandboxRequest keys a request file may
@@ -52,7 +52,7 @@ type requestFile struct {
 // planFromFile validates a request file in the official client's order and
 // builds the request from it; config defaults do not apply.
 func planFromFile(path string) (*createPlan, error) {
-	obj, err := cmdutil.ReadJSONObjectFile(path)
+	obj, err := ops.ReadJSONObjectFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -79,7 +79,7 @@ func planFromFile(path string) (*createPlan, error) {
 		return nil, err
 	}
 	if cp, ok := body["credentialProxy"].(map[string]any); ok && cp["enabled"] == true && body["networkPolicy"] == nil {
-		return nil, cmdutil.UsageErrorf("Request file '%s' enables 'credentialProxy' without 'networkPolicy'; Credential Vault injection needs an egress policy.", path)
+		return nil, ops.UsageErrorf("Request file '%s' enables 'credentialProxy' without 'networkPolicy'; Credential Vault injection needs an egress policy.", path)
 	}
 	if fromTemplate {
 		if err := life.checkTemplate(); err != nil {
@@ -88,7 +88,7 @@ func planFromFile(path string) (*createPlan, error) {
 	}
 	req := &client.CreateSandboxRequest{}
 	if err := decodeInto(body, req); err != nil {
-		return nil, cmdutil.UsageErrorf("Invalid request file '%s': %v", path, err)
+		return nil, ops.UsageErrorf("Invalid request file '%s': %v", path, err)
 	}
 	req.Timeout = life.seconds()
 	if req.Image != nil || req.SnapshotID != "" {
@@ -130,7 +130,7 @@ func (rf *requestFile) checkKeys() error {
 		return nil
 	}
 	slices.Sort(unknown)
-	return cmdutil.UsageErrorf("Request file '%s' has unsupported fields: %s. Supported fields: %s.",
+	return ops.UsageErrorf("Request file '%s' has unsupported fields: %s. Supported fields: %s.",
 		rf.path, strings.Join(unknown, ", "), strings.Join(requestFileFields, ", "))
 }
 
@@ -145,10 +145,10 @@ func (rf *requestFile) source() (createdView, error) {
 	}
 	switch len(set) {
 	case 0:
-		return createdView{}, cmdutil.UsageErrorf("Request file '%s' must set one of 'image', 'templateId', or 'snapshotId'.", rf.path)
+		return createdView{}, ops.UsageErrorf("Request file '%s' must set one of 'image', 'templateId', or 'snapshotId'.", rf.path)
 	case 1:
 	default:
-		return createdView{}, cmdutil.UsageErrorf("Request file '%s' must set only one of 'image', 'templateId', 'snapshotId'; got %s.", rf.path, strings.Join(set, ", "))
+		return createdView{}, ops.UsageErrorf("Request file '%s' must set only one of 'image', 'templateId', 'snapshotId'; got %s.", rf.path, strings.Join(set, ", "))
 	}
 	v, _ := rf.value(set[0])
 	if set[0] == "image" {
@@ -157,7 +157,7 @@ func (rf *requestFile) source() (createdView, error) {
 	}
 	id, ok := v.(string)
 	if !ok || strings.TrimSpace(id) == "" {
-		return createdView{}, cmdutil.UsageErrorf("Request file field '%s' in '%s' must be a non-empty string.", set[0], rf.path)
+		return createdView{}, ops.UsageErrorf("Request file field '%s' in '%s' must be a non-empty string.", set[0], rf.path)
 	}
 	if set[0] == "templateId" {
 		return createdView{Template: id}, nil
@@ -170,13 +170,13 @@ func (rf *requestFile) source() (createdView, error) {
 func (rf *requestFile) imageURI(v any) (string, error) {
 	if s, ok := v.(string); ok {
 		if strings.TrimSpace(s) == "" {
-			return "", cmdutil.UsageErrorf("Request file field 'image' in '%s' must be a non-empty image reference or an object with 'uri'.", rf.path)
+			return "", ops.UsageErrorf("Request file field 'image' in '%s' must be a non-empty image reference or an object with 'uri'.", rf.path)
 		}
 		return s, nil
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return "", cmdutil.UsageErrorf("Request file field 'image' in '%s' must be a non-empty image reference or an object with 'uri'.", rf.path)
+		return "", ops.UsageErrorf("Request file field 'image' in '%s' must be a non-empty image reference or an object with 'uri'.", rf.path)
 	}
 	err := requireString(obj, "uri")
 	if err == nil {
@@ -219,7 +219,7 @@ func (rf *requestFile) lifetime() (lifetime, error) {
 			return lifetime{Given: true, D: time.Duration(secs) * time.Second}, nil
 		}
 	}
-	return lifetime{}, cmdutil.UsageErrorf("Request file field 'timeout' in '%s' must be a positive integer of seconds, or null for manual cleanup.", rf.path)
+	return lifetime{}, ops.UsageErrorf("Request file field 'timeout' in '%s' must be a positive integer of seconds, or null for manual cleanup.", rf.path)
 }
 
 func (rf *requestFile) checkTemplateFields() error {
@@ -232,7 +232,7 @@ func (rf *requestFile) checkTemplateFields() error {
 	if len(bad) == 0 {
 		return nil
 	}
-	return cmdutil.UsageErrorf("Template mode fixes the workload shape on the server; request file cannot combine 'templateId' with %s.", strings.Join(bad, ", "))
+	return ops.UsageErrorf("Template mode fixes the workload shape on the server; request file cannot combine 'templateId' with %s.", strings.Join(bad, ", "))
 }
 
 // body validates every other field and returns the request in wire form,
@@ -259,7 +259,7 @@ func (rf *requestFile) body() (map[string]any, error) {
 }
 
 func (rf *requestFile) invalid(key string, err error) error {
-	return cmdutil.UsageErrorf("Invalid '%s' in request file '%s': %v", key, rf.path, err)
+	return ops.UsageErrorf("Invalid '%s' in request file '%s': %v", key, rf.path, err)
 }
 
 func checkStringMap(v any) (any, error) {

@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/osb-dev/osb/internal/cmdutil"
+	"github.com/osb-dev/osb/internal/ops"
 )
 
 // listView is one page of sandboxes as printed.
-type listView = cmdutil.ListView[cmdutil.SandboxView]
+type listView = ops.ListView[ops.SandboxView]
 
 // Ways the create panel shows a timeout, as the official client does.
 const (

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/osb-dev/osb/internal/cmdutil"
+	"github.com/osb-dev/osb/internal/ops"
 )
 
 type serverOptions struct {
@@ -98,7 +99,7 @@ func runServer(ctx context.Context, opts *serverOptions) error {
 		return err
 	}
 	if opts.APIKey != "" {
-		return cmdutil.UsageErrorf("--api-key would show the key to every local user (ps, /proc); set OPEN_SANDBOX_API_KEY or use --api-key-file")
+		return ops.UsageErrorf("--api-key would show the key to every local user (ps, /proc); set OPEN_SANDBOX_API_KEY or use --api-key-file")
 	}
 	if err := checkImageFlags(opts); err != nil {
 		return err
@@ -133,16 +134,16 @@ func runServer(ctx context.Context, opts *serverOptions) error {
 // anything starts.
 func checkImageFlags(opts *serverOptions) error {
 	if opts.HostPrograms && (opts.ImageDir != "" || opts.StrictImages) {
-		return cmdutil.UsageErrorf("--host-programs runs no images: it cannot be combined with --image-dir or --strict-images")
+		return ops.UsageErrorf("--host-programs runs no images: it cannot be combined with --image-dir or --strict-images")
 	}
 	if opts.ImageDir != "" {
 		if fi, err := os.Stat(opts.ImageDir); err != nil || !fi.IsDir() {
-			return cmdutil.UsageErrorf("--image-dir %s is not a directory", opts.ImageDir)
+			return ops.UsageErrorf("--image-dir %s is not a directory", opts.ImageDir)
 		}
 	}
 	for _, p := range opts.AllowHostPaths {
 		if !strings.HasPrefix(p, "/") {
-			return cmdutil.UsageErrorf("--allow-host-path %q must be an absolute path", p)
+			return ops.UsageErrorf("--allow-host-path %q must be an absolute path", p)
 		}
 	}
 	return nil
@@ -154,10 +155,10 @@ func checkImageFlags(opts *serverOptions) error {
 func serverKey(opts *serverOptions) (string, error) {
 	if opts.NoAuth {
 		if opts.APIKeyFile != "" {
-			return "", cmdutil.UsageErrorf("--no-auth and --api-key-file cannot be combined")
+			return "", ops.UsageErrorf("--no-auth and --api-key-file cannot be combined")
 		}
 		if !loopbackAddr(opts.Listen) {
-			return "", cmdutil.UsageErrorf("--no-auth listens on loopback addresses only (127.0.0.1, ::1, localhost), not %q", opts.Listen)
+			return "", ops.UsageErrorf("--no-auth listens on loopback addresses only (127.0.0.1, ::1, localhost), not %q", opts.Listen)
 		}
 		return "", nil
 	}
@@ -172,25 +173,25 @@ func serverKey(opts *serverOptions) (string, error) {
 func readKeyFile(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return "", cmdutil.UsageErrorf("--api-key-file: %v", err)
+		return "", ops.UsageErrorf("--api-key-file: %v", err)
 	}
 	defer f.Close()
 	info, err := f.Stat()
 	switch {
 	case err != nil:
-		return "", cmdutil.UsageErrorf("--api-key-file: %v", err)
+		return "", ops.UsageErrorf("--api-key-file: %v", err)
 	case !info.Mode().IsRegular():
-		return "", cmdutil.UsageErrorf("--api-key-file %s is not a regular file", path)
+		return "", ops.UsageErrorf("--api-key-file %s is not a regular file", path)
 	case info.Mode().Perm()&0o077 != 0:
-		return "", cmdutil.UsageErrorf("--api-key-file %s has mode %04o; other users may read it: chmod 600 %s", path, info.Mode().Perm(), path)
+		return "", ops.UsageErrorf("--api-key-file %s has mode %04o; other users may read it: chmod 600 %s", path, info.Mode().Perm(), path)
 	}
 	b, err := io.ReadAll(io.LimitReader(f, 4096))
 	if err != nil {
-		return "", cmdutil.UsageErrorf("--api-key-file: %v", err)
+		return "", ops.UsageErrorf("--api-key-file: %v", err)
 	}
 	key := strings.TrimSpace(string(b))
 	if key == "" || strings.ContainsAny(key, "\r\n") {
-		return "", cmdutil.UsageErrorf("--api-key-file %s must hold the key on one line", path)
+		return "", ops.UsageErrorf("--api-key-file %s must hold the key on one line", path)
 	}
 	return key, nil
 }
@@ -200,13 +201,13 @@ func readKeyFile(path string) (string, error) {
 func checkListen(addr string) error {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
-		return cmdutil.UsageErrorf("--listen %q is not HOST:PORT, e.g. 127.0.0.1:8080 (port 0 takes a free one)", addr)
+		return ops.UsageErrorf("--listen %q is not HOST:PORT, e.g. 127.0.0.1:8080 (port 0 takes a free one)", addr)
 	}
 	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
-		return cmdutil.UsageErrorf("--listen %q has the port %q: use a number from 0 to 65535", addr, port)
+		return ops.UsageErrorf("--listen %q has the port %q: use a number from 0 to 65535", addr, port)
 	}
 	if strings.ContainsAny(host, " /\t") {
-		return cmdutil.UsageErrorf("--listen %q has the host %q, which is no address", addr, host)
+		return ops.UsageErrorf("--listen %q has the host %q, which is no address", addr, host)
 	}
 	return nil
 }
@@ -230,14 +231,14 @@ func readyFile(fd int) (*os.File, error) {
 		return nil, nil
 	}
 	if fd < 0 {
-		return nil, cmdutil.UsageErrorf("--ready-fd must be a file descriptor number, got %d", fd)
+		return nil, ops.UsageErrorf("--ready-fd must be a file descriptor number, got %d", fd)
 	}
 	f := os.NewFile(uintptr(fd), "ready-fd")
 	if f == nil {
-		return nil, cmdutil.UsageErrorf("--ready-fd %d is not an open file descriptor", fd)
+		return nil, ops.UsageErrorf("--ready-fd %d is not an open file descriptor", fd)
 	}
 	if _, err := f.Stat(); err != nil {
-		return nil, cmdutil.UsageErrorf("--ready-fd %d is not an open file descriptor", fd)
+		return nil, ops.UsageErrorf("--ready-fd %d is not an open file descriptor", fd)
 	}
 	return f, nil
 }

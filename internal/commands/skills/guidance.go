@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/osb-dev/osb/internal/cmdutil"
+	"github.com/osb-dev/osb/internal/ops"
 	"github.com/osb-dev/osb/internal/output"
 )
 
@@ -32,9 +33,9 @@ func guidance() string {
 func guidanceError(f *cmdutil.Factory, format, msg string) error {
 	if format == output.Table {
 		fmt.Fprintf(f.IOStreams.ErrOut, "Error: %s\n\n%s", msg, guidance())
-		return cmdutil.Silent(cmdutil.ExitUsage)
+		return ops.Silent(ops.ExitUsage)
 	}
-	return cmdutil.UsageErrorf("%s\n\n%s", msg, strings.TrimSuffix(guidance(), "\n"))
+	return ops.UsageErrorf("%s\n\n%s", msg, strings.TrimSuffix(guidance(), "\n"))
 }
 
 // checkPlacement reports the guidance error for a missing --target or --scope.
@@ -58,7 +59,7 @@ func chooseSkills(f *cmdutil.Factory, format, name string, all bool) ([]skill, e
 	}
 	s, err := lookupSkill(name)
 	if err != nil {
-		return nil, cmdutil.UsageErrorf("%v", err)
+		return nil, ops.UsageErrorf("%v", err)
 	}
 	return []skill{s}, nil
 }

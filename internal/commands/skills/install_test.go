@@ -15,6 +15,7 @@ import (
 
 	"github.com/osb-dev/osb/internal/cmdutil"
 	"github.com/osb-dev/osb/internal/iostreams"
+	"github.com/osb-dev/osb/internal/ops"
 	"github.com/osb-dev/osb/internal/umask"
 	bundled "github.com/osb-dev/osb/skills"
 )
@@ -72,7 +73,7 @@ func (fx *fixture) run(args ...string) result {
 	if err != nil {
 		stderr.WriteString(err.Error())
 	}
-	return result{stdout.String(), stderr.String(), cmdutil.ExitCode(err)}
+	return result{stdout.String(), stderr.String(), ops.ExitCode(err)}
 }
 
 // ops runs an install or uninstall under -o json and returns its operations.

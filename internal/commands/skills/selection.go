@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/osb-dev/osb/internal/cmdutil"
+	"github.com/osb-dev/osb/internal/ops"
 	"github.com/osb-dev/osb/internal/output"
 )
 
@@ -33,7 +34,7 @@ func (sel *selection) addFlags(fs *cmdutil.FlagSet, allUsage string) {
 // skill name when not empty.
 func (sel *selection) resolve(f *cmdutil.Factory, format, defaultName string) (place, []skill, []target, error) {
 	if sel.Skill != "" && sel.AllBuiltins {
-		return place{}, nil, nil, cmdutil.UsageErrorf("pass either a skill name or --all-builtins, not both")
+		return place{}, nil, nil, ops.UsageErrorf("pass either a skill name or --all-builtins, not both")
 	}
 	if err := checkPlacement(f, format, sel.Target, sel.Scope); err != nil {
 		return place{}, nil, nil, err

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/osb-dev/osb/internal/cmdutil"
+	"github.com/osb-dev/osb/internal/ops"
 )
 
 type showOptions struct {
@@ -53,7 +54,7 @@ type skillView struct {
 func runShow(_ context.Context, opts *showOptions) error {
 	s, err := lookupSkill(opts.Skill)
 	if err != nil {
-		return cmdutil.UsageErrorf("%v", err)
+		return ops.UsageErrorf("%v", err)
 	}
 	md := s.markdown()
 	_, body, _ := splitFrontMatter(md)

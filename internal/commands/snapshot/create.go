@@ -9,6 +9,7 @@ import (
 
 	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/cmdutil"
+	"github.com/osb-dev/osb/internal/ops"
 )
 
 type createOptions struct {
@@ -52,10 +53,10 @@ func newCmdCreate(f *cmdutil.Factory) *cobra.Command {
 
 func runCreate(ctx context.Context, opts *createOptions) error {
 	if opts.NameSet && opts.Name == "" {
-		return cmdutil.UsageErrorf("--name must not be empty")
+		return ops.UsageErrorf("--name must not be empty")
 	}
 	if opts.WaitTimeout.Set && opts.WaitTimeout.D <= 0 {
-		return cmdutil.UsageErrorf("--wait-timeout must be more than 0")
+		return ops.UsageErrorf("--wait-timeout must be more than 0")
 	}
 	var snap *client.Snapshot
 	var c *client.Client
@@ -100,7 +101,7 @@ func waitSettled(ctx context.Context, c *client.Client, snap *client.Snapshot, t
 			if m := snap.Status.Message; m != nil && *m != "" {
 				msg = *m
 			}
-			return snap, &cmdutil.ExitError{Code: cmdutil.ExitFailure, Err: fmt.Errorf("snapshot %s failed: %s", snap.ID, msg)}
+			return snap, &ops.ExitError{Code: ops.ExitFailure, Err: fmt.Errorf("snapshot %s failed: %s", snap.ID, msg)}
 		}
 		select {
 		case <-tick.C:
@@ -108,7 +109,7 @@ func waitSettled(ctx context.Context, c *client.Client, snap *client.Snapshot, t
 			if ctx.Err() != nil {
 				return snap, ctx.Err()
 			}
-			return snap, &cmdutil.ExitError{Code: cmdutil.ExitTimeout,
+			return snap, &ops.ExitError{Code: ops.ExitTimeout,
 				Err: fmt.Errorf("snapshot %s was not Ready within %s (it is %s)", snap.ID, timeout, snap.Status.State)}
 		}
 		next, err := c.GetSnapshot(wctx, snap.ID)

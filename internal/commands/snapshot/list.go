@@ -7,6 +7,7 @@ import (
 
 	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/cmdutil"
+	"github.com/osb-dev/osb/internal/ops"
 )
 
 type listOptions struct {
@@ -60,5 +61,5 @@ func runList(ctx context.Context, opts *listOptions) error {
 	if err != nil {
 		return err
 	}
-	return cmdutil.NewListView(list, newSnapshotView).Print(opts.Printer(), "Snapshots", "No snapshots found.")
+	return ops.NewListView(list, newSnapshotView).Print(opts.Printer(), "Snapshots", "No snapshots found.")
 }

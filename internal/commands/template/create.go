@@ -8,6 +8,7 @@ import (
 
 	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/cmdutil"
+	"github.com/osb-dev/osb/internal/ops"
 )
 
 type createOptions struct {
@@ -83,11 +84,11 @@ func runCreate(ctx context.Context, opts *createOptions) error {
 // client's order; nothing is sent before it succeeds.
 func (o *createOptions) request() (*client.CreateTemplateRequest, error) {
 	if o.WarmupSet && o.WarmupSeconds < 0 {
-		return nil, cmdutil.UsageErrorf("--warmup-seconds must be 0 or more, got %d", o.WarmupSeconds)
+		return nil, ops.UsageErrorf("--warmup-seconds must be 0 or more, got %d", o.WarmupSeconds)
 	}
 	if o.File != "" {
 		if given := o.requestFlagsGiven(); len(given) > 0 {
-			return nil, cmdutil.UsageErrorf("--file cannot be combined with: %s.", strings.Join(given, ", "))
+			return nil, ops.UsageErrorf("--file cannot be combined with: %s.", strings.Join(given, ", "))
 		}
 		req, ignored, err := requestFromFile(o.File)
 		if err != nil {
@@ -106,7 +107,7 @@ func (o *createOptions) request() (*client.CreateTemplateRequest, error) {
 		missing = append(missing, "--publish")
 	}
 	if len(missing) > 0 {
-		return nil, cmdutil.UsageErrorf("Missing required options: %s (or pass --file).", strings.Join(missing, ", "))
+		return nil, ops.UsageErrorf("Missing required options: %s (or pass --file).", strings.Join(missing, ", "))
 	}
 	req := &client.CreateTemplateRequest{
 		Image:          o.Image,

@@ -7,6 +7,7 @@ import (
 
 	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/cmdutil"
+	"github.com/osb-dev/osb/internal/ops"
 )
 
 type listOptions struct {
@@ -43,5 +44,5 @@ func runList(ctx context.Context, opts *listOptions) error {
 	if err != nil {
 		return err
 	}
-	return cmdutil.NewListView(list, newTemplateView).Print(opts.Printer(), "Templates", "No templates found.")
+	return ops.NewListView(list, newTemplateView).Print(opts.Printer(), "Templates", "No templates found.")
 }

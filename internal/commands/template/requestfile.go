@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/osb-dev/osb/internal/client"
-	"github.com/osb-dev/osb/internal/cmdutil"
+	"github.com/osb-dev/osb/internal/ops"
 )
 
 // fileKeys are the CreateTemplateRequest keys, with the snake_case
@@ -20,7 +20,7 @@ var fileKeys = map[string]string{
 // error (the official client drops them silently); they are returned so the
 // caller can say they were ignored.
 func requestFromFile(path string) (*client.CreateTemplateRequest, []string, error) {
-	raw, err := cmdutil.ReadJSONObjectFile(path)
+	raw, err := ops.ReadJSONObjectFile(path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -46,7 +46,7 @@ func requestFromFile(path string) (*client.CreateTemplateRequest, []string, erro
 		Readiness:      c.readiness(obj),
 	}
 	if len(c.problems) > 0 {
-		return nil, nil, cmdutil.UsageErrorf("Invalid request file '%s': %s", path, strings.Join(c.problems, "; "))
+		return nil, nil, ops.UsageErrorf("Invalid request file '%s': %s", path, strings.Join(c.problems, "; "))
 	}
 	return req, ignored, nil
 }
