@@ -749,17 +749,17 @@ func (es *eventStream) ping() { es.send(frame{Type: "ping", Text: "pong"}) }
 
 // output sends one line of output as its own frame.
 func (es *eventStream) output(kind string, line []byte) {
-	es.out = appendOutputFrame(es.out, kind, line, time.Now().UnixMilli(), es.spill)
+	es.out = appendOutputFrame(es.out, kind, line, frameEnd(time.Now().UnixMilli()), es.spill)
 	es.flush()
 }
 
 // lines adds the frames of a chunk's lines to the pending ones, all with
 // the same timestamp, writing them out as they pass writeSize.
 func (es *eventStream) lines(c chunk) {
-	ts := time.Now().UnixMilli()
+	stamp := frameEnd(time.Now().UnixMilli())
 	start := 0
 	for _, end := range c.ends {
-		es.out = appendOutputFrame(es.out, c.kind, c.data[start:end], ts, es.spill)
+		es.out = appendOutputFrame(es.out, c.kind, c.data[start:end], stamp, es.spill)
 		start = end
 	}
 }

@@ -80,15 +80,17 @@ func appendJSONText(dst, p []byte) (out []byte, valid bool) {
 }
 
 // appendOutputFrame appends the frame of one output line of kind (stdout
-// or stderr) stamped ts, blank line included: what json.Marshal gives for
-// frame{Type: kind, Text: line, TextBase64: ..., Timestamp: ts} and "\n\n".
-// A line longer than textPiece is encoded a piece at a time, spill taking
-// dst whenever it has grown past textPiece (and giving back what to append
-// to), so that the encoding of a long line is never held whole.
-func appendOutputFrame(dst []byte, kind string, line []byte, ts int64, spill func([]byte) []byte) []byte {
+// or stderr), blank line included, ending with stamp (frameEnd of its
+// timestamp ts): what json.Marshal gives for frame{Type: kind, Text: line,
+// TextBase64: ..., Timestamp: ts} and "\n\n".
+// Whenever dst has grown to writeSize, spill takes it (and gives back what
+// to append to), also within a line, which is encoded textPiece at a time:
+// dst never holds more than writeSize and one piece's encoding, however
+// long the line.
+func appendOutputFrame(dst []byte, kind string, line, stamp []byte, spill func([]byte) []byte) []byte {
 	dst = append(append(append(dst, `{"type":"`...), kind...), '"')
 	if len(line) == 0 { // omitempty, as in frame
-		return appendStamp(dst, ts)
+		return append(dst, stamp...)
 	}
 	dst = append(dst, `,"text":"`...)
 	valid := true
@@ -103,7 +105,7 @@ func appendOutputFrame(dst []byte, kind string, line []byte, ts int64, spill fun
 		dst, ok = appendJSONText(dst, rest[:n])
 		valid = valid && ok
 		rest = rest[n:]
-		if len(dst) > textPiece {
+		if len(dst) >= writeSize {
 			dst = spill(dst)
 		}
 	}
@@ -115,17 +117,22 @@ func appendOutputFrame(dst []byte, kind string, line []byte, ts int64, spill fun
 			n := min(len(rest), group)
 			dst = base64.StdEncoding.AppendEncode(dst, rest[:n])
 			rest = rest[n:]
-			if len(dst) > textPiece {
+			if len(dst) >= writeSize {
 				dst = spill(dst)
 			}
 		}
 		dst = append(dst, '"')
 	}
-	return appendStamp(dst, ts)
+	dst = append(dst, stamp...)
+	if len(dst) >= writeSize {
+		dst = spill(dst)
+	}
+	return dst
 }
 
-// appendStamp ends a frame: its timestamp, then the blank line.
-func appendStamp(dst []byte, ts int64) []byte {
-	dst = strconv.AppendInt(append(dst, `,"timestamp":`...), ts, 10)
-	return append(dst, '}', '\n', '\n')
+// frameEnd is how an output frame stamped ts ends: its timestamp, then the
+// blank line. Lines sent together share it.
+func frameEnd(ts int64) []byte {
+	b := strconv.AppendInt([]byte(`,"timestamp":`), ts, 10)
+	return append(b, '}', '\n', '\n')
 }

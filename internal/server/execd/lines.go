@@ -53,7 +53,7 @@ func (lf *lineFramer) write(p []byte) {
 		return
 	}
 	for len(p) > 0 {
-		i := bytes.IndexAny(p, "\r\n")
+		i := lineEnd(p)
 		if i < 0 {
 			lf.add(p)
 			lf.cr = false
@@ -82,6 +82,19 @@ func (lf *lineFramer) write(p []byte) {
 		}
 		lf.cr = term == '\r'
 	}
+}
+
+// lineEnd is the index of the first \r or \n in p, or -1: bytes.IndexAny,
+// but with the vectorised single-byte search, several times faster.
+func lineEnd(p []byte) int {
+	i := bytes.IndexByte(p, '\n')
+	if i < 0 {
+		return bytes.IndexByte(p, '\r')
+	}
+	if j := bytes.IndexByte(p[:i], '\r'); j >= 0 {
+		return j
+	}
+	return i
 }
 
 func (lf *lineFramer) writeSession(p []byte) {
