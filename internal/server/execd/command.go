@@ -684,14 +684,15 @@ type frameError struct {
 }
 
 // eventStream writes frames as execd does: bare JSON, a blank line. Each
-// frame is flushed at once, except output lines with more queued behind
-// them: those are written together, in writes of about writeSize, and
-// flushed once the queue is empty (200 000 lines would otherwise be 200 000
-// writes). After a write fails (the client left) it writes no more.
+// frame is flushed at once, except a command's output lines: those are
+// written together, in writes of about writeSize, and flushed once the
+// queue is empty, at most every flushGap (200 000 lines would otherwise be
+// 200 000 writes). After a write fails (the client left) it writes no more.
 type eventStream struct {
-	w      http.ResponseWriter
-	broken bool
-	out    []byte // frames not written yet
+	w       http.ResponseWriter
+	broken  bool
+	out     []byte    // frames not written yet
+	flushed time.Time // the last flush
 }
 
 // writeSize is how many bytes of frames are gathered for one write.
@@ -743,6 +744,7 @@ func (es *eventStream) flush() {
 	if !es.broken {
 		flush(es.w)
 	}
+	es.flushed = time.Now()
 }
 
 func (es *eventStream) ping() { es.send(frame{Type: "ping", Text: "pong"}) }
@@ -764,11 +766,22 @@ func (es *eventStream) lines(c chunk) {
 	}
 }
 
+// flushGap is the least time between two flushes of output lines while
+// they keep coming: a command writing a pipe's worth at a time would
+// otherwise cost a flush, a chunk and a wake-up of every hop on the way
+// to the client for each few kilobytes. Output after a quiet moment goes
+// at once.
+const flushGap = 2 * time.Millisecond
+
 // relay sends output chunks as they come, and pings meanwhile, until the
 // queue is closed and the process has exited (onExit runs then).
 func (es *eventStream) relay(q *outputQueue, exited <-chan struct{}, onExit func()) {
 	tick := time.NewTicker(pingInterval)
 	defer tick.Stop()
+	later := time.NewTimer(time.Hour)
+	later.Stop()
+	defer later.Stop()
+	var due <-chan time.Time // a flush is waiting for later
 	chunks := q.chunks
 	for chunks != nil || exited != nil {
 		select {
@@ -779,9 +792,18 @@ func (es *eventStream) relay(q *outputQueue, exited <-chan struct{}, onExit func
 			}
 			es.lines(c)
 			q.sent(c)
-			if len(chunks) == 0 {
+			if len(chunks) > 0 || due != nil {
+				continue
+			}
+			if wait := flushGap - time.Since(es.flushed); wait > 0 {
+				later.Reset(wait)
+				due = later.C
+			} else {
 				es.flush()
 			}
+		case <-due:
+			due = nil
+			es.flush()
 		case <-exited:
 			exited = nil
 			onExit()
@@ -789,6 +811,7 @@ func (es *eventStream) relay(q *outputQueue, exited <-chan struct{}, onExit func
 			es.ping()
 		}
 	}
+	es.flush()
 }
 
 // hold keeps the stream open after its last frame, as execd's /command
