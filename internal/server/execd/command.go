@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"context"
 	"crypto/rand"
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -21,7 +20,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
 	"golang.org/x/sync/semaphore"
 
@@ -44,7 +42,7 @@ const (
 	codeRuntime   = "RUNTIME_ERROR"
 	codeNoQuery   = "MISSING_QUERY"
 	codeNoContext = "CONTEXT_NOT_FOUND"
-	outputChunk   = 32 << 10 // how much output is read at a time
+	outputChunk   = 64 << 10 // how much output is read at a time: a pipe's default capacity
 )
 
 // runner holds the commands and bash sessions of one sandbox.
@@ -686,14 +684,19 @@ type frameError struct {
 }
 
 // eventStream writes frames as execd does: bare JSON, a blank line. Each
-// is flushed at once, except output lines with more queued behind them:
-// those go out together with the next flush (200 000 lines would otherwise
-// be 200 000 writes). After a write fails (the client left) it writes no more.
+// frame is flushed at once, except a command's output lines: those are
+// written together, in writes of about writeSize, and flushed once the
+// queue is empty, at most every flushGap (200 000 lines would otherwise be
+// 200 000 writes). After a write fails (the client left) it writes no more.
 type eventStream struct {
-	w      http.ResponseWriter
-	broken bool
-	batch  bool // the next write waits for a later flush
+	w       http.ResponseWriter
+	broken  bool
+	out     []byte    // frames not written yet
+	flushed time.Time // the last flush
 }
+
+// writeSize is how many bytes of frames are gathered for one write.
+const writeSize = 64 << 10
 
 func newEventStream(w http.ResponseWriter) *eventStream {
 	h := w.Header()
@@ -715,34 +718,70 @@ func (es *eventStream) send(f frame) {
 	es.write(append(b, '\n', '\n'))
 }
 
+// write sends b after the frames still pending, and flushes.
 func (es *eventStream) write(b []byte) {
-	if es.broken {
-		return
+	es.out = append(es.out, b...)
+	es.flush()
+}
+
+// spill writes b, the pending frames, without flushing, and gives back
+// its buffer emptied.
+func (es *eventStream) spill(b []byte) []byte {
+	if !es.broken {
+		if _, err := es.w.Write(b); err != nil {
+			es.broken = true
+		}
 	}
-	if _, err := es.w.Write(b); err != nil {
-		es.broken = true
-		return
+	return b[:0]
+}
+
+// flush writes and flushes the pending frames.
+func (es *eventStream) flush() {
+	es.out = es.spill(es.out)
+	if cap(es.out) > 4*writeSize {
+		es.out = nil // what a long line of escapes grew it to is not kept
 	}
-	if !es.batch {
+	if !es.broken {
 		flush(es.w)
 	}
+	es.flushed = time.Now()
 }
 
 func (es *eventStream) ping() { es.send(frame{Type: "ping", Text: "pong"}) }
 
-func (es *eventStream) output(kind string, data []byte) {
-	f := frame{Type: kind, Text: string(data)}
-	if !utf8.Valid(data) {
-		f.TextBase64 = base64.StdEncoding.EncodeToString(data)
-	}
-	es.send(f)
+// output sends one line of output as its own frame.
+func (es *eventStream) output(kind string, line []byte) {
+	es.out = appendOutputFrame(es.out, kind, line, frameEnd(time.Now().UnixMilli()), es.spill)
+	es.flush()
 }
+
+// lines adds the frames of a chunk's lines to the pending ones, all with
+// the same timestamp, writing them out as they pass writeSize.
+func (es *eventStream) lines(c chunk) {
+	stamp := frameEnd(time.Now().UnixMilli())
+	start := 0
+	for _, end := range c.ends {
+		es.out = appendOutputFrame(es.out, c.kind, c.data[start:end], stamp, es.spill)
+		start = end
+	}
+}
+
+// flushGap is the least time between two flushes of output lines while
+// they keep coming: a command writing a pipe's worth at a time would
+// otherwise cost a flush, a chunk and a wake-up of every hop on the way
+// to the client for each few kilobytes. Output after a quiet moment goes
+// at once.
+const flushGap = 2 * time.Millisecond
 
 // relay sends output chunks as they come, and pings meanwhile, until the
 // queue is closed and the process has exited (onExit runs then).
 func (es *eventStream) relay(q *outputQueue, exited <-chan struct{}, onExit func()) {
 	tick := time.NewTicker(pingInterval)
 	defer tick.Stop()
+	later := time.NewTimer(time.Hour)
+	later.Stop()
+	defer later.Stop()
+	var due <-chan time.Time // a flush is waiting for later
 	chunks := q.chunks
 	for chunks != nil || exited != nil {
 		select {
@@ -751,10 +790,20 @@ func (es *eventStream) relay(q *outputQueue, exited <-chan struct{}, onExit func
 				chunks = nil
 				continue
 			}
-			es.batch = len(chunks) > 0
-			es.output(c.kind, c.data)
-			es.batch = false
+			es.lines(c)
 			q.sent(c)
+			if len(chunks) > 0 || due != nil {
+				continue
+			}
+			if wait := flushGap - time.Since(es.flushed); wait > 0 {
+				later.Reset(wait)
+				due = later.C
+			} else {
+				es.flush()
+			}
+		case <-due:
+			due = nil
+			es.flush()
 		case <-exited:
 			exited = nil
 			onExit()
@@ -762,6 +811,7 @@ func (es *eventStream) relay(q *outputQueue, exited <-chan struct{}, onExit func
 			es.ping()
 		}
 	}
+	es.flush()
 }
 
 // hold keeps the stream open after its last frame, as execd's /command
@@ -775,10 +825,12 @@ func (es *eventStream) hold(r *http.Request, d time.Duration) {
 	}
 }
 
-// chunk is one line of output (lineFramer), of kind stdout or stderr.
+// chunk is the output lines (lineFramer) of one read of stdout or stderr,
+// one after the other in data, each ending where ends says.
 type chunk struct {
 	kind string
 	data []byte
+	ends []int
 }
 
 // maxQueued is how many bytes of a command's output wait at most between
@@ -801,8 +853,8 @@ func newOutputQueue() *outputQueue {
 	return &outputQueue{chunks: make(chan chunk, 64), room: semaphore.NewWeighted(maxQueued)}
 }
 
-// weight is what a chunk takes of the queue: a line longer than the whole
-// queue takes all of it, so that it still goes, alone.
+// weight is what a chunk takes of the queue: a chunk larger than the whole
+// queue (a long line) takes all of it, so that it still goes, alone.
 func (q *outputQueue) weight(c chunk) int64 { return min(int64(len(c.data)), maxQueued) }
 
 // put waits for room, then queues c.
@@ -814,16 +866,28 @@ func (q *outputQueue) put(c chunk) {
 // sent gives back the room of a chunk the stream has written.
 func (q *outputQueue) sent(c chunk) { q.room.Release(q.weight(c)) }
 
-// pump reads r until it ends and sends its output as lines, cut as the
-// real execd cuts a command's output; the last line goes when r ends.
+// pump reads r until it ends and queues its output as lines, cut as the
+// real execd cuts a command's output, a chunk of them per read; the last
+// line goes when r ends.
 func pump(r io.Reader, kind string, q *outputQueue) {
-	lines := lineFramer{rule: commandLines, emit: func(line []byte) { q.put(chunk{kind, line}) }}
+	c := chunk{kind: kind}
+	lines := lineFramer{rule: commandLines, emit: func(line []byte) {
+		c.data = append(c.data, line...)
+		c.ends = append(c.ends, len(c.data))
+	}}
 	buf := make([]byte, outputChunk)
 	for {
 		n, err := r.Read(buf)
 		lines.write(buf[:n])
 		if err != nil {
 			lines.flush()
+		}
+		if len(c.ends) > 0 {
+			q.put(c)
+			// The next read is likely the size of this one, up to a point.
+			c = chunk{kind: kind, data: make([]byte, 0, min(len(c.data), outputChunk)), ends: make([]int, 0, min(len(c.ends), outputChunk/8))}
+		}
+		if err != nil {
 			return
 		}
 	}

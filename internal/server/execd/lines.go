@@ -36,9 +36,10 @@ const (
 	sessionLines                 // \n, with a \r before it dropped; empty lines skipped
 )
 
-// lineFramer cuts a byte stream into lines and hands each to emit, which
-// owns the slice it gets. Feed it with write, then call flush once the
-// stream has ended.
+// lineFramer cuts a byte stream into lines and hands each to emit. The
+// slice emit gets is only valid during the call (it may be the caller's
+// own buffer, or one lineFramer reuses): emit copies what it keeps. Feed it
+// with write, then call flush once the stream has ended.
 type lineFramer struct {
 	rule lineRule
 	emit func(line []byte)
@@ -52,13 +53,20 @@ func (lf *lineFramer) write(p []byte) {
 		return
 	}
 	for len(p) > 0 {
-		i := bytes.IndexAny(p, "\r\n")
+		i := lineEnd(p)
 		if i < 0 {
 			lf.add(p)
 			lf.cr = false
 			return
 		}
-		if i > 0 {
+		switch {
+		case i > 0 && len(lf.line) == 0 && i <= maxLine:
+			// A whole line within p, the common case: no copy.
+			lf.emit(p[:i])
+			lf.cr = p[i] == '\r'
+			p = p[i+1:]
+			continue
+		case i > 0:
 			lf.add(p[:i])
 			lf.cr = false
 		}
@@ -74,6 +82,19 @@ func (lf *lineFramer) write(p []byte) {
 		}
 		lf.cr = term == '\r'
 	}
+}
+
+// lineEnd is the index of the first \r or \n in p, or -1: bytes.IndexAny,
+// but with the vectorised single-byte search, several times faster.
+func lineEnd(p []byte) int {
+	i := bytes.IndexByte(p, '\n')
+	if i < 0 {
+		return bytes.IndexByte(p, '\r')
+	}
+	if j := bytes.IndexByte(p[:i], '\r'); j >= 0 {
+		return j
+	}
+	return i
 }
 
 func (lf *lineFramer) writeSession(p []byte) {
@@ -99,11 +120,18 @@ func (lf *lineFramer) flush() {
 	lf.cr = false
 }
 
+// keptLine is how much of its buffer lineFramer keeps for the next line
+// once a line is sent: more is what an unusually long line grew it to.
+const keptLine = 64 << 10
+
 // end sends the line assembled so far, if it is not empty.
 func (lf *lineFramer) end() {
 	if len(lf.line) > 0 {
 		lf.emit(lf.line)
-		lf.line = nil
+		lf.line = lf.line[:0]
+		if cap(lf.line) > keptLine {
+			lf.line = nil
+		}
 	}
 }
 
@@ -117,8 +145,8 @@ func (lf *lineFramer) add(b []byte) {
 		if cut == 0 {
 			cut = maxLine
 		}
-		lf.emit(bytes.Clone(lf.line[:cut]))
-		lf.line = append(lf.line[:0:0], lf.line[cut:]...)
+		lf.emit(lf.line[:cut])
+		lf.line = lf.line[:copy(lf.line, lf.line[cut:])]
 	}
 }
 
