@@ -218,6 +218,11 @@ func newCgroup(id string, l Limits) (*cgroup, error) {
 // splitPIDs makes the agent/ and procs/ children of the pids hierarchy and
 // lets the sandbox's root (only) move its own processes into procs/.
 func (cg *cgroup) splitPIDs(limit int64) error {
+	if limit <= 0 {
+		// No children: on v2 a cgroup that hands controllers down cannot
+		// hold the init itself.
+		return nil
+	}
 	ctl := "pids"
 	if cg.version == 2 {
 		ctl = ""
@@ -226,7 +231,7 @@ func (cg *cgroup) splitPIDs(limit int64) error {
 		}
 	}
 	dir, ok := cg.dirs[ctl]
-	if !ok || limit <= 0 {
+	if !ok {
 		return nil
 	}
 	cg.pidsDir = dir
@@ -481,4 +486,71 @@ func insideCgroup() *cgroup {
 		cg.dirs[c] = filepath.Join(metricsDir, c)
 	}
 	return cg
+}
+
+// members lists the live processes of the cgroup and of the cgroups below
+// it (the pids hierarchy's agent/ and procs/): every process of the sandbox
+// and no other, as the kernel keeps them, without looking at the rest of
+// the host. ok is false when the cgroup cannot be read.
+func (cg *cgroup) members() (pids []int, ok bool) {
+	if cg == nil {
+		return nil, false
+	}
+	dir := cg.dirs["memory"] // always present on v1, and has no children
+	if cg.version == 2 {
+		dir = cg.dirs[""]
+	}
+	if dir == "" {
+		return nil, false
+	}
+	pids, err := readProcsTree(dir, nil)
+	if err != nil {
+		return nil, false
+	}
+	live := pids[:0]
+	for _, pid := range pids {
+		if st, err := readStat(pid); err == nil && st.state != 'Z' {
+			live = append(live, pid)
+		}
+	}
+	return live, true
+}
+
+// readProcsTree appends the pids in dir's cgroup.procs and its children's.
+func readProcsTree(dir string, pids []int) ([]int, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
+	if err != nil {
+		return pids, err
+	}
+	for _, f := range strings.Fields(string(b)) {
+		if pid, err := strconv.Atoi(f); err == nil && pid > 0 {
+			pids = append(pids, pid)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.IsDir() {
+			if pids, err = readProcsTree(filepath.Join(dir, e.Name()), pids); err != nil {
+				return pids, err
+			}
+		}
+	}
+	return pids, nil
+}
+
+// joinFiles are the cgroup.procs files a process started from the host
+// writes its pid to, to become one of the sandbox's processes (in the
+// pids hierarchy: procs/, under the sandbox's own cap).
+func (cg *cgroup) joinFiles() []string {
+	if cg == nil {
+		return nil
+	}
+	var out []string
+	for _, dir := range cg.dirs {
+		if dir == cg.pidsDir {
+			dir = filepath.Join(dir, "procs")
+		}
+		out = append(out, filepath.Join(dir, "cgroup.procs"))
+	}
+	return out
 }

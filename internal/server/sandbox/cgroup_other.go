@@ -36,3 +36,7 @@ func (*cgroup) memoryLimit() uint64 { return 0 }
 func (*cgroup) metricsMounts() map[string]string { return nil }
 
 func insideCgroup() *cgroup { return nil }
+
+func (*cgroup) members() ([]int, bool) { return nil, false }
+
+func (*cgroup) joinFiles() []string { return nil }

@@ -55,6 +55,10 @@ const defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bi
 // directory in the target's mount namespace, so the shell does it.
 const cdWrapper = `cd -- "$0" || exit 1; exec "$@"`
 
+// cgroupJoin writes its own pid into each cgroup.procs given before "--",
+// then execs the rest.
+const cgroupJoin = `for f; do shift; [ "$f" = -- ] && exec "$@"; echo $$ >"$f" || exit 126; done; exit 126`
+
 // Command prepares a process inside the sandbox. The caller sets Stdin,
 // Stdout and Stderr, then Starts and Waits as with any exec.Cmd. The process
 // gets its own process group (its pid); cancelling ctx kills that group.
@@ -98,6 +102,11 @@ func (s *Sandbox) Command(ctx context.Context, spec CommandSpec) (*exec.Cmd, err
 		}
 		args = append(append(args, "--", "/bin/sh", "-c", cdWrapper, cwd), argv...)
 		cmd = exec.CommandContext(ctx, "nsenter", args...)
+		if join := s.cg.joinFiles(); len(join) > 0 {
+			// Into the sandbox's cgroup before nsenter forks: its limits
+			// hold, and members finds the command there.
+			cmd = exec.CommandContext(ctx, "/bin/sh", append(append(append([]string{"-c", cgroupJoin, "osb-join"}, join...), "--", "nsenter"), args...)...)
+		}
 	} else {
 		cmd = exec.CommandContext(ctx, argv[0], argv[1:]...)
 		if s.inside && cmd.Err == nil && hasShell() {

@@ -216,8 +216,14 @@ func startIsolated(s *Sandbox, entrypoint []string, log *os.File) (*anchor, erro
 		files = append(files, theirs)
 		cfg.SocketsFD = 2 + len(files)
 	}
-	if s.limits != nil {
-		cg, err := newCgroup(s.id, *s.limits)
+	if s.limits != nil || Cgroups().Available {
+		// Without limits the cgroup still names the sandbox's processes
+		// exactly (see members).
+		var l Limits
+		if s.limits != nil {
+			l = *s.limits
+		}
+		cg, err := newCgroup(s.id, l)
 		if err != nil {
 			if sockets != nil {
 				sockets.Close()
@@ -225,6 +231,9 @@ func startIsolated(s *Sandbox, entrypoint []string, log *os.File) (*anchor, erro
 			return nil, fmt.Errorf("resource limits: %w", err)
 		}
 		s.cg = cg
+	}
+	if s.limits != nil {
+		cg := s.cg
 		if dir := cg.procsDir(); dir != "" {
 			if err := bind(dir, procsCgroup[1:], false, false); err != nil {
 				return nil, err

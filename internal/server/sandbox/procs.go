@@ -125,7 +125,32 @@ func (s *Sandbox) members() []int {
 	if s.inside {
 		return insideMembers()
 	}
-	return scanOwners([]*Sandbox{s})[s]
+	return owners([]*Sandbox{s})[s]
+}
+
+// owners maps sandboxes to their live host pids: from a sandbox's cgroup
+// where it has one (exact, and no cost from the rest of the host), else
+// from one shared pass over /proc.
+func owners(sbs []*Sandbox) map[*Sandbox][]int {
+	out := map[*Sandbox][]int{}
+	var rest []*Sandbox
+	for _, sb := range sbs {
+		if sb.anchor.Load() == nil {
+			continue
+		}
+		// The agent's own view of its cgroup (inside) is for metrics only.
+		if pids, ok := sb.cg.members(); ok && !sb.inside {
+			if len(pids) > 0 {
+				out[sb] = pids
+			}
+			continue
+		}
+		rest = append(rest, sb)
+	}
+	for sb, pids := range scanOwners(rest) {
+		out[sb] = pids
+	}
+	return out
 }
 
 func signalAll(pids []int, sig syscall.Signal) {
@@ -221,9 +246,9 @@ func KillAll(sbs []*Sandbox) error {
 // SIGKILL until none is left. Killing an isolated init makes the kernel kill
 // the rest of its namespace.
 func killGroup(sbs []*Sandbox, grace time.Duration) {
-	owners := scanOwners(sbs)
+	live := owners(sbs)
 	var termed []int
-	for sb, pids := range owners {
+	for sb, pids := range live {
 		signalAll(pids, syscall.SIGTERM)
 		signalAll(pids, sigCont)
 		termed = append(termed, sb.anchor.Load().withoutInit(pids)...)
@@ -241,17 +266,17 @@ func killGroup(sbs []*Sandbox, grace time.Duration) {
 		}
 	}
 	for i := 0; i < 500; i++ {
-		if owners = scanOwners(sbs); len(owners) == 0 {
+		if live = owners(sbs); len(live) == 0 {
 			break
 		}
-		for _, pids := range owners {
+		for _, pids := range live {
 			signalAll(pids, syscall.SIGKILL)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
 	timeout := time.After(5 * time.Second)
 	for _, sb := range sbs {
-		sb.killErr = sb.awaitAnchor(timeout, owners[sb])
+		sb.killErr = sb.awaitAnchor(timeout, live[sb])
 		close(sb.killed)
 	}
 }
