@@ -248,25 +248,44 @@ func TestImageAuthAndStall(t *testing.T) {
 	}
 }
 
-// A snapshot of an image sandbox restores onto the same image, with the
-// snapshot's /workspace.
+// A snapshot of an image sandbox keeps its whole writable root, as a
+// Docker commit does (files changed, made and deleted anywhere, a
+// directory replaced), and restores onto the same image; a snapshot of
+// the restored sandbox keeps both sandboxes' changes.
 func TestImageSnapshotRestoresOntoTheImage(t *testing.T) {
 	dir := t.TempDir()
-	img := imagetest.Busybox(t, nil, imagetest.Layer(t, imagetest.Entry{Name: "etc/motd", Body: "image file\n"}))
+	img := imagetest.Busybox(t, nil, imagetest.Layer(t, imagetest.Entry{Name: "etc/motd", Body: "image file\n"},
+		imagetest.Entry{Name: "opt/"}, imagetest.Entry{Name: "opt/gone", Body: "x"},
+		imagetest.Entry{Name: "data/"}, imagetest.Entry{Name: "data/old", Body: "x"}))
 	imagetest.WriteLayout(t, filepath.Join(dir, "bb"), "1", img)
 	c := imageClient(t, dir)
 	id := imageCreate(c, "bb:1", nil)
-	if _, code := c.sh(id, "echo kept > /workspace/note"); code != 0 {
-		t.Fatal("writing /workspace failed")
+	if out, code := c.sh(id, "echo kept > /workspace/note && echo changed > /etc/motd && rm /opt/gone && "+
+		"rm -r /data && mkdir /data && echo fresh > /data/new && mkdir -p /usr/local/pkg && echo lib > /usr/local/pkg/lib"); code != 0 {
+		t.Fatalf("changing the root: %d %q", code, out)
 	}
+	restored := restoreSnapshotOf(t, c, id)
+	const check = "cat /workspace/note /etc/motd /usr/local/pkg/lib; ls /data; test -e /opt/gone || echo gone; test -e /usr/bin/python3 || echo no-host-programs"
+	if out, code := c.sh(restored, check); code != 0 || out != "kept\nchanged\nlib\nnew\ngone\nno-host-programs" {
+		t.Errorf("restored sandbox: %d %q", code, out)
+	}
+	if _, code := c.sh(restored, "echo again >> /etc/motd && rm /usr/local/pkg/lib"); code != 0 {
+		t.Fatal("changing the restored root failed")
+	}
+	again := restoreSnapshotOf(t, c, restored)
+	if out, code := c.sh(again, "cat /etc/motd; ls /data; ls /usr/local/pkg; test -e /opt/gone || echo gone"); code != 0 || out != "changed\nagain\nnew\ngone" {
+		t.Errorf("snapshot of the restored sandbox: %d %q", code, out)
+	}
+}
+
+// restoreSnapshotOf snapshots sandbox id and creates a sandbox from it.
+func restoreSnapshotOf(t *testing.T, c *client, id string) string {
+	t.Helper()
 	snap := snapshotOf(t, c, id, nil)
 	if m := settledSnapshot(t, c, snap); stateOf(m) != "Ready" {
 		t.Fatalf("snapshot: %v", m)
 	}
-	restored := c.create(map[string]any{"snapshotId": snap, "image": nil, "entrypoint": nil})
-	if out, code := c.sh(restored, "cat /workspace/note /etc/motd; test -e /usr/bin/python3 || echo no-host-programs"); code != 0 || out != "kept\nimage file\nno-host-programs" {
-		t.Errorf("restored sandbox: %d %q", code, out)
-	}
+	return c.create(map[string]any{"snapshotId": snap, "image": nil, "entrypoint": nil})
 }
 
 // An image with no shell at all (a distroless one) still runs its
