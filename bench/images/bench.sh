@@ -22,11 +22,12 @@ need unshare util-linux
 [ -x /bin/busybox ] || need busybox busybox-static
 bench_osb
 runs=${RUNS:-5}
-export OPEN_SANDBOX_API_KEY=bench-key HOME="$work/home"
-mkdir -p "$HOME"
-
 (cd "$root" && go build -o "$work/mklayout" ./bench/images/mklayout)
 "$work/mklayout" "$work/images/bb" 1
+# After the builds, which need the user's Go caches: the servers get a
+# home of their own (no ~/.docker/config.json of the user's).
+export OPEN_SANDBOX_API_KEY=bench-key HOME="$work/home"
+mkdir -p "$HOME"
 
 # start NAME FLAGS...: an osb server with its own data dir and log; sets
 # addr_NAME to where it listens.
