@@ -7,7 +7,9 @@
 #                            # process in $bench_pids (osb server among them)
 #   need TOOL [PACKAGE]...   # a tool, or exit 1 (as root: apt-get PACKAGE)
 #   bench_osb                # $osb: $OSB, or osb built into $work
-#   bench_server [FLAGS]     # `osb server` on a free loopback port, data
+#   bench_server [FLAGS]     # `osb server` on a free loopback port (pass
+#                            # --host-programs or --image-dir: no registry
+#                            # is asked for image "bench"), data
 #                            # dir in $work; exports OPEN_SANDBOX_DOMAIN,
 #                            # OPEN_SANDBOX_API_KEY and HOME; sets $addr,
 #                            # $server_pid

@@ -31,7 +31,7 @@ need grep
 [ -n "${EPOCHREALTIME:-}" ] || die "bash 5 is needed (EPOCHREALTIME)"
 
 bench_osb
-bench_server
+bench_server --host-programs
 
 id=$(bench_sandbox -t 30m)
 [ "$("$osb" command run "$id" -o raw -- echo hi)" = hi ] || die "osb command run does not work"

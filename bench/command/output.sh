@@ -51,7 +51,7 @@ need /usr/bin/time time
 [ -n "${EPOCHREALTIME:-}" ] || die "bash 5 is needed (EPOCHREALTIME)"
 
 bench_osb
-bench_server
+bench_server --host-programs
 
 id=$(bench_sandbox -t 30m)
 

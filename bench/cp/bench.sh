@@ -26,7 +26,7 @@ need /usr/bin/time time
 need python3
 
 bench_osb
-bench_server
+bench_server --host-programs
 id=$(bench_sandbox -t 60m)
 
 # seconds CMD...: wall time of a command, in seconds with milliseconds.

@@ -37,7 +37,7 @@ need /usr/bin/time time
 bench_osb
 (cd "$root" && go build -o "$work/keystroke" ./bench/shell/keystroke)
 
-bench_server
+bench_server --host-programs
 sb=$(bench_sandbox --timeout 30m)
 
 echo "keystroke echo round trip ($KEYS keys)"

@@ -28,7 +28,7 @@ need /usr/bin/time time
 need python3
 
 bench_osb
-bench_server
+bench_server --host-programs
 
 json_field() { python3 -c 'import json,sys; v=json.load(sys.stdin); print(eval("v"+sys.argv[1]))' "$1"; }
 id=$(bench_sandbox -t 30m)

@@ -91,12 +91,14 @@ func lastLine(s string) string {
 }
 
 // osbServer runs `osb server` (the built binary, isolated sandboxes) on a
-// free loopback port until the test ends, and returns its target.
+// free loopback port until the test ends, and returns its target. The
+// real stack's images are Debian tagged with other names, which no
+// registry here serves: osb's sandboxes run the host's (Debian) programs.
 func osbServer(t *testing.T, bin string) target {
 	t.Helper()
 	const key = "differential-key"
 	home := t.TempDir()
-	cmd := exec.Command(bin, "server", "--listen", "127.0.0.1:0")
+	cmd := exec.Command(bin, "server", "--listen", "127.0.0.1:0", "--host-programs")
 	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "OPEN_SANDBOX_API_KEY=" + key}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {

@@ -15,8 +15,7 @@ func TestServerImageFlagsRefused(t *testing.T) {
 	bin := buildOsb(t)
 	env := []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
 	dir := t.TempDir()
-	refused(t, bin, env, "--host-programs runs no images: it cannot be combined with --image-dir or --strict-images", "--host-programs", "--image-dir", dir)
-	refused(t, bin, env, "--host-programs runs no images", "--host-programs", "--strict-images")
+	refused(t, bin, env, "--host-programs runs no images: it cannot be combined with --image-dir", "--host-programs", "--image-dir", dir)
 	missing := filepath.Join(dir, "missing")
 	refused(t, bin, env, "--image-dir "+missing+" is not a directory", "--image-dir", missing)
 	refused(t, bin, env, `--allow-host-path "data" must be an absolute path`, "--allow-host-path", "data")

@@ -35,7 +35,7 @@ func startOsbServer(t *testing.T) *osbServer {
 	if err != nil {
 		t.Skip("cannot find the test binary to run as osb server")
 	}
-	s := &osbServer{cmd: exec.Command(self, "server", "--listen", "127.0.0.1:0", "--data-dir", t.TempDir())}
+	s := &osbServer{cmd: exec.Command(self, "server", "--listen", "127.0.0.1:0", "--host-programs", "--data-dir", t.TempDir())}
 	// GORACE: under -race a process otherwise sleeps 1 s before exiting.
 	s.cmd.Env = []string{asOsb + "=1", "GORACE=atexit_sleep_ms=0", "HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "OPEN_SANDBOX_API_KEY=" + apiKey}
 	stderr, _ := s.cmd.StderrPipe()

@@ -115,7 +115,7 @@ func (s *Server) provision(ctx context.Context, req createRequest) (rec *record,
 	}
 	entrypoint := req.entrypoint
 	if req.snapshotID != "" {
-		ep, status, code, err := s.restore(req.snapshotID, sb.FSDir())
+		ep, status, code, err := s.restore(req.snapshotID, sb)
 		if err != nil {
 			return fail(status, code, err)
 		}
@@ -152,12 +152,19 @@ func (s *Server) provision(ctx context.Context, req createRequest) (rec *record,
 	return rec, 0, "", nil
 }
 
-func (s *Server) restore(snapshotID, fsDir string) ([]string, int, string, error) {
+func (s *Server) restore(snapshotID string, sb *sandbox.Sandbox) ([]string, int, string, error) {
 	notFound := fmt.Errorf("Snapshot %s not found.", snapshotID)
 	if s.opts.Snapshots == nil {
 		return nil, http.StatusNotFound, codeSnapshotNotFound, notFound
 	}
-	ep, err := s.opts.Snapshots.Restore(snapshotID, fsDir)
+	var ep []string
+	var err error
+	if _, _, image := sb.WritableRoot(); image && s.opts.Snapshots == SnapshotStore(s.snapshots) {
+		// The server's own store also restores an image sandbox's root.
+		ep, err = s.snapshots.restoreInto(snapshotID, sb.FSDir(), sb.UpperDir())
+	} else {
+		ep, err = s.opts.Snapshots.Restore(snapshotID, sb.FSDir())
+	}
 	switch {
 	case errors.Is(err, ErrSnapshotNotFound):
 		return nil, http.StatusNotFound, codeSnapshotNotFound, notFound

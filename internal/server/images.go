@@ -2,7 +2,7 @@ package server
 
 import (
 	"context"
-	"errors"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -57,8 +57,7 @@ func (r imageRun) env(req map[string]string) map[string]string {
 
 // imageFor gets the image a create names, unpacked, or says why not: the
 // registry's reason (500 DOCKER::SANDBOX_IMAGE_PULL_FAILED, as the real
-// server answers a failed pull), or, offline with HostProgramsOffline,
-// the host's programs with a status that says so.
+// server answers a failed pull, a registry out of reach included).
 func (s *Server) imageFor(ctx context.Context, req createRequest) (imageRun, int, string, error) {
 	if req.imageURI == "" && req.snapshotID != "" && s.snapshots != nil {
 		// A snapshot of an image sandbox runs on that image again.
@@ -69,12 +68,8 @@ func (s *Server) imageFor(ctx context.Context, req createRequest) (imageRun, int
 	if req.imageURI == "" || s.images == nil || !s.isolation.Available {
 		return imageRun{}, 0, "", nil
 	}
-	img, err := s.images.Resolve(ctx, req.imageURI, req.imageAuth, image.Platform{})
-	switch {
-	case errors.Is(err, image.ErrUnreachable) && s.opts.HostProgramsOffline:
-		s.log.event("image %s: %v; running the host's programs", req.imageURI, err)
-		return imageRun{status: s.statusMessage() + fmt.Sprintf(" (image %s could not be pulled: no registry reachable)", req.imageURI)}, 0, "", nil
-	case err != nil:
+	img, err := s.images.Resolve(ctx, req.imageURI, req.imageAuth, imagePlatform(req.platform))
+	if err != nil {
 		return imageRun{}, http.StatusInternalServerError, codeImagePullFailed, fmt.Errorf("Failed to pull image %s: %v", req.imageURI, err)
 	}
 	rootfs := &sandbox.Rootfs{Layers: img.Layers, WorkDir: img.Config.WorkingDir}
@@ -93,6 +88,14 @@ func (s *Server) imageFor(ctx context.Context, req createRequest) (imageRun, int
 	s.log.event("image %s: %s, %d layers", req.imageURI, img.Digest, len(img.Layers))
 	status := "local sandbox, isolated by user, mount, pid, uts, ipc and network namespaces; image " + req.imageURI + " (" + img.Digest + ")"
 	return imageRun{uri: req.imageURI, rootfs: rootfs, imgEnv: env, status: status}, 0, "", nil
+}
+
+// imagePlatform is the platform a create asked for (checked already:
+// this host's), or the zero value, which is the host's too.
+func imagePlatform(raw json.RawMessage) image.Platform {
+	var p struct{ OS, Arch string }
+	json.Unmarshal(raw, &p) // nil or checked JSON: a zero p is the default
+	return image.Platform{OS: p.OS, Arch: p.Arch}
 }
 
 // imageAuth reads image.auth (its shape was checked with the rest).

@@ -7,7 +7,9 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -110,14 +112,50 @@ func TestImagePulledOnceThenCached(t *testing.T) {
 	}
 }
 
+// A requested platform is pulled as that platform from a multi-platform
+// index; one this host cannot run is refused before anything is pulled.
+func TestImagePlatform(t *testing.T) {
+	mark := func(arch string) v1.Image {
+		return imagetest.ForArch(t, imagetest.Busybox(t, nil, imagetest.Layer(t, imagetest.Entry{Name: "arch", Body: arch})), arch)
+	}
+	var asked atomic.Int32
+	host := imagetest.Registry(t, func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet {
+				asked.Add(1)
+			}
+			h.ServeHTTP(w, r)
+		})
+	})
+	other := imagetest.OtherArch()
+	imagetest.PushIndex(t, host+"/multi:1", mark(other), mark(runtime.GOARCH))
+	c := imageClient(t, "")
+	id := imageCreate(c, host+"/multi:1", map[string]any{"platform": map[string]string{"os": "linux", "arch": runtime.GOARCH}})
+	if out, code := c.sh(id, "cat /arch"); code != 0 || out != runtime.GOARCH {
+		t.Errorf("host platform: %d %q", code, out)
+	}
+	asked.Store(0)
+	r := c.expect(400, c.do("POST", "/sandboxes", createBody(map[string]any{"image": map[string]any{"uri": host + "/multi:1"},
+		"platform": map[string]string{"os": "linux", "arch": other}})))
+	want := "Platform linux/" + other + " cannot be satisfied: this server runs linux/" + runtime.GOARCH + "."
+	if m := r.json(t); m["code"] != "SANDBOX::INVALID_PARAMETER" || m["message"] != want {
+		t.Errorf("other platform: %s", r.body)
+	}
+	if n := asked.Load(); n != 0 {
+		t.Errorf("a refused platform asked the registry %d times", n)
+	}
+}
+
 // An image that cannot be had fails the create with the registry's
-// reason, as the real server does (500 DOCKER::SANDBOX_IMAGE_PULL_FAILED).
+// reason, as the real server does (500 DOCKER::SANDBOX_IMAGE_PULL_FAILED),
+// a registry that cannot be reached at all included; nothing is left.
 func TestImagePullFailures(t *testing.T) {
 	host := imagetest.Registry(t, nil)
-	c := imageClient(t, "", func(o *server.Options) { o.HostProgramsOffline = true })
+	c := imageClient(t, "")
 	for _, tc := range []struct{ uri, reason string }{
 		{host + "/missing:1", "NAME_UNKNOWN"},
 		{"Bad Ref", "could not parse reference"},
+		{"127.0.0.1:1/offline:1", "connection refused"},
 	} {
 		r := c.expect(500, c.do("POST", "/sandboxes", createBody(map[string]any{"image": map[string]any{"uri": tc.uri}})))
 		m := r.json(t)
@@ -126,11 +164,8 @@ func TestImagePullFailures(t *testing.T) {
 			t.Errorf("%s: %s", tc.uri, r.body)
 		}
 	}
-	// No registry at all (offline): the host's programs, said in the status.
-	id := c.create(createBody(map[string]any{"image": map[string]any{"uri": "127.0.0.1:1/offline:1"}}))
-	r := c.expect(200, c.do("GET", "/sandboxes/"+id, nil)).json(t)
-	if msg := r["status"].(map[string]any)["message"].(string); !strings.Contains(msg, "could not be pulled: no registry reachable") {
-		t.Errorf("offline status: %q", msg)
+	if r := c.expect(200, c.do("GET", "/sandboxes", nil)).json(t); len(r["items"].([]any)) != 0 {
+		t.Errorf("failed creates left sandboxes: %v", r["items"])
 	}
 }
 
@@ -213,25 +248,44 @@ func TestImageAuthAndStall(t *testing.T) {
 	}
 }
 
-// A snapshot of an image sandbox restores onto the same image, with the
-// snapshot's /workspace.
+// A snapshot of an image sandbox keeps its whole writable root, as a
+// Docker commit does (files changed, made and deleted anywhere, a
+// directory replaced), and restores onto the same image; a snapshot of
+// the restored sandbox keeps both sandboxes' changes.
 func TestImageSnapshotRestoresOntoTheImage(t *testing.T) {
 	dir := t.TempDir()
-	img := imagetest.Busybox(t, nil, imagetest.Layer(t, imagetest.Entry{Name: "etc/motd", Body: "image file\n"}))
+	img := imagetest.Busybox(t, nil, imagetest.Layer(t, imagetest.Entry{Name: "etc/motd", Body: "image file\n"},
+		imagetest.Entry{Name: "opt/"}, imagetest.Entry{Name: "opt/gone", Body: "x"},
+		imagetest.Entry{Name: "data/"}, imagetest.Entry{Name: "data/old", Body: "x"}))
 	imagetest.WriteLayout(t, filepath.Join(dir, "bb"), "1", img)
 	c := imageClient(t, dir)
 	id := imageCreate(c, "bb:1", nil)
-	if _, code := c.sh(id, "echo kept > /workspace/note"); code != 0 {
-		t.Fatal("writing /workspace failed")
+	if out, code := c.sh(id, "echo kept > /workspace/note && echo changed > /etc/motd && rm /opt/gone && "+
+		"rm -r /data && mkdir /data && echo fresh > /data/new && mkdir -p /usr/local/pkg && echo lib > /usr/local/pkg/lib"); code != 0 {
+		t.Fatalf("changing the root: %d %q", code, out)
 	}
+	restored := restoreSnapshotOf(t, c, id)
+	const check = "cat /workspace/note /etc/motd /usr/local/pkg/lib; ls /data; test -e /opt/gone || echo gone; test -e /usr/bin/python3 || echo no-host-programs"
+	if out, code := c.sh(restored, check); code != 0 || out != "kept\nchanged\nlib\nnew\ngone\nno-host-programs" {
+		t.Errorf("restored sandbox: %d %q", code, out)
+	}
+	if _, code := c.sh(restored, "echo again >> /etc/motd && rm /usr/local/pkg/lib"); code != 0 {
+		t.Fatal("changing the restored root failed")
+	}
+	again := restoreSnapshotOf(t, c, restored)
+	if out, code := c.sh(again, "cat /etc/motd; ls /data; ls /usr/local/pkg; test -e /opt/gone || echo gone"); code != 0 || out != "changed\nagain\nnew\ngone" {
+		t.Errorf("snapshot of the restored sandbox: %d %q", code, out)
+	}
+}
+
+// restoreSnapshotOf snapshots sandbox id and creates a sandbox from it.
+func restoreSnapshotOf(t *testing.T, c *client, id string) string {
+	t.Helper()
 	snap := snapshotOf(t, c, id, nil)
 	if m := settledSnapshot(t, c, snap); stateOf(m) != "Ready" {
 		t.Fatalf("snapshot: %v", m)
 	}
-	restored := c.create(map[string]any{"snapshotId": snap, "image": nil, "entrypoint": nil})
-	if out, code := c.sh(restored, "cat /workspace/note /etc/motd; test -e /usr/bin/python3 || echo no-host-programs"); code != 0 || out != "kept\nimage file\nno-host-programs" {
-		t.Errorf("restored sandbox: %d %q", code, out)
-	}
+	return c.create(map[string]any{"snapshotId": snap, "image": nil, "entrypoint": nil})
 }
 
 // An image with no shell at all (a distroless one) still runs its

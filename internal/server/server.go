@@ -68,10 +68,6 @@ type Options struct {
 	// the host's programs (osb server --host-programs), whatever its
 	// image. Only isolated sandboxes run images.
 	Images *image.Options
-	// HostProgramsOffline runs a sandbox on the host's programs, saying so
-	// in its status, when its image is not at hand and no registry can be
-	// reached at all; a registry's refusal still fails the create.
-	HostProgramsOffline bool
 	// AllowHostPaths are the prefixes under which host volumes may be
 	// (the real server's storage.allowed_host_paths); none: every host
 	// volume is refused.

@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/osb-dev/osb/internal/server/image"
 	"github.com/osb-dev/osb/internal/server/sandbox"
 )
 
@@ -26,6 +27,12 @@ import (
 // next to snapshot.json (its record and the source's entrypoint). Processes
 // and memory are not captured. A create with snapshotId copies the files
 // into the new sandbox before its entrypoint starts.
+//
+// A snapshot of an image sandbox also holds its writable root, as a Docker
+// commit does: <id>/rootfs/upper, the overlay's upper layer (whiteouts and
+// opaque directories included), or <id>/rootfs/tree, the whole root where
+// the layers were copied. A restore runs the same image with that layer
+// as its own upper layer to start from.
 
 const (
 	codeSnapshotSourceState = "SNAPSHOT::INVALID_SOURCE_STATE" // also: the sandbox is being snapshotted already
@@ -83,6 +90,9 @@ type snapshotMeta struct {
 	// Image is the image the source sandbox ran ("" for host programs): a
 	// restore runs it again, with the snapshot's files.
 	Image string `json:"image,omitempty"`
+	// Root names the copy of the source's writable root in rootfs/:
+	// "upper" (its changes over the image), "tree" (a whole root), or "".
+	Root string `json:"root,omitempty"`
 }
 
 type snapshotEntry struct {
@@ -101,6 +111,8 @@ func (ss *snapshotStore) metaPath(id string) string {
 	return filepath.Join(ss.dir, id, "snapshot.json")
 }
 func (ss *snapshotStore) fsDir(id string) string { return filepath.Join(ss.dir, id, "fs") }
+
+func (ss *snapshotStore) rootDir(id string) string { return filepath.Join(ss.dir, id, "rootfs") }
 
 // loadSnapshots reads the snapshots a previous run left in dir. One caught
 // mid-capture by a stop is Failed, its partial files removed.
@@ -174,9 +186,21 @@ func (ss *snapshotStore) finish(id string, problem error, skipped int) {
 		st = statusJSON{State: snapFailed, Reason: "snapshot_runtime_failed", Message: problem.Error(),
 			LastTransitionAt: st.LastTransitionAt}
 		sandbox.RemoveTree(ss.fsDir(id))
+		sandbox.RemoveTree(ss.rootDir(id))
+		e.meta.Root = ""
 	}
 	e.meta.Status = st
 	writeJSONAtomic(ss.metaPath(id), e.meta)
+}
+
+// setRoot records that a capture copied the source's writable root (the
+// record is written when the capture finishes).
+func (ss *snapshotStore) setRoot(id, root string) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if e := ss.items[id]; e != nil {
+		e.meta.Root = root
+	}
 }
 
 func (ss *snapshotStore) get(id string) (snapshotMeta, bool) {
@@ -233,6 +257,13 @@ func (ss *snapshotStore) remove(id string) error {
 // Restore implements SnapshotStore: it copies the snapshot's files into
 // fsDir, the new sandbox's empty file tree.
 func (ss *snapshotStore) Restore(id, fsDir string) ([]string, error) {
+	return ss.restoreInto(id, fsDir, "")
+}
+
+// restoreInto is Restore that also copies the source's writable root, if
+// the snapshot has one, to upperDir (the new image sandbox's upper layer;
+// "": none).
+func (ss *snapshotStore) restoreInto(id, fsDir, upperDir string) ([]string, error) {
 	ss.mu.Lock()
 	e := ss.items[id]
 	switch {
@@ -245,7 +276,7 @@ func (ss *snapshotStore) Restore(id, fsDir string) ([]string, error) {
 		return nil, &notReadyError{fmt.Sprintf("Snapshot %s is %s; only a Ready snapshot can be restored.", id, state)}
 	}
 	e.restoring++
-	entrypoint := e.meta.Entrypoint
+	entrypoint, root := e.meta.Entrypoint, e.meta.Root
 	ss.mu.Unlock()
 	defer func() {
 		ss.mu.Lock()
@@ -260,7 +291,53 @@ func (ss *snapshotStore) Restore(id, fsDir string) ([]string, error) {
 	if _, err := copyAreas(src, fsDir); err != nil {
 		return nil, fmt.Errorf("restoring snapshot %s: %w", id, err)
 	}
+	if root != "" && upperDir != "" {
+		if err := restoreRoot(ss.rootDir(id), root, upperDir); err != nil {
+			return nil, fmt.Errorf("restoring snapshot %s: %w", id, err)
+		}
+	}
 	return entrypoint, nil
+}
+
+// restoreRoot copies a snapshot's writable root (dir/name) to upperDir.
+// A whole root ("tree") goes over the image with each of its top
+// directories opaque, so that what the source deleted stays deleted.
+func restoreRoot(dir, name, upperDir string) error {
+	src, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	if err := os.MkdirAll(filepath.Dir(upperDir), 0o755); err != nil {
+		return err
+	}
+	dst, err := os.OpenRoot(filepath.Dir(upperDir))
+	if err != nil {
+		return err
+	}
+	defer dst.Close()
+	var st copyStats
+	if err := copyTree(src, dst, name, 0, &st); err != nil {
+		return err
+	}
+	if name == "upper" {
+		return nil
+	}
+	if err := dst.Rename(name, filepath.Base(upperDir)); err != nil {
+		return err
+	}
+	entries, err := os.ReadDir(upperDir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if e.IsDir() {
+			if err := image.MarkOpaque(dst, path.Join(filepath.Base(upperDir), e.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // openStores loads the templates and snapshots kept in the data dir, and
@@ -375,6 +452,9 @@ func readSnapshotName(w http.ResponseWriter, r *http.Request) (string, bool) {
 // sandbox: a file written during the copy may be caught half-written.
 func (s *Server) capture(sb *sandbox.Sandbox, id, sandboxID string) {
 	st, err := copyAreas(sb.FS(), s.snapshots.fsDir(id))
+	if err == nil {
+		err = s.captureRoot(sb, id, &st)
+	}
 	s.snapshots.finish(id, err, st.skipped)
 	if err != nil {
 		s.noteEvent(sandboxID, "SnapshotFailed", "snapshot "+id+": "+err.Error())
@@ -383,6 +463,33 @@ func (s *Server) capture(sb *sandbox.Sandbox, id, sandboxID string) {
 	}
 	s.noteEvent(sandboxID, "SnapshotReady", "snapshot "+id)
 	s.log.event("snapshot %s of sandbox %s ready", id, sandboxID)
+}
+
+// captureRoot copies an image sandbox's writable root into the snapshot
+// and says so in its record.
+func (s *Server) captureRoot(sb *sandbox.Sandbox, id string, st *copyStats) error {
+	dir, _, ok := sb.WritableRoot()
+	if !ok {
+		return nil
+	}
+	src, err := os.OpenRoot(filepath.Dir(dir))
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	if err := os.MkdirAll(s.snapshots.rootDir(id), 0o700); err != nil {
+		return err
+	}
+	dst, err := os.OpenRoot(s.snapshots.rootDir(id))
+	if err != nil {
+		return err
+	}
+	defer dst.Close()
+	if err := copyTree(src, dst, filepath.Base(dir), 0, st); err != nil {
+		return fmt.Errorf("the sandbox's root: %w", err)
+	}
+	s.snapshots.setRoot(id, filepath.Base(dir))
+	return nil
 }
 
 func (s *Server) listSnapshots(w http.ResponseWriter, r *http.Request) {
@@ -480,6 +587,9 @@ func copyTree(src, dst *os.Root, name string, depth int, st *copyStats) error {
 		return nil
 	case mode.IsDir(), mode.IsRegular():
 		return copyOpened(src, dst, name, fi, depth, st)
+	case image.IsWhiteout(fi):
+		// A file deleted from an image sandbox's root.
+		return image.Whiteout(dst, name)
 	default:
 		st.skipped++
 		return nil
@@ -506,6 +616,12 @@ func copyOpened(src, dst *os.Root, name string, fi fs.FileInfo, depth int, st *c
 		}
 		if err := dst.Mkdir(name, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 			return err
+		}
+		if image.OpenedOpaque(f) {
+			// An image sandbox's directory that hides the image's.
+			if err := image.MarkOpaque(dst, name); err != nil {
+				return err
+			}
 		}
 		slices.Sort(names)
 		for _, n := range names {

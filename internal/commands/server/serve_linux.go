@@ -33,7 +33,6 @@ func serve(ctx context.Context, s settings, stderr io.Writer) error {
 	}
 	if !s.hostPrograms {
 		opts.Images = &image.Options{ImageDir: s.imageDir}
-		opts.HostProgramsOffline = !s.strictImages
 	}
 	if s.ready != nil {
 		opts.Ready = s.ready

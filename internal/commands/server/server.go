@@ -32,7 +32,6 @@ type serverOptions struct {
 	// Images and volumes (see docs/server.md).
 	ImageDir       string
 	HostPrograms   bool
-	StrictImages   bool
 	AllowHostPaths []string
 }
 
@@ -47,10 +46,10 @@ func NewCmdServer(f *cmdutil.Factory) *cobra.Command {
 			"network namespaces, cgroup limits; this needs Linux) that run the OCI\n" +
 			"image each create names, pulled from its registry (credentials from the\n" +
 			"request or ~/.docker/config.json) or loaded from --image-dir (OCI layouts,\n" +
-			"docker-save tarballs), cached in the data directory. Where no registry can be\n" +
-			"reached at all, a sandbox runs the host's programs and its status says so\n" +
-			"(--strict-images fails the create instead); --host-programs always runs the\n" +
-			"host's programs. Volumes: named (pvc) volumes live in the data directory;\n" +
+			"docker-save tarballs), cached in the data directory. An image that cannot be\n" +
+			"had fails the create with the registry's reason; --host-programs runs every\n" +
+			"sandbox on the host's programs instead, for machines with no registry and no\n" +
+			"--image-dir. Volumes: named (pvc) volumes live in the data directory;\n" +
 			"host directories only under an --allow-host-path prefix.\n\n" +
 			"Run by an ordinary user, the server uses\n" +
 			"rootless user namespaces (root in a sandbox is this user on the host), and\n" +
@@ -82,7 +81,6 @@ func NewCmdServer(f *cmdutil.Factory) *cobra.Command {
 			fs.BoolVar(&opts.AllowUnlimited, "allow-unlimited", false, "Run isolated sandboxes without resource limits where the host has no usable cgroups, and with none when a request names none.")
 			fs.StringVar(&opts.ImageDir, "image-dir", "", "Load images from this directory of OCI layouts and docker-save tarballs before asking registries.")
 			fs.BoolVar(&opts.HostPrograms, "host-programs", false, "Run every sandbox on the host's programs, whatever its image (no pulls).")
-			fs.BoolVar(&opts.StrictImages, "strict-images", false, "Fail a create whose image cannot be pulled because no registry is reachable, instead of running the host's programs.")
 			fs.StringArrayVar(&opts.AllowHostPaths, "allow-host-path", nil, "Allow host volumes under this directory (repeatable); none: host volumes are refused.")
 			// Kept only to refuse it with a pointer to the safe ways.
 			fs.StringVar(&opts.APIKey, "api-key", "", "Refused: use OPEN_SANDBOX_API_KEY or --api-key-file.")
@@ -126,15 +124,15 @@ func runServer(ctx context.Context, opts *serverOptions) error {
 	}
 	return serve(ctx, settings{listen: opts.Listen, apiKey: key, dataDir: opts.DataDir, ready: ready,
 		unsafeNoIsolation: opts.UnsafeNoIsolation, allowUnlimited: opts.AllowUnlimited,
-		imageDir: opts.ImageDir, hostPrograms: opts.HostPrograms, strictImages: opts.StrictImages,
+		imageDir: opts.ImageDir, hostPrograms: opts.HostPrograms,
 		allowHostPaths: opts.AllowHostPaths}, stderr)
 }
 
 // checkImageFlags refuses image and volume flags that cannot work, before
 // anything starts.
 func checkImageFlags(opts *serverOptions) error {
-	if opts.HostPrograms && (opts.ImageDir != "" || opts.StrictImages) {
-		return ops.UsageErrorf("--host-programs runs no images: it cannot be combined with --image-dir or --strict-images")
+	if opts.HostPrograms && opts.ImageDir != "" {
+		return ops.UsageErrorf("--host-programs runs no images: it cannot be combined with --image-dir")
 	}
 	if opts.ImageDir != "" {
 		if fi, err := os.Stat(opts.ImageDir); err != nil || !fi.IsDir() {
@@ -251,6 +249,5 @@ type settings struct {
 	allowUnlimited          bool
 	imageDir                string
 	hostPrograms            bool
-	strictImages            bool
 	allowHostPaths          []string
 }

@@ -14,7 +14,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -58,10 +57,6 @@ type Image struct {
 	Layers []string // unpacked layer directories, lowest first
 	Config v1.Config
 }
-
-// ErrUnreachable wraps a pull that failed before any registry answered
-// (no route, name not found, connection refused): the machine is offline.
-var ErrUnreachable = errors.New("registry unreachable")
 
 // Store resolves image references to unpacked images. Safe for concurrent use.
 type Store struct {
@@ -163,18 +158,11 @@ func (s *Store) Resolve(ctx context.Context, ref string, auth *Auth, p Platform)
 	return out, nil
 }
 
-// classify marks failures where no registry answered, and names a stall.
+// classify names a pull given up because its create was.
 func classify(ctx context.Context, err error) error {
 	var te *transport.Error
-	var op *net.OpError
-	var dns *net.DNSError
-	switch {
-	case errors.As(err, &te), errors.Is(err, errStalled):
-		return err
-	case ctx.Err() != nil:
+	if !errors.As(err, &te) && !errors.Is(err, errStalled) && ctx.Err() != nil {
 		return fmt.Errorf("pull abandoned: %w", err)
-	case errors.As(err, &dns), errors.As(err, &op):
-		return fmt.Errorf("%w: %w", ErrUnreachable, err)
 	}
 	return err
 }

@@ -3,10 +3,10 @@ package image_test
 import (
 	"context"
 	"encoding/base64"
-	"errors"
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -68,6 +68,37 @@ func TestPullUnpacksLayersWithWhiteouts(t *testing.T) {
 	}
 }
 
+// A multi-platform index is pulled as the platform asked for (the host's
+// when none is), and each platform is cached apart.
+func TestPullPicksThePlatform(t *testing.T) {
+	mark := func(arch string) v1.Image {
+		return imagetest.ForArch(t, imagetest.Busybox(t, nil, imagetest.Layer(t, imagetest.Entry{Name: "arch", Body: arch})), arch)
+	}
+	host := imagetest.Registry(t, nil)
+	other := imagetest.OtherArch()
+	imagetest.PushIndex(t, host+"/multi:1", mark(other), mark(runtime.GOARCH))
+	s := newStore(t, "")
+	for _, p := range []image.Platform{{}, {OS: "linux", Arch: other}, {OS: "linux", Arch: runtime.GOARCH}} {
+		got, err := s.Resolve(context.Background(), host+"/multi:1", nil, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := p.Arch
+		if want == "" {
+			want = runtime.GOARCH
+		}
+		if b, err := os.ReadFile(filepath.Join(got.Layers[1], "arch")); string(b) != want {
+			t.Errorf("platform %+v: got the %q image (%v)", p, b, err)
+		}
+	}
+	// An index without the platform names what it has.
+	imagetest.PushIndex(t, host+"/one:1", mark(other))
+	_, err := s.Resolve(context.Background(), host+"/one:1", nil, image.Platform{})
+	if err == nil || !strings.Contains(err.Error(), "no child with platform linux/"+runtime.GOARCH) {
+		t.Errorf("missing platform: %v", err)
+	}
+}
+
 // The second resolve of a reference needs no registry.
 func TestResolveUsesTheCache(t *testing.T) {
 	img := imagetest.Busybox(t, nil)
@@ -113,7 +144,7 @@ func TestPullWithAuth(t *testing.T) {
 	imagetest.Push(t, host+"/private/app:1", img, remote.WithAuth(&authn.Basic{Username: "ci", Password: "s3cret"}))
 	s := newStore(t, "")
 	_, err := s.Resolve(context.Background(), host+"/private/app:1", nil, image.Platform{})
-	if err == nil || !strings.Contains(err.Error(), "UNAUTHORIZED") || errors.Is(err, image.ErrUnreachable) {
+	if err == nil || !strings.Contains(err.Error(), "UNAUTHORIZED") {
 		t.Fatalf("without credentials: %v, want the registry's UNAUTHORIZED", err)
 	}
 	if _, err := s.Resolve(context.Background(), host+"/private/app:1", &image.Auth{Username: "ci", Password: "s3cret"}, image.Platform{}); err != nil {
@@ -152,8 +183,8 @@ func TestBadReferences(t *testing.T) {
 		t.Errorf("missing: %v", err)
 	}
 	_, err = s.Resolve(context.Background(), "127.0.0.1:1/nothing:1", nil, image.Platform{})
-	if !errors.Is(err, image.ErrUnreachable) {
-		t.Errorf("no registry listening: %v, want ErrUnreachable", err)
+	if err == nil || !strings.Contains(err.Error(), "connection refused") {
+		t.Errorf("no registry listening: %v", err)
 	}
 }
 

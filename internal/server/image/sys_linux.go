@@ -9,9 +9,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// whiteout marks name deleted: overlayfs's whiteout, a character device
+// Whiteout marks name deleted: overlayfs's whiteout, a character device
 // 0/0, which the kernel lets anyone create.
-func whiteout(root *os.Root, name string) error {
+func Whiteout(root *os.Root, name string) error {
 	d, err := root.Open(path.Dir(name))
 	if err != nil {
 		return err
@@ -38,6 +38,16 @@ func IsWhiteout(fi os.FileInfo) bool {
 		return false
 	}
 	return fi.Mode()&os.ModeCharDevice != 0 && st.Rdev == 0
+}
+
+// MarkOpaque makes the directory dir hide its lower layers' entries.
+func MarkOpaque(root *os.Root, dir string) error { return setXattr(root, dir, OpaqueXattr, "y") }
+
+// OpenedOpaque is IsOpaque of an opened directory.
+func OpenedOpaque(d *os.File) bool {
+	buf := make([]byte, 4)
+	n, err := unix.Fgetxattr(int(d.Fd()), OpaqueXattr, buf)
+	return err == nil && string(buf[:n]) == "y"
 }
 
 // IsOpaque tells whether the directory at p hides its lower layers.

@@ -58,7 +58,7 @@ func unpackEntry(root *os.Root, tr *tar.Reader, h *tar.Header, name string, owne
 	case base == opaqueMarker:
 		return setXattr(root, parent, OpaqueXattr, "y")
 	case strings.HasPrefix(base, whiteoutPrefix):
-		return whiteout(root, path.Join(parent, strings.TrimPrefix(base, whiteoutPrefix)))
+		return Whiteout(root, path.Join(parent, strings.TrimPrefix(base, whiteoutPrefix)))
 	}
 	mode := os.FileMode(h.Mode).Perm()
 	if h.Mode&0o4000 != 0 {

@@ -34,6 +34,24 @@ var overlayRefused atomic.Bool
 // tree (tree/), relative to its Dir.
 const rootfsDir = "rootfs"
 
+// WritableRoot is where an image sandbox's own changes to its root are:
+// the overlay's upper layer (overlayfs format: whiteouts and opaque
+// directories), or, where the layers were copied, the whole root (full).
+// ok is false for a sandbox on the host's programs.
+func (s *Sandbox) WritableRoot() (dir string, full, ok bool) {
+	if s.rootfs == nil {
+		return "", false, false
+	}
+	if s.copied {
+		return filepath.Join(s.dir, rootfsDir, "tree"), true, true
+	}
+	return s.UpperDir(), false, true
+}
+
+// UpperDir is an image sandbox's upper layer. What is there before Start
+// (a restored snapshot's changes) is part of its root from the start.
+func (s *Sandbox) UpperDir() string { return filepath.Join(s.dir, rootfsDir, "upper") }
+
 // rootfsSpec prepares the image's layers and the sandbox's own layer for
 // the init; spec is startIsolated's.
 func (s *Sandbox) rootfsSpec(spec func(dir, target string, readOnly, owned bool) (bindSpec, error)) (*rootfsSpec, error) {
@@ -98,6 +116,12 @@ func (s *Sandbox) copyRoot() error {
 	for _, l := range s.rootfs.Layers {
 		if err := copyLayer(root, l); err != nil {
 			return fmt.Errorf("copying image layer %s: %w", filepath.Base(l), err)
+		}
+	}
+	// A restored snapshot's changes go on top, as the overlay would show them.
+	if _, err := os.Lstat(s.UpperDir()); err == nil {
+		if err := copyLayer(root, s.UpperDir()); err != nil {
+			return fmt.Errorf("copying the snapshot's changes: %w", err)
 		}
 	}
 	s.copied = true

@@ -22,3 +22,7 @@ func GiveToSandbox(*os.File) error { return nil }
 func ImageOwner(int, int) (int, int) { return -1, -1 }
 
 func idmapOwners(*os.File) error { return nil }
+
+func (s *Sandbox) WritableRoot() (string, bool, bool) { return "", false, false }
+
+func (s *Sandbox) UpperDir() string { return "" }

@@ -130,6 +130,53 @@ func Registry(t testing.TB, wrap func(http.Handler) http.Handler) string {
 	return strings.TrimPrefix(srv.URL, "http://")
 }
 
+// OtherArch is an architecture of the API's (amd64, arm64) that this
+// host is not.
+func OtherArch() string {
+	if runtime.GOARCH == "arm64" {
+		return "amd64"
+	}
+	return "arm64"
+}
+
+// ForArch is img with its configuration saying it is built for arch.
+func ForArch(t testing.TB, img v1.Image, arch string) v1.Image {
+	t.Helper()
+	cf, err := img.ConfigFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cf = cf.DeepCopy()
+	cf.OS, cf.Architecture = "linux", arch
+	img, err = mutate.ConfigFile(img, cf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
+}
+
+// PushIndex stores at ref a multi-platform index of imgs, each under
+// the platform its configuration names.
+func PushIndex(t testing.TB, ref string, imgs ...v1.Image) {
+	t.Helper()
+	var adds []mutate.IndexAddendum
+	for _, img := range imgs {
+		cf, err := img.ConfigFile()
+		if err != nil {
+			t.Fatal(err)
+		}
+		adds = append(adds, mutate.IndexAddendum{Add: img, Descriptor: v1.Descriptor{
+			Platform: &v1.Platform{OS: cf.OS, Architecture: cf.Architecture}}})
+	}
+	r, err := name.ParseReference(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := remote.WriteIndex(r, mutate.AppendManifests(empty.Index, adds...)); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // Push stores img in the registry at ref (host:port/repo:tag).
 func Push(t testing.TB, ref string, img v1.Image, opts ...remote.Option) {
 	t.Helper()
