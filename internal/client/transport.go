@@ -23,6 +23,10 @@ func newTransport(timeout time.Duration) *http.Transport {
 		return &earlyAnswerConn{Conn: conn}, nil
 	}
 	t.TLSHandshakeTimeout = timeout
+	// A listing walk keeps lookahead+1 requests in flight; with Go's
+	// default of two idle connections per host, the others would be
+	// closed after each answer and dialled again for the next page.
+	t.MaxIdleConnsPerHost = lookahead + 1
 	// Streams and transfers have no total timeout, but a server that never
 	// starts answering must not hang us.
 	t.ResponseHeaderTimeout = timeout

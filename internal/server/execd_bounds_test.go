@@ -58,7 +58,8 @@ func TestExecdMemoryStaysBoundedForASlowReader(t *testing.T) {
 		if !ok {
 			t.Fatalf("the sandbox's execd (pid %d) is gone", agent)
 		}
-		if rss > bound {
+		// Under -race the writer held back is the proof (raceBuild).
+		if rss > bound && !raceBuild {
 			t.Fatalf("execd holds %d MiB of a slow reader's output (bound %d MiB)", rss>>20, bound>>20)
 		}
 		if time.Now().After(deadline) {

@@ -27,7 +27,12 @@ func (d *drainer) commandExited() {
 }
 
 func (d *drainer) Read(p []byte) (int, error) {
-	if d.exited.Load() {
+	// Only a read that starts after the exit pays off owed: one already
+	// under way may take bytes the exit's count no longer saw, and counting
+	// them would end the drain with bytes of the command still in the pipe.
+	// Not counting one that did see them costs one drainGrace at most.
+	exited := d.exited.Load()
+	if exited {
 		if d.owed.Load() > 0 {
 			d.f.SetReadDeadline(time.Now().Add(drainGrace))
 		} else {
@@ -38,7 +43,7 @@ func (d *drainer) Read(p []byte) (int, error) {
 		}
 	}
 	n, err := d.f.Read(p)
-	if d.exited.Load() {
+	if exited {
 		d.owed.Add(-int64(n))
 	}
 	return n, err
