@@ -42,6 +42,13 @@ var timeLayouts = []struct {
 }
 
 func parseTime(text string) (t time.Time, naive, ok bool) {
+	if t, naive, ok := simpleTime(text); ok {
+		return t, naive, true
+	}
+	return parseLayouts(text)
+}
+
+func parseLayouts(text string) (t time.Time, naive, ok bool) {
 	for _, l := range timeLayouts {
 		if t, err := time.Parse(l.layout, text); err == nil {
 			return t, l.naive, true
@@ -52,12 +59,18 @@ func parseTime(text string) (t time.Time, naive, ok bool) {
 
 // String is the time as the official client prints it.
 func (t Time) String() string {
-	parsed, naive, ok := parseTime(t.Text)
-	if !ok {
-		return t.Text
-	}
 	var b strings.Builder
-	b.WriteString(parsed.Format("2006-01-02T15:04:05"))
+	parsed, naive, simple := simpleTime(t.Text)
+	if simple {
+		// Its first 19 bytes are what Format would write.
+		b.WriteString(t.Text[:19])
+	} else {
+		var ok bool
+		if parsed, naive, ok = parseTime(t.Text); !ok {
+			return t.Text
+		}
+		b.WriteString(parsed.Format("2006-01-02T15:04:05"))
+	}
 	if us := parsed.Nanosecond() / 1000; us != 0 {
 		b.WriteByte('.')
 		digits := strconv.Itoa(us)
@@ -93,3 +106,64 @@ func (t Time) MarshalJSON() ([]byte, error) { return json.Marshal(t.String()) }
 
 // IsZero reports an unset time.
 func (t Time) IsZero() bool { return t.Text == "" }
+
+// simpleTime reads, without time.Parse, the form servers nearly always
+// send: YYYY-MM-DDTHH:MM:SS, up to nine digits of fraction after a dot,
+// then "Z" or no offset (both UTC, as time.Parse reads them). A listing
+// reads three times a record, and time.Parse trying each layout in turn
+// was a large part of it. Anything else is left to the layouts (ok false).
+func simpleTime(s string) (t time.Time, naive, ok bool) {
+	if len(s) < 19 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' {
+		return time.Time{}, false, false
+	}
+	year, ok1 := decimal(s[0:4])
+	month, ok2 := decimal(s[5:7])
+	day, ok3 := decimal(s[8:10])
+	hour, ok4 := decimal(s[11:13])
+	minute, ok5 := decimal(s[14:16])
+	sec, ok6 := decimal(s[17:19])
+	if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 || !ok6 || month < 1 || month > 12 || day < 1 ||
+		day > daysIn(time.Month(month), year) || hour > 23 || minute > 59 || sec > 59 {
+		return time.Time{}, false, false
+	}
+	rest, nsec := s[19:], 0
+	if len(rest) > 0 && rest[0] == '.' {
+		n := 1
+		for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
+			n++
+		}
+		if n == 1 || n > 10 {
+			return time.Time{}, false, false
+		}
+		f, _ := decimal(rest[1:n])
+		for range 10 - n {
+			f *= 10
+		}
+		nsec, rest = f, rest[n:]
+	}
+	switch rest {
+	case "":
+		naive = true
+	case "Z":
+	default:
+		return time.Time{}, false, false
+	}
+	return time.Date(year, time.Month(month), day, hour, minute, sec, nsec, time.UTC), naive, true
+}
+
+// decimal is the number s spells in decimal digits, nothing else.
+func decimal(s string) (int, bool) {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
+}
+
+func daysIn(m time.Month, year int) int {
+	return time.Date(year, m+1, 0, 0, 0, 0, 0, time.UTC).Day()
+}

@@ -123,7 +123,8 @@ func streamAll(ctx context.Context, p *output.Printer, c *client.Client, params 
 	items := output.StreamedList(func(add func(any) error) error {
 		return cmdutil.EachSandbox(ctx, c, params, func(sb client.Sandbox) error {
 			n++
-			return add(cmdutil.NewSandboxView(&sb))
+			v := sandboxJSON(cmdutil.NewSandboxView(&sb))
+			return add(&v)
 		})
 	})
 	return p.Document(output.Obj{{Key: "items", Value: items}, {Key: "pagination", Value: mergedPagination{&n}}})
