@@ -59,18 +59,15 @@ func parseLayouts(text string) (t time.Time, naive, ok bool) {
 
 // String is the time as the official client prints it.
 func (t Time) String() string {
-	var b strings.Builder
-	parsed, naive, simple := simpleTime(t.Text)
-	if simple {
-		// Its first 19 bytes are what Format would write.
-		b.WriteString(t.Text[:19])
-	} else {
-		var ok bool
-		if parsed, naive, ok = parseTime(t.Text); !ok {
-			return t.Text
-		}
-		b.WriteString(parsed.Format("2006-01-02T15:04:05"))
+	if s, ok := simpleString(t.Text); ok {
+		return s
 	}
+	parsed, naive, ok := parseTime(t.Text)
+	if !ok {
+		return t.Text
+	}
+	var b strings.Builder
+	b.WriteString(parsed.Format("2006-01-02T15:04:05"))
 	if us := parsed.Nanosecond() / 1000; us != 0 {
 		b.WriteByte('.')
 		digits := strconv.Itoa(us)
@@ -113,42 +110,81 @@ func (t Time) IsZero() bool { return t.Text == "" }
 // reads three times a record, and time.Parse trying each layout in turn
 // was a large part of it. Anything else is left to the layouts (ok false).
 func simpleTime(s string) (t time.Time, naive, ok bool) {
+	f, ok := simpleFields(s)
+	if !ok {
+		return time.Time{}, false, false
+	}
+	return time.Date(f.year, time.Month(f.month), f.day, f.hour, f.minute, f.sec, f.nsec, time.UTC), f.naive, true
+}
+
+// simpleString is String of a time in the form simpleTime reads, made
+// from its text alone.
+func simpleString(s string) (string, bool) {
+	f, ok := simpleFields(s)
+	if !ok {
+		return "", false
+	}
+	us := f.nsec / 1000
+	if us == 0 && f.naive {
+		return s[:19], true
+	}
+	b := make([]byte, 0, 27)
+	b = append(b, s[:19]...)
+	if us != 0 {
+		b = append(b, '.')
+		for div := 100000; div > 0; div /= 10 {
+			b = append(b, byte('0'+us/div%10))
+		}
+	}
+	if !f.naive {
+		b = append(b, 'Z')
+	}
+	return string(b), true
+}
+
+type timeFields struct {
+	year, month, day, hour, minute, sec, nsec int
+	naive                                     bool
+}
+
+func simpleFields(s string) (f timeFields, ok bool) {
 	if len(s) < 19 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' {
-		return time.Time{}, false, false
+		return f, false
 	}
-	year, ok1 := decimal(s[0:4])
-	month, ok2 := decimal(s[5:7])
-	day, ok3 := decimal(s[8:10])
-	hour, ok4 := decimal(s[11:13])
-	minute, ok5 := decimal(s[14:16])
-	sec, ok6 := decimal(s[17:19])
-	if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 || !ok6 || month < 1 || month > 12 || day < 1 ||
-		day > daysIn(time.Month(month), year) || hour > 23 || minute > 59 || sec > 59 {
-		return time.Time{}, false, false
+	var ok1, ok2, ok3, ok4, ok5, ok6 bool
+	f.year, ok1 = decimal(s[0:4])
+	f.month, ok2 = decimal(s[5:7])
+	f.day, ok3 = decimal(s[8:10])
+	f.hour, ok4 = decimal(s[11:13])
+	f.minute, ok5 = decimal(s[14:16])
+	f.sec, ok6 = decimal(s[17:19])
+	if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 || !ok6 || f.month < 1 || f.month > 12 || f.day < 1 ||
+		f.day > daysIn(f.month, f.year) || f.hour > 23 || f.minute > 59 || f.sec > 59 {
+		return f, false
 	}
-	rest, nsec := s[19:], 0
+	rest := s[19:]
 	if len(rest) > 0 && rest[0] == '.' {
 		n := 1
 		for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
 			n++
 		}
 		if n == 1 || n > 10 {
-			return time.Time{}, false, false
+			return f, false
 		}
-		f, _ := decimal(rest[1:n])
+		f.nsec, _ = decimal(rest[1:n])
 		for range 10 - n {
-			f *= 10
+			f.nsec *= 10
 		}
-		nsec, rest = f, rest[n:]
+		rest = rest[n:]
 	}
 	switch rest {
 	case "":
-		naive = true
+		f.naive = true
 	case "Z":
 	default:
-		return time.Time{}, false, false
+		return f, false
 	}
-	return time.Date(year, time.Month(month), day, hour, minute, sec, nsec, time.UTC), naive, true
+	return f, true
 }
 
 // decimal is the number s spells in decimal digits, nothing else.
@@ -164,6 +200,11 @@ func decimal(s string) (int, bool) {
 	return n, true
 }
 
-func daysIn(m time.Month, year int) int {
-	return time.Date(year, m+1, 0, 0, 0, 0, 0, time.UTC).Day()
+var monthDays = [13]int{0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31}
+
+func daysIn(month, year int) int {
+	if month == 2 && year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+		return 29
+	}
+	return monthDays[month]
 }
