@@ -87,21 +87,30 @@ func writeList(w *bufio.Writer, l StreamedList) error {
 	n := 0
 	var ind []byte
 	var compact bytes.Buffer
+	var iw IndentWriter
 	enc := json.NewEncoder(&compact)
 	enc.SetEscapeHTML(false)
 	err := l(func(item any) error {
-		compact.Reset()
-		if err := enc.Encode(item); err != nil {
-			return err
+		var out []byte
+		if it, ok := item.(IndentedJSON); ok {
+			iw.Reset("    ")
+			it.WriteIndented(&iw)
+			out = iw.Bytes()
+		} else {
+			compact.Reset()
+			if err := enc.Encode(item); err != nil {
+				return err
+			}
+			ind = indent(ind[:0], bytes.TrimRight(compact.Bytes(), "\n"), "    ", "  ")
+			out = ind
 		}
-		ind = indent(ind[:0], bytes.TrimRight(compact.Bytes(), "\n"), "    ", "  ")
 		if n == 0 {
 			w.WriteString("[\n    ")
 		} else {
 			w.WriteString(",\n    ")
 		}
 		n++
-		_, err := w.Write(ind)
+		_, err := w.Write(out)
 		return err
 	})
 	if err != nil {

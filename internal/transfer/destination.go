@@ -27,7 +27,8 @@ type Destination struct {
 
 	w        io.Writer
 	file     *os.File    // the special file, or the staged file
-	stageDir string      // "" unless staging
+	staged   string      // the staged file; "" unless staging
+	stageDir string      // the staging directory of this file alone; "" when shared or not staging
 	target   string      // the file a staged download replaces
 	oldMode  fs.FileMode // the replaced file's permission bits
 	replaces bool        // target existed
@@ -74,16 +75,35 @@ func Open(path string, stdout io.Writer) (*Destination, error) {
 	return stage(path, fi)
 }
 
-// stage prepares the staged download of a regular file (fi nil: missing).
+// stage prepares the staged download of a regular file (fi nil: missing)
+// in a staging directory of its own.
 func stage(path string, fi fs.FileInfo) (*Destination, error) {
+	d, err := prepare(path, fi)
+	if err != nil {
+		return nil, err
+	}
+	removeStale(filepath.Dir(d.target))
+	d.stageDir, err = os.MkdirTemp(filepath.Dir(d.target), stageName())
+	if err != nil {
+		return nil, err
+	}
+	d.staged = filepath.Join(d.stageDir, "download")
+	if err := d.create(); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// prepare finds the file a staged download of path replaces, and checks
+// now, before anything is downloaded, that an existing one can be.
+func prepare(path string, fi fs.FileInfo) (*Destination, error) {
 	target, err := resolveLinks(path)
 	if err != nil {
 		return nil, err
 	}
 	d := &Destination{target: target}
 	if fi != nil {
-		// Fail now, before downloading anything, if it cannot be replaced;
-		// opening without O_TRUNC leaves it as it is.
+		// Opening without O_TRUNC leaves it as it is.
 		f, err := os.OpenFile(target, os.O_WRONLY, 0)
 		if err != nil {
 			return nil, err
@@ -91,19 +111,18 @@ func stage(path string, fi fs.FileInfo) (*Destination, error) {
 		f.Close()
 		d.replaces, d.oldMode = true, fi.Mode().Perm()
 	}
-	removeStale(filepath.Dir(target))
-	d.stageDir, err = os.MkdirTemp(filepath.Dir(target), stageName())
-	if err != nil {
-		return nil, err
-	}
-	// Created like any new file: 0666 less the umask.
-	d.file, err = os.Create(filepath.Join(d.stageDir, "download"))
-	if err != nil {
-		os.RemoveAll(d.stageDir)
-		return nil, err
-	}
-	d.w = d.file
 	return d, nil
+}
+
+// create makes the staged file, like any new file: 0666 less the umask.
+func (d *Destination) create() error {
+	f, err := os.Create(d.staged)
+	if err != nil {
+		d.Abort()
+		return err
+	}
+	d.file, d.w = f, f
+	return nil
 }
 
 // resolveLinks follows symlinks in path, including a final one whose target
@@ -158,11 +177,11 @@ func (d *Destination) Commit() error {
 	}
 	err := d.file.Close()
 	d.file = nil
-	if d.stageDir == "" {
+	if d.staged == "" {
 		return err
 	}
-	defer os.RemoveAll(d.stageDir)
-	staged := filepath.Join(d.stageDir, "download")
+	defer d.Abort()
+	staged := d.staged
 	switch {
 	case err != nil:
 	case d.modeSet:
@@ -172,6 +191,9 @@ func (d *Destination) Commit() error {
 	}
 	if err == nil {
 		err = os.Rename(staged, d.target)
+	}
+	if err == nil {
+		d.staged = ""
 	}
 	return err
 }
@@ -185,7 +207,11 @@ func (d *Destination) Abort() {
 	}
 	if d.stageDir != "" {
 		os.RemoveAll(d.stageDir)
+		d.stageDir = ""
+	} else if d.staged != "" {
+		os.Remove(d.staged)
 	}
+	d.staged = ""
 }
 
 // IntoDir is where a download named name lands when asked to go to local:

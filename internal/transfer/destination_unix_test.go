@@ -90,6 +90,7 @@ func TestStaleStagingIsCleanedUp(t *testing.T) {
 	}
 	deadPID := stage(fmt.Sprintf("%s%d-111", StagePrefix, gone.Process.Pid), "download")
 	deadEmpty := stage(fmt.Sprintf("%s%d-112", StagePrefix, gone.Process.Pid))
+	deadShared := stage(fmt.Sprintf("%s%d-113", StagePrefix, gone.Process.Pid), "1", "2", "17")
 	oldFormat := stage(StagePrefix+"333", "download")
 	old(oldFormat)
 	livePID := stage(fmt.Sprintf("%s%d-444", StagePrefix, os.Getppid()), "download")
@@ -104,7 +105,7 @@ func TestStaleStagingIsCleanedUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Abort()
-	for _, p := range []string{deadPID, deadEmpty, oldFormat} {
+	for _, p := range []string{deadPID, deadEmpty, deadShared, oldFormat} {
 		if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("%s is still there (%v)", filepath.Base(p), err)
 		}

@@ -24,8 +24,8 @@ func stageName() string {
 // removeStale removes the staging directories in dir that a download
 // killed before it could clean up (SIGKILL, a crash, a power cut) left
 // behind. Only what is certainly ours and certainly abandoned goes: a
-// directory named like one, owned by this user, holding nothing but the
-// staged file, and either made by a process that is gone or untouched for
+// directory named like one, owned by this user, holding nothing but
+// staged files, and either made by a process that is gone or untouched for
 // staleAfter. Anything else, and any error, leaves it alone.
 func removeStale(dir string) {
 	// Once per directory and run: osb cp may download thousands of files
@@ -60,12 +60,12 @@ func abandoned(path, name string) bool {
 	}
 	latest := fi.ModTime()
 	inside, err := os.ReadDir(path)
-	if err != nil || len(inside) > 1 || (len(inside) == 1 && inside[0].Name() != "download") {
+	if err != nil {
 		return false
 	}
-	if len(inside) == 1 {
-		staged, err := inside[0].Info()
-		if err != nil || !staged.Mode().IsRegular() {
+	for _, e := range inside {
+		staged, err := e.Info()
+		if err != nil || !staged.Mode().IsRegular() || !stagedName(e.Name()) {
 			return false
 		}
 		latest = maxTime(latest, staged.ModTime())
@@ -75,6 +75,16 @@ func abandoned(path, name string) bool {
 	}
 	pid, ok := stagePID(name)
 	return ok && pid != os.Getpid() && !processAlive(pid)
+}
+
+// stagedName reports whether name is one a staged file gets: "download"
+// in a file's own staging directory, a number in a copy's shared one.
+func stagedName(name string) bool {
+	if name == "download" {
+		return true
+	}
+	_, err := strconv.ParseUint(name, 10, 64)
+	return err == nil
 }
 
 // stagePID reads the process id out of a staging directory's name; names

@@ -88,7 +88,7 @@ func downloadOne(ctx context.Context, opts *options, dp *client.DataPlane, info 
 		return err
 	}
 	progress := transfer.NewProgress(opts.IOStreams, opts.Format, "Copying "+path.Base(info.Path), info.Size)
-	n, err := fetch(ctx, dp, info.Path, local, permOf(info.Mode), progress)
+	n, err := fetch(ctx, dp, info.Path, local, permOf(info.Mode), progress, nil)
 	progress.Done()
 	if err == nil {
 		err = stampLocal(local, info.ModifiedAt.T)
@@ -103,15 +103,21 @@ func downloadOne(ctx context.Context, opts *options, dp *client.DataPlane, info 
 }
 
 // fetch downloads remote into the local file path, replacing it only once
-// the whole file arrived.
-func fetch(ctx context.Context, dp *client.DataPlane, remote, local string, perm uint32, progress *transfer.Progress) (int64, error) {
+// the whole file arrived; staged in stage, or beside it when stage is nil.
+func fetch(ctx context.Context, dp *client.DataPlane, remote, local string, perm uint32, progress *transfer.Progress, stage *transfer.Stage) (int64, error) {
 	if fi, err := os.Lstat(local); err == nil && fi.Mode()&os.ModeSymlink != 0 {
 		// A link in the way is replaced, never written through.
 		if err := os.Remove(local); err != nil {
 			return 0, err
 		}
 	}
-	dest, err := transfer.Open(local, nil)
+	var dest *transfer.Destination
+	var err error
+	if stage != nil {
+		dest, err = stage.Open(local)
+	} else {
+		dest, err = transfer.Open(local, nil)
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -206,18 +212,24 @@ func downloadTree(ctx context.Context, opts *options, dp *client.DataPlane, info
 		}
 	}
 	files := t.of(kindFile)
+	stage, err := transfer.NewStage(root)
+	if err != nil {
+		return err
+	}
 	progress := transfer.NewProgress(opts.IOStreams, opts.Format, "Copying "+plural(len(files), "file"), t.bytes)
 	notDone, err := pool(ctx, opts.Jobs, files, func(ctx context.Context, e entry) error {
 		p, err := localPath(root, e.rel)
 		if err != nil {
 			return err
 		}
-		if _, err = fetch(ctx, dp, remoteJoin(info.Path, e.rel), p, e.perm, progress); err != nil {
+		if _, err = fetch(ctx, dp, remoteJoin(info.Path, e.rel), p, e.perm, progress, stage); err != nil {
 			return err
 		}
 		return stampLocal(p, e.mod)
 	})
 	progress.Done()
+	// Gone before the directory modes and times are set (see closeStage).
+	stage.Close()
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()

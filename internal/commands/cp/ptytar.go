@@ -107,6 +107,7 @@ func downloadViaTar(ctx context.Context, opts *options, dp *client.DataPlane, re
 		x.total = total
 	}
 	xerr := x.extract(pr)
+	x.closeStage()
 	if xerr == nil {
 		io.Copy(io.Discard, pr) // tar pads its output past the end of the archive
 	}
@@ -141,6 +142,7 @@ func downloadViaTar(ctx context.Context, opts *options, dp *client.DataPlane, re
 // each file is staged and renamed into place, directory modes come last.
 type extractor struct {
 	root     string
+	stage    *transfer.Stage // made with root, shared by its files
 	progress *transfer.Progress
 	total    <-chan int64 // the bytes to come (-1: unknown); nil once read
 	t        tree
@@ -162,6 +164,11 @@ func (x *extractor) extract(r io.Reader) error {
 	if err := os.MkdirAll(x.root, 0o755); err != nil {
 		return err
 	}
+	stage, err := transfer.NewStage(x.root)
+	if err != nil {
+		return err
+	}
+	x.stage = stage
 	in := &trailerReader{r: r}
 	tr := tar.NewReader(in)
 	for {
@@ -243,7 +250,7 @@ func (x *extractor) file(rel string, perm uint32, mod time.Time, r io.Reader, si
 			return err
 		}
 	}
-	dest, err := transfer.Open(p, nil)
+	dest, err := x.stage.Open(p)
 	if err != nil {
 		return err
 	}
@@ -257,6 +264,16 @@ func (x *extractor) file(rel string, perm uint32, mod time.Time, r io.Reader, si
 		return err
 	}
 	return stampLocal(p, mod)
+}
+
+// closeStage removes the staging directory, before the directory modes
+// and times are set: removing it changes root, and a read-only root would
+// keep it.
+func (x *extractor) closeStage() {
+	if x.stage != nil {
+		x.stage.Close()
+		x.stage = nil
+	}
 }
 
 // awaitTotal gives the progress display its total before the first bytes

@@ -21,12 +21,13 @@ import (
 // pages, chosen ids. It records every request it gets.
 type fakeServer struct {
 	*httptest.Server
-	ids         []string       // sandboxes it knows, all Running
-	watchLines  []string       // what /metrics/watch sends, then it ends
-	pauseStatus int            // pause answers this status with an HTML page
-	paginate    bool           // honour page and pageSize (else one page of everything)
-	record      map[string]any // fields that replace those of every sandbox record
-	pingStatus  int            // execd's /ping answers this (0: 200, ready)
+	ids         []string                  // sandboxes it knows, all Running
+	watchLines  []string                  // what /metrics/watch sends, then it ends
+	pauseStatus int                       // pause answers this status with an HTML page
+	paginate    bool                      // honour page and pageSize (else one page of everything)
+	record      map[string]any            // fields that replace those of every sandbox record
+	records     map[string]map[string]any // by id: fields that replace those of one record
+	pingStatus  int                       // execd's /ping answers this (0: 200, ready)
 
 	mu       sync.Mutex
 	requests []string // "METHOD /path?query"
@@ -128,6 +129,7 @@ func (fs *fakeServer) sandbox(id string) map[string]any {
 		"image":      map[string]any{"uri": "private.example/app:1", "auth": map[string]string{"username": "robot", "password": "hunter2"}},
 	}
 	maps.Copy(sb, fs.record)
+	maps.Copy(sb, fs.records[id])
 	return sb
 }
 

@@ -124,7 +124,8 @@ func streamAll(ctx context.Context, p *output.Printer, c *client.Client, params 
 	items := output.StreamedList(func(add func(any) error) error {
 		return ops.EachSandbox(ctx, c, params, func(sb client.Sandbox) error {
 			n++
-			return add(ops.NewSandboxView(&sb))
+			v := sandboxJSON(ops.NewSandboxView(&sb))
+			return add(&v)
 		})
 	})
 	return p.Document(output.Obj{{Key: "items", Value: items}, {Key: "pagination", Value: mergedPagination{&n}}})

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/osb-dev/osb/internal/cmdtest"
 )
 
 type listJSON struct {
@@ -163,4 +165,64 @@ func TestListSaysWhenMorePagesExist(t *testing.T) {
 	if r := env.Run("sandbox", "list", "--page-size", "1", "-o", "json"); r.Code != 0 || r.Stderr != "" || !strings.Contains(r.Stdout, `"has_next_page": true`) {
 		t.Errorf("json: exit %d, stderr %q\n%s", r.Code, r.Stderr, r.Stdout)
 	}
+}
+
+// --all -o json over several pages prints every record byte for byte as a
+// listing of its page prints it, whatever the record holds: times in every
+// form, text that needs escaping, missing and empty fields.
+func TestListAllPrintsRecordsAsPagesDo(t *testing.T) {
+	t.Parallel()
+	variants := []map[string]any{
+		{"createdAt": "2026-12-01T11:04:47.271884161Z", "expiresAt": "2026-01-02T03:04:05",
+			"status": map[string]any{"state": "Paused", "reason": "r\"q\\", "message": "tab\there\nnew line \u2028 é ✓ <b>&amp;</b>",
+				"lastTransitionAt": "2026-01-02T04:04:05.5+02:00"}},
+		{"createdAt": "yesterday", "expiresAt": "<soon> & later", "status": nil, "entrypoint": []string{},
+			"metadata": map[string]string{"z": "last", "a": "first", "ключ": "значение", "ctl": "\x01\x1f"}, "extensions": map[string]string{}},
+		{"createdAt": "2024-02-29 23:59:59.000001Z", "expiresAt": "2026-02-29T00:00:00Z", "image": nil, "snapshotId": "snap-1",
+			"platform": map[string]string{"os": "linux", "arch": "arm64"}, "allocation": map[string]any{"mode": "pool", "poolRef": "p1"}},
+		{"createdAt": "2026-01-02T03:04:05.000000Z", "expiresAt": "2026-01-02T03:04:05-00:00", "entrypoint": nil,
+			"image": map[string]any{"uri": "plain:1"}, "metadata": map[string]string{}},
+	}
+	ids := make([]string, 205)
+	fs := newFakeServer(t)
+	fs.records = map[string]map[string]any{}
+	for i := range ids {
+		ids[i] = fmt.Sprintf("sbx-%03d", i)
+		fs.records[ids[i]] = variants[i%len(variants)]
+	}
+	fs.ids = ids
+	fs.paginate = true
+	env := fs.env(t)
+	all := env.Must("sandbox", "list", "--all", "-o", "json")
+	var pages []string
+	for page := 1; page <= 2; page++ {
+		out := env.Must("sandbox", "list", "--page", fmt.Sprint(page), "--page-size", "200", "-o", "json")
+		pages = append(pages, itemsText(t, out))
+	}
+	if got, want := itemsText(t, all), strings.Join(pages, ",\n"); got != want {
+		t.Errorf("--all printed records unlike the pages:\n%s", firstDifference(got, want))
+	}
+	// Times as printed: the golden file is what osb printed before --all
+	// wrote records itself.
+	cmdtest.Golden(t, "list_all_pages_json", env.Run("sandbox", "list", "--all", "-o", "json").ExpectCode(t, 0).Combined())
+}
+
+// itemsText is the text of the items of a listing printed as JSON.
+func itemsText(t *testing.T, out string) string {
+	t.Helper()
+	start, end := strings.Index(out, "\"items\": [\n"), strings.LastIndex(out, "\n  ],\n  \"pagination\"")
+	if start < 0 || end < start {
+		t.Fatalf("no items in\n%s", out)
+	}
+	return out[start+len("\"items\": [\n") : end]
+}
+
+// firstDifference shows where two texts part, with some context.
+func firstDifference(got, want string) string {
+	i := 0
+	for i < len(got) && i < len(want) && got[i] == want[i] {
+		i++
+	}
+	from := max(i-200, 0)
+	return fmt.Sprintf("at byte %d\n--- got\n%s\n--- want\n%s", i, got[from:min(i+200, len(got))], want[from:min(i+200, len(want))])
 }

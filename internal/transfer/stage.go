@@ -1,0 +1,57 @@
+package transfer
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync/atomic"
+)
+
+// Stage is one staging directory shared by every file of one copy: each
+// file is still written in full before it is renamed into place, but the
+// copy pays for one hidden directory, not one a file. Open is safe to call
+// from several goroutines.
+type Stage struct {
+	dir  string
+	next atomic.Int64
+}
+
+// NewStage makes the staging directory inside root, an existing directory
+// the files will be renamed into, so that the renames stay on one
+// filesystem. Close removes it.
+func NewStage(root string) (*Stage, error) {
+	removeStale(root)
+	dir, err := os.MkdirTemp(root, stageName())
+	if err != nil {
+		return nil, err
+	}
+	return &Stage{dir: dir}, nil
+}
+
+// Dir is the staging directory, to leave out of what the copy reports.
+func (s *Stage) Dir() string { return s.dir }
+
+// Open prepares the staged download of the regular file at path: like
+// Open, with the file staged in s. A path naming anything other than a
+// regular or missing file is opened as Open opens it.
+func (s *Stage) Open(path string) (*Destination, error) {
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil && !os.IsNotExist(err):
+		return nil, err
+	case fi != nil && !fi.Mode().IsRegular():
+		return Open(path, nil)
+	}
+	d, err := prepare(path, fi)
+	if err != nil {
+		return nil, err
+	}
+	d.staged = filepath.Join(s.dir, strconv.FormatInt(s.next.Add(1), 10))
+	if err := d.create(); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// Close removes the staging directory and whatever an aborted file left in it.
+func (s *Stage) Close() error { return os.RemoveAll(s.dir) }
