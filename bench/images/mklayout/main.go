@@ -1,5 +1,5 @@
 // Command mklayout writes an OCI layout of one small image, Debian's
-// static busybox with its applets, for bench/images/bench.sh.
+// static busybox with its applets, for bench/rows/create-image.sh.
 //
 //	go run ./bench/images/mklayout DIR NAME:TAG
 package main
