@@ -15,7 +15,8 @@
 #   id=$(bench_sandbox -t 30m)   # a sandbox's id (image "bench")
 #
 # and for rows: execd_lookup ID (sets $execd, $execd_secret), curl_command
-# ID COMMAND (POST /command until the terminal frame), make_tree DIR N.
+# ID COMMAND (POST /command until the terminal frame), until_terminal
+# CMD..., make_tree DIR N, listing_setup N.
 #
 # say and die print "bench: ..." on stderr; die exits 1.
 
@@ -116,13 +117,19 @@ execd_lookup() {
 
 # curl_command ID COMMAND: what curl does for `osb command run ID --
 # COMMAND`: look up execd's endpoint, POST /command, and read the stream
-# until its terminal frame, where osb stops too (execd may hold the stream
-# open for a while after it). Fails when no terminal frame came.
+# until its terminal frame.
 curl_command() {
-	local pid rc=0
 	execd_lookup "$1"
-	exec 3< <(exec curl -sSN -H "OpenSandbox-Secure-Access: $execd_secret" -H 'Content-Type: application/json' \
-		-d "{\"command\":\"$2\"}" "$execd/command")
+	until_terminal curl -sSN -H "OpenSandbox-Secure-Access: $execd_secret" -H 'Content-Type: application/json' \
+		-d "{\"command\":\"$2\"}" "$execd/command"
+}
+
+# until_terminal CMD...: reads CMD's output, a command's event stream, up
+# to its terminal frame, where osb stops too (execd may hold the stream
+# open for a while after it), then stops CMD. Fails when none came.
+until_terminal() {
+	local pid rc=0
+	exec 3< <("$@")
 	pid=$!
 	grep -q -m1 -E '"type":"(execution_complete|error)"' <&3 || rc=$?
 	kill "$pid" 2>/dev/null || true
