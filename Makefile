@@ -56,7 +56,8 @@ docs-check:
 release-check:
 	$(GO) test -tags release -count=1 -run 'Release|Goreleaser|Version' ./internal/docsgen
 
-# Start-up, latency, throughput and memory beside curl; writes bench/results.md.
+# Every row of bench/rows beside its outside baseline, interleaved, with CPU
+# time and peak RSS; writes bench/results.md (see bench/README.md).
 bench:
 	bench/run
 

@@ -6,7 +6,7 @@
 //
 // B/op and allocs/op should stay about the same from 1 MiB to 256 MiB
 // (they count the in-process server as well as osb). Throughput against
-// curl is bench.sh's job.
+// curl is bench/run's (rows upload and download).
 package transfer_test
 
 import (

@@ -1,5 +1,5 @@
 // Command mklayout writes an OCI layout of one small image, Debian's
-// static busybox with its applets, for bench/images/bench.sh; with
+// static busybox with its applets, for bench/rows/create-image.sh and bench/images/bench.sh; with
 // -registry it serves the same image instead, as REPO:TAG of a registry
 // on a free loopback port, writes host:port and a newline to FILE once it
 // listens, and serves until it is killed.

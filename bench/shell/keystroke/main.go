@@ -1,6 +1,6 @@
 // Command keystroke measures the keystroke echo round trip of a shell run
 // on a pseudo-terminal: the time from a key written to the terminal until
-// its echo is shown. bench/shell/bench.sh runs it on `osb shell` and, as
+// its echo is shown. bench/rows/shell-keys.sh runs it on `osb shell` and, as
 // the baseline, on a local bash.
 //
 //	keystroke -n 200 -- osb shell SANDBOX_ID

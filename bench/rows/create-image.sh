@@ -1,0 +1,13 @@
+# Server: a sandbox created from a cached image (busybox, one layer, from
+# --image-dir; the warm-up pair unpacks it), against an unshare of the
+# same namespaces.
+title='server: create, cached image (curl POST)'
+baseline='`unshare` of the same namespaces, running `true`'
+setup() {
+	[ -x /bin/busybox ] || need busybox busybox-static
+	(cd "$root" && go run ./bench/images/mklayout "$work/images/bb" 1)
+	bench_server --image-dir "$work/images"
+	body='{"image":{"uri":"bb:1"},"entrypoint":["sleep","1000"],"resourceLimits":{"cpu":"1","memory":"512Mi"}}'
+}
+run_osb() { curl -fsS -o /dev/null -H "OPEN-SANDBOX-API-KEY: $OPEN_SANDBOX_API_KEY" -d "$body" "http://$addr/v1/sandboxes"; }
+run_baseline() { unshare --user --map-root-user --mount --pid --uts --ipc --net --fork true; }
