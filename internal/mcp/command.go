@@ -125,6 +125,7 @@ const (
 // commandRun keeps one command run's output (ops.CommandRun) as the
 // official SDK's Execution, and reports its progress.
 type commandRun struct {
+	ops.Unbuffered
 	ctx        context.Context // the call's, for progress notifications
 	background bool
 	progress   *progress
@@ -164,26 +165,26 @@ func (r *commandRun) result(end *ops.CommandEnd) *execution {
 	if end.ID != "" {
 		ex.ID = &end.ID
 	}
-	switch ev := end.Last; {
-	case ev == nil:
-	case ev.Type == client.EventComplete:
-		c := &executionEnd{Timestamp: ev.Timestamp}
-		if ev.ExecutionTime != nil {
-			c.ExecutionTimeInMillis = *ev.ExecutionTime
-		}
-		ex.Complete = c
-		if !r.background {
-			zero := 0
-			ex.ExitCode = &zero
-		}
-	default:
-		e := ev.Error
-		ex.Error = &executionError{Name: e.Name, Value: e.Value, Timestamp: ev.Timestamp, Traceback: append([]string{}, e.Traceback...)}
+	if ev := end.Last; ev != nil {
+		ex.ended(ev)
 		if code, ok := ev.ExitCode(); ok && !r.background {
 			ex.ExitCode = &code
 		}
 	}
 	return ex
+}
+
+// ended records the terminal event ev: its error, or its completion.
+func (ex *execution) ended(ev *client.Event) {
+	if ev.Type != client.EventComplete {
+		e := ev.Error
+		ex.Error = &executionError{Name: e.Name, Value: e.Value, Timestamp: ev.Timestamp, Traceback: append([]string{}, e.Traceback...)}
+		return
+	}
+	ex.Complete = &executionEnd{Timestamp: ev.Timestamp}
+	if ev.ExecutionTime != nil {
+		ex.Complete.ExecutionTimeInMillis = *ev.ExecutionTime
+	}
 }
 
 // Write keeps an output event as the official SDK does: one message, its
@@ -200,9 +201,6 @@ func (r *commandRun) Write(ev *client.Event) {
 		r.reportLocked()
 	}
 }
-
-func (r *commandRun) Flush()        {}
-func (r *commandRun) Failed() error { return nil }
 
 // report sends the newest output line, or after a quiet spell a word that
 // the command still runs.

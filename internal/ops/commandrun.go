@@ -10,12 +10,13 @@ import (
 	"github.com/osb-dev/osb/internal/client"
 )
 
-// ErrStopUnconfirmed: osb stopped the command and the stream did not show
-// its end within the grace.
-var ErrStopUnconfirmed = errors.New("the stop was not confirmed in time")
-
-// ErrNotWaiting: Ctrl-C was pressed again while the command was stopping.
-var ErrNotWaiting = errors.New("interrupted again: not waiting for the stop")
+var (
+	// ErrStopUnconfirmed: the stream did not show the end of a stopped
+	// command within the grace.
+	ErrStopUnconfirmed = errors.New("the stop was not confirmed in time")
+	// ErrNotWaiting: Ctrl-C was pressed again while the command stopped.
+	ErrNotWaiting = errors.New("interrupted again: not waiting for the stop")
+)
 
 // CommandOutput takes a command's output as the stream brings it, on the
 // goroutine that reads the stream (so that a slow writer never holds up
@@ -114,7 +115,7 @@ func (c CommandRun) Run(ctx context.Context) (*CommandEnd, error) {
 		defer t.Stop()
 		tick = t.C
 	}
-	cancelled, presses := ctx.Done(), c.Presses
+	cancelled, presses, stopDone := ctx.Done(), c.Presses, r.stopDone
 	for {
 		select {
 		case it := <-items:
@@ -123,11 +124,12 @@ func (c CommandRun) Run(ctx context.Context) (*CommandEnd, error) {
 			}
 		case <-cancelled:
 			cancelled, r.end.Cancelled = nil, true
-			if !c.WaitStopped {
-				r.stopNow()
+			if r.stop(StopAsked); !c.WaitStopped {
+				if r.stopSent && stopDone != nil {
+					r.end.StopErr = <-stopDone // the answer, within Grace
+				}
 				return &r.end, ctx.Err()
 			}
-			r.stop(StopAsked)
 		case <-presses:
 			if r.presses++; r.presses >= 2 {
 				return &r.end, ErrNotWaiting
@@ -138,7 +140,8 @@ func (c CommandRun) Run(ctx context.Context) (*CommandEnd, error) {
 			r.stop(StopTimedOut)
 		case <-tick:
 			c.Tick()
-		case r.end.StopErr = <-r.stopDone:
+		case r.end.StopErr = <-stopDone:
+			stopDone = nil
 		case <-r.grace:
 			return &r.end, ErrStopUnconfirmed
 		}
@@ -196,18 +199,6 @@ func (r *commandLoop) stop(cause StopCause) {
 			r.stopDone <- r.Stop(sctx, id)
 		}()
 	}
-}
-
-// stopNow asks the server to stop the command of a cancelled run, when
-// its id is known, and waits for the answer.
-func (r *commandLoop) stopNow() {
-	if r.Stop == nil || r.end.ID == "" {
-		return
-	}
-	r.end.Stopped = true
-	sctx, cancel := context.WithTimeout(r.ctx, r.Grace)
-	defer cancel()
-	r.end.StopErr = r.Stop(sctx, r.end.ID)
 }
 
 // read opens the stream, writes its output as it comes and hands on the
@@ -268,8 +259,13 @@ func (c CommandRun) read(ctx context.Context, out chan<- streamItem) {
 	}
 }
 
-type dropOutput struct{}
+// Unbuffered is the Flush and Failed of an output that holds nothing back
+// and never fails.
+type Unbuffered struct{}
+
+func (Unbuffered) Flush()        {}
+func (Unbuffered) Failed() error { return nil }
+
+type dropOutput struct{ Unbuffered }
 
 func (dropOutput) Write(*client.Event) {}
-func (dropOutput) Flush()              {}
-func (dropOutput) Failed() error       { return nil }

@@ -238,7 +238,10 @@ func runScript(ctx context.Context, dp *client.DataPlane, script string) ([]stri
 }
 
 // scriptLines keeps a script's output lines, each without its newline.
-type scriptLines struct{ lines []string }
+type scriptLines struct {
+	ops.Unbuffered
+	lines []string
+}
 
 func (s *scriptLines) Write(ev *client.Event) {
 	line := string(ev.Data)
@@ -247,9 +250,6 @@ func (s *scriptLines) Write(ev *client.Event) {
 	}
 	s.lines = append(s.lines, strings.TrimSuffix(line, "\n"))
 }
-
-func (s *scriptLines) Flush()        {}
-func (s *scriptLines) Failed() error { return nil }
 
 // readLinks reads the targets of remote symlinks, one command for all.
 func readLinks(ctx context.Context, dp *client.DataPlane, paths []string) ([]string, error) {
