@@ -236,8 +236,7 @@ func runBackground(ctx context.Context, opts *runOptions, req *client.RunCommand
 	case end.Last.Type != client.EventComplete:
 		return fmt.Errorf("the command could not start: %s", cmp.Or(end.Last.Error.Value, noDetails))
 	}
-	id := end.ID
-	return opts.Printer().Panel("Background Command Started", startedView{ExecutionID: id, SandboxID: dp.SandboxID, Mode: "background"})
+	return opts.Printer().Panel("Background Command Started", startedView{ExecutionID: end.ID, SandboxID: dp.SandboxID, Mode: "background"})
 }
 
 // startedView is what a background run prints.
