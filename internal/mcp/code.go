@@ -90,16 +90,8 @@ func codeEvent(ex *execution, out *outputTail, ev *client.Event) (done bool) {
 		}
 		json.Unmarshal(ev.Results, &bundle)
 		ex.Result = append(ex.Result, executionResult{Text: bundle.Text, Timestamp: ev.Timestamp})
-	case client.EventError, client.EventServerError:
-		e := ev.Error
-		ex.Error = &executionError{Name: e.Name, Value: e.Value, Timestamp: ev.Timestamp, Traceback: append([]string{}, e.Traceback...)}
-		return true
-	case client.EventComplete:
-		end := &executionEnd{Timestamp: ev.Timestamp}
-		if ev.ExecutionTime != nil {
-			end.ExecutionTimeInMillis = *ev.ExecutionTime
-		}
-		ex.Complete = end
+	case client.EventError, client.EventServerError, client.EventComplete:
+		ex.ended(ev)
 		return true
 	}
 	return false

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/osb-dev/osb/internal/client"
+	"github.com/osb-dev/osb/internal/ops"
 )
 
 func commandTools() []toolSpec {
@@ -96,9 +98,8 @@ func (s *Server) runCommand(ctx context.Context, req *mcp.CallToolRequest, a run
 	if a.WorkingDirectory != nil {
 		r.Cwd = *a.WorkingDirectory
 	}
-	b := s.serverBudget()
-	run := &commandRun{dp: dp, background: a.Background, progress: newProgress(req), out: newOutputTail(b), readOn: s.readOnCommand()}
-	return run.run(ctx, r)
+	run := &commandRun{background: a.Background, progress: newProgress(req), out: newOutputTail(s.serverBudget()), readOn: s.readOnCommand()}
+	return run.run(ctx, dp, r)
 }
 
 // readOnCommand says, in a note, how to get all of a command's output.
@@ -121,135 +122,100 @@ const (
 	interruptWait = 5 * time.Second
 )
 
-// commandRun follows one execution stream to its end.
+// commandRun keeps one command run's output (ops.CommandRun) as the
+// official SDK's Execution, and reports its progress.
 type commandRun struct {
-	dp         *client.DataPlane
+	ops.Unbuffered
+	ctx        context.Context // the call's, for progress notifications
 	background bool
 	progress   *progress
 	out        *outputTail
 	readOn     string // how to read what out left out
-	ex         execution
 	started    time.Time
 
-	pending    string // newest output line not reported yet
+	mu         sync.Mutex // output arrives on the stream's reader, ticks on the run
+	pending    string     // newest output line not reported yet
 	lastReport time.Time
 }
 
-type streamItem struct {
-	ev  *client.Event
-	err error
-}
-
-func (r *commandRun) run(ctx context.Context, req *client.RunCommandRequest) (*execution, error) {
-	r.ex.Result = []executionResult{}
-	r.started, r.lastReport = time.Now(), time.Now()
-	// The stream outlives a cancelled call long enough to stop the command.
-	streamCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancel()
-	stream, err := r.dp.RunCommand(streamCtx, req)
-	if err != nil {
+func (r *commandRun) run(ctx context.Context, dp *client.DataPlane, req *client.RunCommandRequest) (*execution, error) {
+	r.ctx, r.started, r.lastReport = ctx, time.Now(), time.Now()
+	run := ops.CommandRun{Output: r, Whole: true, Grace: interruptWait,
+		Open: func(ctx context.Context) (*client.EventStream, error) { return dp.RunCommand(ctx, req) }}
+	if !r.background {
+		run.Stop = dp.InterruptCommand
+	}
+	if r.progress.enabled() {
+		run.Tick, run.TickEvery = r.report, progressEvery
+	}
+	end, err := run.Run(ctx)
+	switch {
+	case errors.Is(err, io.EOF) && r.background && end.ID != "":
+	case errors.Is(err, io.EOF):
+		return nil, errors.New("the server closed the stream before the command finished")
+	case err != nil:
 		return nil, err
 	}
-	defer stream.Close()
-	items := make(chan streamItem)
-	go readStream(streamCtx, stream, items)
-	var tick <-chan time.Time
-	if r.progress.enabled() {
-		t := time.NewTicker(progressEvery)
-		defer t.Stop()
-		tick = t.C
-	}
-	for {
-		select {
-		case it := <-items:
-			if done, err := r.handle(ctx, it); done {
-				return r.result(), err
-			}
-		case <-tick:
-			r.report(ctx)
-		case <-ctx.Done():
-			r.interrupt(streamCtx)
-			return nil, ctx.Err()
-		}
-	}
+	return r.result(end), nil
 }
 
-// readStream passes events on until the stream ends or fails.
-func readStream(ctx context.Context, stream *client.EventStream, out chan<- streamItem) {
-	for {
-		ev, err := stream.Next()
-		select {
-		case out <- streamItem{ev, err}:
-		case <-ctx.Done():
-			return
-		}
-		if err != nil {
-			return
-		}
+// result is the Execution of a run that ended.
+func (r *commandRun) result(end *ops.CommandEnd) *execution {
+	ex := &execution{Result: []executionResult{}, Logs: r.out.logs(), Truncated: r.out.truncation(r.readOn)}
+	if end.ID != "" {
+		ex.ID = &end.ID
 	}
-}
-
-// handle takes one stream item; done means the run is over.
-func (r *commandRun) handle(ctx context.Context, it streamItem) (done bool, err error) {
-	if errors.Is(it.err, io.EOF) {
-		if r.background && r.ex.ID != nil {
-			return true, nil
-		}
-		return true, errors.New("the server closed the stream before the command finished")
-	}
-	if it.err != nil {
-		return true, it.err
-	}
-	ev := it.ev
-	switch ev.Type {
-	case client.EventInit:
-		id := ev.Text
-		r.ex.ID = &id
-	case client.EventStdout, client.EventStderr:
-		r.output(ctx, ev)
-	case client.EventError, client.EventServerError:
-		e := ev.Error
-		r.ex.Error = &executionError{Name: e.Name, Value: e.Value, Timestamp: ev.Timestamp, Traceback: append([]string{}, e.Traceback...)}
+	if ev := end.Last; ev != nil {
+		ex.ended(ev)
 		if code, ok := ev.ExitCode(); ok && !r.background {
-			r.ex.ExitCode = &code
+			ex.ExitCode = &code
 		}
-		return true, nil
-	case client.EventComplete:
-		end := &executionEnd{Timestamp: ev.Timestamp}
-		if ev.ExecutionTime != nil {
-			end.ExecutionTimeInMillis = *ev.ExecutionTime
-		}
-		r.ex.Complete = end
-		if !r.background {
-			zero := 0
-			r.ex.ExitCode = &zero
-		}
-		return true, nil
 	}
-	return false, nil
+	return ex
 }
 
-// output keeps an output event as the official SDK does: one message, its
+// ended records the terminal event ev: its error, or its completion.
+func (ex *execution) ended(ev *client.Event) {
+	if ev.Type != client.EventComplete {
+		e := ev.Error
+		ex.Error = &executionError{Name: e.Name, Value: e.Value, Timestamp: ev.Timestamp, Traceback: append([]string{}, e.Traceback...)}
+		return
+	}
+	ex.Complete = &executionEnd{Timestamp: ev.Timestamp}
+	if ev.ExecutionTime != nil {
+		ex.Complete.ExecutionTimeInMillis = *ev.ExecutionTime
+	}
+}
+
+// Write keeps an output event as the official SDK does: one message, its
 // text as sent.
-func (r *commandRun) output(ctx context.Context, ev *client.Event) {
+func (r *commandRun) Write(ev *client.Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	text := string(ev.Data)
 	r.out.add(text, ev.Timestamp, ev.Type == client.EventStderr)
 	if line := progressLine(text); line != "" {
 		r.pending = line
 	}
 	if time.Since(r.lastReport) >= progressEvery {
-		r.report(ctx)
+		r.reportLocked()
 	}
 }
 
 // report sends the newest output line, or after a quiet spell a word that
 // the command still runs.
-func (r *commandRun) report(ctx context.Context) {
+func (r *commandRun) report() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.reportLocked()
+}
+
+func (r *commandRun) reportLocked() {
 	switch {
 	case r.pending != "":
-		r.progress.report(ctx, r.pending)
+		r.progress.report(r.ctx, r.pending)
 	case time.Since(r.lastReport) >= progressQuiet:
-		r.progress.report(ctx, fmt.Sprintf("still running after %s", time.Since(r.started).Round(time.Second)))
+		r.progress.report(r.ctx, fmt.Sprintf("still running after %s", time.Since(r.started).Round(time.Second)))
 	default:
 		return
 	}
@@ -264,22 +230,6 @@ func progressLine(line string) string {
 		line = line[i+1:] // a server that sends several lines at once: the last
 	}
 	return cutText(strings.TrimSpace(line), 200)
-}
-
-// interrupt stops the remote command of a cancelled call, when its id is known.
-func (r *commandRun) interrupt(ctx context.Context) {
-	if r.ex.ID == nil || r.background {
-		return
-	}
-	ictx, cancel := context.WithTimeout(ctx, interruptWait)
-	defer cancel()
-	_ = r.dp.InterruptCommand(ictx, *r.ex.ID)
-}
-
-func (r *commandRun) result() *execution {
-	r.ex.Logs = r.out.logs()
-	r.ex.Truncated = r.out.truncation(r.readOn)
-	return &r.ex
 }
 
 func interruptSchema() *jsonschema.Schema {

@@ -67,9 +67,9 @@ type resultError struct {
 }
 
 // foreground follows one execution stream (POST /command or a session run)
-// to its terminal event, writing output as it arrives, and turns the end
-// into an exit code: the remote one, 124 for a timeout, 125 when osb could
-// not learn it, 130 when interrupted.
+// to its terminal event (ops.CommandRun), writing output as it arrives, and
+// turns the end into an exit code: the remote one, 124 for a timeout, 125
+// when osb could not learn it, 130 when interrupted.
 type foreground struct {
 	ios     *iostreams.IOStreams
 	format  string        // raw or json
@@ -83,31 +83,10 @@ type foreground struct {
 	stop       func(ctx context.Context, id string) error
 	interrupts interruptsFunc
 
-	res   result
-	lines *lines
-
-	// Where the output goes failed (a closed pipe): the command is
-	// stopped, as with Ctrl-C but without a word on the terminal.
-	writeErr error
-
-	// A stop in progress: Ctrl-C, a failed output, or the timeout.
-	stopping bool             // the command is to be stopped
-	timedOut bool             // because its timeout passed
-	stopSent bool             // and the server was asked to
-	presses  int              // Ctrl-C presses seen on the interrupts channel
-	signaled int              // the exit code of a stop a signal asked for (130, 129, 143)
-	grace    <-chan time.Time // how long the stop may take
-	stopDone chan error       // the stop request's outcome
-	stopErr  error
-}
-
-// item is what the stream reader hands the run: the events that decide
-// how it goes (init, the terminal event), the end of the stream, or the
-// failure of the output. Output itself is written by the reader.
-type item struct {
-	ev       *client.Event
-	err      error
-	writeErr error
+	res      result
+	lines    *lines
+	end      *ops.CommandEnd
+	signaled int // the exit code of a stop a signal asked for (130, 129, 143)
 }
 
 // run returns nil when the remote command succeeded, otherwise an error
@@ -117,146 +96,48 @@ func (fg *foreground) run(ctx context.Context) error {
 	defer release()
 	fg.lines = newLines(fg.ios.Out, fg.ios.ErrOut, fg.format == output.JSONF)
 	defer fg.lines.close()
-	// The stream must survive the first Ctrl-C (which cancels ctx): the
-	// terminal event that confirms the stop comes through it.
-	streamCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancel()
-	items := make(chan item, 4)
-	start := time.Now()
-	go fg.read(streamCtx, items)
-	fg.stopDone = make(chan error, 1)
-	cancelled := ctx.Done()
-	var deadline <-chan time.Time
+	run := ops.CommandRun{Open: fg.open, Output: fg.lines, Stop: fg.stop, Grace: interruptGrace, WaitStopped: true,
+		Presses: presses, Stopping: fg.stopping}
 	// A timeout too near the largest duration has no deadline of osb's:
 	// adding the margin would wrap around to one in the past.
 	if fg.enforce && fg.timeout > 0 && fg.timeout <= math.MaxInt64-timeoutMargin {
-		deadline = time.After(fg.timeout + timeoutMargin)
+		run.StopAfter = fg.timeout + timeoutMargin
 	}
-	for {
-		select {
-		case it := <-items:
-			if done, err := fg.handle(streamCtx, it, time.Since(start)); done {
-				return err
-			}
-		case <-cancelled:
-			cancelled = nil
-			fg.signaled = cmdutil.InterruptedCode(ctx)
-			fg.requestStop(streamCtx)
-		case <-presses:
-			if fg.presses++; fg.presses >= 2 {
-				return fg.interrupted(fmt.Sprintf("Interrupted again: not waiting for %s to stop.", fg.target()))
-			}
-			fg.requestStop(streamCtx)
-		case <-deadline:
-			deadline = nil
-			fg.timedOut = true
-			fg.requestStop(streamCtx)
-		case fg.stopErr = <-fg.stopDone:
-		case <-fg.grace:
-			return fg.stopTookTooLong()
-		}
+	end, err := run.Run(ctx)
+	fg.end, fg.res.ExecutionID = end, end.ID
+	if end.Cancelled {
+		fg.signaled = cmdutil.InterruptedCode(ctx)
 	}
+	switch {
+	case errors.Is(err, ops.ErrNotWaiting):
+		return fg.interrupted(fmt.Sprintf("Interrupted again: not waiting for %s to stop.", fg.target()))
+	case errors.Is(err, ops.ErrStopUnconfirmed):
+		return fg.stopTookTooLong()
+	case err != nil:
+		return fg.broken(err)
+	}
+	return fg.finish(end.Last, end.Took)
 }
 
-// handle takes one item from the reader; done reports that the run is over.
-func (fg *foreground) handle(ctx context.Context, it item, took time.Duration) (done bool, err error) {
-	switch ev := it.ev; {
-	case it.writeErr != nil:
-		fg.writeErr = it.writeErr
-		fg.requestStop(ctx)
-	case it.err != nil:
-		return true, fg.broken(it.err)
-	case ev.Type == client.EventInit:
-		fg.res.ExecutionID = ev.Text
-		if fg.stopping {
-			fg.requestStop(ctx) // Ctrl-C came before the id
-		}
-	case ev.Terminal():
-		return true, fg.finish(ev, took)
+// stopping says on the terminal that the command is being stopped.
+func (fg *foreground) stopping(cause ops.StopCause) {
+	switch {
+	case fg.format == output.JSONF || cause == ops.StopOutputFailed:
+	case cause == ops.StopTimedOut:
+		fg.lines.note(fmt.Sprintf("The command has not ended %s after its timeout of %s: stopping it...", timeoutMargin, fg.timeout))
+	default:
+		fg.lines.note("Stopping the remote command (Ctrl-C again to stop waiting)...")
 	}
-	return false, nil
-}
-
-// requestStop starts stopping the remote command: once the user asked (or
-// its time is up), and as soon as its id is known, the server is asked to
-// interrupt it.
-func (fg *foreground) requestStop(ctx context.Context) {
-	if !fg.stopping {
-		fg.stopping, fg.grace = true, time.After(interruptGrace)
-		switch {
-		case fg.format == output.JSONF || fg.writeErr != nil:
-		case fg.timedOut:
-			fg.lines.note(fmt.Sprintf("The command has not ended %s after its timeout of %s: stopping it...", timeoutMargin, fg.timeout))
-		default:
-			fg.lines.note("Stopping the remote command (Ctrl-C again to stop waiting)...")
-		}
-	}
-	if id := fg.res.ExecutionID; id != "" && !fg.stopSent {
-		fg.stopSent = true
-		go func() {
-			sctx, cancel := context.WithTimeout(ctx, interruptGrace)
-			defer cancel()
-			fg.stopDone <- fg.stop(sctx, id)
-		}()
-	}
-}
-
-// read opens the stream, writes its output as it comes and passes on the
-// events that matter to the run, until the terminal one; then it closes the
-// stream, which the server may hold open for a while after.
-func (fg *foreground) read(ctx context.Context, out chan<- item) {
-	send := func(it item) bool {
-		select {
-		case out <- it:
-			return true
-		case <-ctx.Done():
-			return false
-		}
-	}
-	stream, err := fg.open(ctx)
-	if err != nil {
-		send(item{err: err})
-		return
-	}
-	defer stream.Close()
-	// Whenever the reader has to wait for the network, what it has
-	// written so far goes out.
-	stream.BeforeRead(fg.lines.flush)
-	reported := false
-	for stream.Scan() {
-		ev := stream.Event()
-		switch {
-		case ev.Output():
-			fg.lines.write(ev)
-		case ev.Type == client.EventInit, ev.Terminal():
-			fg.lines.flush()
-			if !send(item{ev: ev.Clone()}) || ev.Terminal() {
-				return
-			}
-		}
-		if err := fg.lines.failed(); err != nil && !reported {
-			reported = true
-			if !send(item{writeErr: err}) {
-				return
-			}
-		}
-	}
-	fg.lines.flush()
-	err = stream.Err()
-	if err == nil {
-		err = io.EOF
-	}
-	send(item{err: err})
 }
 
 // outputFailed ends a run whose output could not be written: like a
 // command killed by SIGPIPE (exit 141, nothing said) when its reader went
 // away, otherwise with the error.
 func (fg *foreground) outputFailed() error {
-	if errors.Is(fg.writeErr, syscall.EPIPE) || errors.Is(fg.writeErr, io.ErrClosedPipe) {
+	if errors.Is(fg.end.OutputErr, syscall.EPIPE) || errors.Is(fg.end.OutputErr, io.ErrClosedPipe) {
 		return ops.Silent(exitBrokenPipe)
 	}
-	return fg.fail(ops.ExitOsbFailed, fmt.Errorf("cannot write the command's output: %w", fg.writeErr))
+	return fg.fail(ops.ExitOsbFailed, fmt.Errorf("cannot write the command's output: %w", fg.end.OutputErr))
 }
 
 func (fg *foreground) finish(ev *client.Event, took time.Duration) error {
@@ -274,11 +155,11 @@ func (fg *foreground) finish(ev *client.Event, took time.Duration) error {
 		}
 	}
 	switch {
-	case fg.writeErr != nil:
+	case fg.end.OutputErr != nil:
 		return fg.outputFailed()
-	case fg.timedOut:
+	case fg.end.TimedOut:
 		return fg.fail(ops.ExitRemoteTimeout, fmt.Errorf("the command did not finish within %s; osb stopped it, as the server had not", fg.timeout))
-	case fg.stopping:
+	case fg.end.Stopped:
 		return fg.interrupted("Interrupted: " + fg.stopped())
 	}
 	return fg.exitStatus(ev, code, known)
@@ -373,11 +254,11 @@ func signalNumber(traceback []string) int {
 // broken handles a stream that failed or ended before its terminal event.
 func (fg *foreground) broken(err error) error {
 	switch {
-	case fg.writeErr != nil:
+	case fg.end.OutputErr != nil:
 		return fg.outputFailed()
-	case fg.timedOut:
+	case fg.end.TimedOut:
 		return fg.fail(ops.ExitRemoteTimeout, fmt.Errorf("the command did not finish within %s; osb stopped it, as the server had not", fg.timeout))
-	case fg.stopping:
+	case fg.end.Stopped:
 		return fg.interrupted("Interrupted: " + fg.stopped())
 	case errors.Is(err, io.EOF):
 		err = fmt.Errorf("the server closed the stream before %s finished", fg.target())
@@ -388,14 +269,14 @@ func (fg *foreground) broken(err error) error {
 // stopTookTooLong ends a run whose stop did not show in the stream within
 // the grace period.
 func (fg *foreground) stopTookTooLong() error {
-	if fg.writeErr != nil {
+	if fg.end.OutputErr != nil {
 		return fg.outputFailed()
 	}
 	why := ""
-	if fg.stopErr != nil {
-		why = ": " + fg.stopErr.Error()
+	if fg.end.StopErr != nil {
+		why = ": " + fg.end.StopErr.Error()
 	}
-	if fg.timedOut {
+	if fg.end.TimedOut {
 		return fg.fail(ops.ExitRemoteTimeout, fmt.Errorf("the command did not finish within %s, and osb could not confirm it stopped within %s%s; it may still be running", fg.timeout, interruptGrace, why))
 	}
 	return fg.interrupted(fmt.Sprintf("Interrupted: %s did not stop within %s%s.", fg.target(), interruptGrace, why))

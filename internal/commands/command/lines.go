@@ -37,8 +37,8 @@ func newLines(out, errOut io.Writer, keep bool) *lines {
 	return &lines{keep: keep, out: bufio.NewWriterSize(out, 32<<10), errOut: bufio.NewWriterSize(errOut, 32<<10)}
 }
 
-// write takes one output event.
-func (l *lines) write(ev *client.Event) {
+// Write takes one output event.
+func (l *lines) Write(ev *client.Event) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	open := l.openOf(ev.Type)
@@ -89,8 +89,8 @@ func (l *lines) openOf(typ string) *byte {
 	return &l.openOut
 }
 
-// flush writes out what is buffered.
-func (l *lines) flush() {
+// Flush writes out what is buffered.
+func (l *lines) Flush() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.flushLocked()
@@ -104,8 +104,8 @@ func (l *lines) flushLocked() {
 	l.last = nil
 }
 
-// failed returns the error that stopped the output, if any.
-func (l *lines) failed() error {
+// Failed returns the error that stopped the output, if any.
+func (l *lines) Failed() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.err

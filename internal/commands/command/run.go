@@ -225,34 +225,18 @@ func runBackground(ctx context.Context, opts *runOptions, req *client.RunCommand
 	if err != nil {
 		return err
 	}
-	stream, err := startCommand(ctx, dp, req)
-	if err != nil {
+	run := ops.CommandRun{Open: func(ctx context.Context) (*client.EventStream, error) { return startCommand(ctx, dp, req) }}
+	end, err := run.Run(ctx)
+	switch {
+	case errors.Is(err, io.EOF) && end.ID == "":
+		return errors.New("the server closed the stream without an execution id")
+	case errors.Is(err, io.EOF):
+	case err != nil:
 		return err
+	case end.Last.Type != client.EventComplete:
+		return fmt.Errorf("the command could not start: %s", cmp.Or(end.Last.Error.Value, noDetails))
 	}
-	defer stream.Close()
-	var id string
-	for {
-		ev, err := stream.Next()
-		if err == io.EOF && id != "" {
-			break
-		}
-		if err == io.EOF {
-			return errors.New("the server closed the stream without an execution id")
-		}
-		if err != nil {
-			return err
-		}
-		if ev.Type == client.EventInit {
-			id = ev.Text
-		}
-		if ev.Type == client.EventError || ev.Type == client.EventServerError {
-			return fmt.Errorf("the command could not start: %s", cmp.Or(ev.Error.Value, noDetails))
-		}
-		if ev.Type == client.EventComplete {
-			break
-		}
-	}
-	return opts.Printer().Panel("Background Command Started", startedView{ExecutionID: id, SandboxID: dp.SandboxID, Mode: "background"})
+	return opts.Printer().Panel("Background Command Started", startedView{ExecutionID: end.ID, SandboxID: dp.SandboxID, Mode: "background"})
 }
 
 // startedView is what a background run prints.

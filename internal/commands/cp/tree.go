@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/osb-dev/osb/internal/client"
+	"github.com/osb-dev/osb/internal/ops"
 )
 
 // entry is one thing in a tree being copied.
@@ -218,41 +219,36 @@ func pool(ctx context.Context, jobs int, entries []entry, work func(context.Cont
 // runScript runs shell text in the sandbox and returns its output lines.
 // A non-zero exit is an error carrying the output.
 func runScript(ctx context.Context, dp *client.DataPlane, script string) ([]string, error) {
-	stream, err := dp.RunCommand(ctx, &client.RunCommandRequest{Command: script})
+	var out scriptLines
+	run := ops.CommandRun{Output: &out, Whole: true,
+		Open: func(ctx context.Context) (*client.EventStream, error) {
+			return dp.RunCommand(ctx, &client.RunCommandRequest{Command: script})
+		}}
+	end, err := run.Run(ctx)
+	if errors.Is(err, io.EOF) {
+		return nil, errors.New("the server closed the stream before the command finished")
+	}
 	if err != nil {
 		return nil, err
 	}
-	defer stream.Close()
-	var lines []string
-	var line strings.Builder
-	for {
-		ev, err := stream.Next()
-		if errors.Is(err, io.EOF) {
-			return nil, errors.New("the server closed the stream before the command finished")
-		}
-		if err != nil {
-			return nil, err
-		}
-		if ev.Output() {
-			line.Write(ev.Data)
-			if !ev.Partial {
-				s := line.String()
-				if s == "\n" {
-					s = ""
-				}
-				lines = append(lines, strings.TrimSuffix(s, "\n"))
-				line.Reset()
-			}
-			continue
-		}
-		if !ev.Terminal() {
-			continue
-		}
-		if code, ok := ev.ExitCode(); !ok || code != 0 {
-			return lines, fmt.Errorf("the command in the sandbox failed (%s): %s", ev.Type, strings.Join(lines, "; "))
-		}
-		return lines, nil
+	if code, ok := end.Last.ExitCode(); !ok || code != 0 {
+		return out.lines, fmt.Errorf("the command in the sandbox failed (%s): %s", end.Last.Type, strings.Join(out.lines, "; "))
 	}
+	return out.lines, nil
+}
+
+// scriptLines keeps a script's output lines, each without its newline.
+type scriptLines struct {
+	ops.Unbuffered
+	lines []string
+}
+
+func (s *scriptLines) Write(ev *client.Event) {
+	line := string(ev.Data)
+	if line == "\n" {
+		line = ""
+	}
+	s.lines = append(s.lines, strings.TrimSuffix(line, "\n"))
 }
 
 // readLinks reads the targets of remote symlinks, one command for all.
