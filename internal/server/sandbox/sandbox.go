@@ -276,10 +276,9 @@ func (s *Sandbox) Pause() error {
 		return ErrGone
 	}
 	s.paused.Store(true)
-	// Twice: a process forked between listing and signalling is caught the second time.
-	for range 2 {
-		signalAll(s.members(), sigStop)
-	}
+	// A process forked between listing and signalling is caught by the
+	// wait's rounds, which stop whatever still runs.
+	signalAll(s.members(), sigStop)
 	s.awaitStopped(time.Now().Add(stopWait))
 	return nil
 }
@@ -291,10 +290,10 @@ func (s *Sandbox) Resume() error {
 	if s.gone() {
 		return ErrGone
 	}
-	for range 2 {
-		signalAll(s.members(), sigCont)
-	}
-	continueWaiters(s.members())
+	// One listing serves: stopped processes fork nothing in between.
+	pids := s.members()
+	signalAll(pids, sigCont)
+	continueWaiters(pids)
 	s.paused.Store(false)
 	return nil
 }
