@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
 	"time"
 )
@@ -17,29 +16,15 @@ import (
 // every other: get, list, create, pause, resume and delete.
 func TestSlowTransitionHoldsUpNoOtherSandbox(t *testing.T) {
 	t.Parallel()
-	s, err := New(Options{Listen: "127.0.0.1:0", DataDir: t.TempDir(), NoIsolation: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	h := s.handler()
+	s, send := inProcess(t)
 	call := func(method, path, body string) (int, map[string]any) {
 		t.Helper()
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, httptest.NewRequest(method, path, strings.NewReader(body)))
+		status, raw := send(method, path, body)
 		var m map[string]any
-		json.Unmarshal(rec.Body.Bytes(), &m)
-		return rec.Code, m
+		json.Unmarshal(raw, &m)
+		return status, m
 	}
-	create := func() string {
-		t.Helper()
-		code, m := call("POST", "/v1/sandboxes", `{"image":{"uri":"x"},"entrypoint":["sleep","3600"],"resourceLimits":{"cpu":"1"}}`)
-		if code != http.StatusAccepted {
-			t.Fatalf("create: %d %v", code, m)
-		}
-		return m["id"].(string)
-	}
-	slow, other := create(), create()
+	slow, other := createSleeper(t, send), createSleeper(t, send)
 
 	held, release := make(chan struct{}), make(chan struct{})
 	paused := make(chan int, 1)
@@ -70,7 +55,7 @@ func TestSlowTransitionHoldsUpNoOtherSandbox(t *testing.T) {
 		{"POST", "/v1/sandboxes/" + other + "/pause", "", http.StatusAccepted},
 		{"POST", "/v1/sandboxes/" + other + "/resume", "", http.StatusAccepted},
 		{"POST", "/v1/sandboxes/" + slow + "/pause", "", http.StatusConflict},
-		{"POST", "/v1/sandboxes", `{"image":{"uri":"x"},"entrypoint":["sleep","3600"],"resourceLimits":{"cpu":"1"}}`, http.StatusAccepted},
+		{"POST", "/v1/sandboxes", sleeperBody, http.StatusAccepted},
 		{"DELETE", "/v1/sandboxes/" + other, "", http.StatusNoContent},
 	}
 	for _, st := range steps {
