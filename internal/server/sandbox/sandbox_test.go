@@ -164,9 +164,11 @@ func TestPauseResume(t *testing.T) {
 		// Wait until tail itself runs: a process caught by SIGSTOP while
 		// it starts leaves its parent waiting in the kernel (vfork), where
 		// it cannot be stopped until the child goes on.
+		// Count and look in one listing: tail may start between two.
 		waitFor(t, "init and tail", func() bool {
-			pids = len(s.PIDs())
-			return pids >= 2 && slices.ContainsFunc(s.PIDs(), func(p int) bool {
+			list := s.PIDs()
+			pids = len(list)
+			return pids >= 2 && slices.ContainsFunc(list, func(p int) bool {
 				b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", p))
 				return strings.HasPrefix(string(b), "tail\x00") || strings.Contains(string(b), "/tail\x00")
 			})
