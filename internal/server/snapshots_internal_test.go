@@ -5,8 +5,6 @@ package server
 import (
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
-	"strings"
 	"testing"
 )
 
@@ -15,27 +13,15 @@ import (
 // being restored.
 func TestSnapshotConflicts(t *testing.T) {
 	t.Parallel()
-	s, err := New(Options{Listen: "127.0.0.1:0", DataDir: t.TempDir(), NoIsolation: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	h := s.handler()
+	s, send := inProcess(t)
 	call := func(method, path, body string) (int, string) {
 		t.Helper()
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, httptest.NewRequest(method, path, strings.NewReader(body)))
+		status, raw := send(method, path, body)
 		var e struct{ Code string }
-		json.Unmarshal(rec.Body.Bytes(), &e)
-		return rec.Code, e.Code
+		json.Unmarshal(raw, &e)
+		return status, e.Code
 	}
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest("POST", "/v1/sandboxes",
-		strings.NewReader(`{"image":{"uri":"x"},"entrypoint":["sleep","3600"],"resourceLimits":{"cpu":"1"}}`)))
-	var sb struct{ ID string }
-	if json.Unmarshal(rec.Body.Bytes(), &sb); rec.Code != http.StatusAccepted {
-		t.Fatalf("create: %d %s", rec.Code, rec.Body)
-	}
+	sb := struct{ ID string }{createSleeper(t, send)}
 	creating := snapshotMeta{snapshotJSON: snapshotJSON{ID: "snap_creating", SandboxID: sb.ID, Status: statusJSON{State: snapCreating}}}
 	if err := s.snapshots.begin(creating); err != nil {
 		t.Fatal(err)

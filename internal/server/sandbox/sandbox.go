@@ -100,8 +100,15 @@ type Sandbox struct {
 	netMu   sync.RWMutex // guards the anchor's netns descriptor (netns_linux.go)
 	mu      sync.Mutex
 	started bool
-	paused  bool
-	anchor  atomic.Pointer[anchor] // the long-lived first process; nil before Start
+	// pauseMu orders Pause and Resume of this sandbox. It alone is held
+	// through the wait for processes to stop, so readers of paused, Kill
+	// and other sandboxes never wait behind a slow pause.
+	pauseMu sync.Mutex
+	paused  atomic.Bool
+	// stopWaitHook, set by tests before Pause, runs before each round of
+	// the wait for processes to stop: a pause as slow as a test needs.
+	stopWaitHook func()
+	anchor       atomic.Pointer[anchor] // the long-lived first process; nil before Start
 	// The entrypoint's end once seen, and when its file was last looked
 	// for (exit.go).
 	exit       atomic.Pointer[entrypointExit]
@@ -255,50 +262,81 @@ func (s *Sandbox) Start(entrypoint []string) error {
 	return nil
 }
 
-// Paused reports whether the sandbox's processes are stopped.
-func (s *Sandbox) Paused() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.paused
+// Paused reports whether the sandbox's processes are stopped, or being
+// stopped: from the moment a pause begins no request should reach them.
+func (s *Sandbox) Paused() bool { return s.paused.Load() }
+
+// Pause stops every process of the sandbox (SIGSTOP). It returns once they
+// are all stopped, after at most stopWait (longer only by one scan of
+// them), or once the sandbox is killed.
+func (s *Sandbox) Pause() error {
+	s.pauseMu.Lock()
+	defer s.pauseMu.Unlock()
+	if s.gone() {
+		return ErrGone
+	}
+	s.paused.Store(true)
+	// A process forked between listing and signalling is caught by the
+	// wait's rounds, which stop whatever still runs.
+	signalAll(s.members(), sigStop)
+	s.awaitStopped(time.Now().Add(stopWait))
+	return nil
 }
 
-// Pause stops every process of the sandbox (SIGSTOP).
-func (s *Sandbox) Pause() error { return s.setPaused(true) }
-
 // Resume continues every process of the sandbox (SIGCONT).
-func (s *Sandbox) Resume() error { return s.setPaused(false) }
+func (s *Sandbox) Resume() error {
+	s.pauseMu.Lock()
+	defer s.pauseMu.Unlock()
+	if s.gone() {
+		return ErrGone
+	}
+	// One listing serves: stopped processes fork nothing in between.
+	pids := s.members()
+	signalAll(pids, sigCont)
+	continueWaiters(pids)
+	s.paused.Store(false)
+	return nil
+}
 
-func (s *Sandbox) setPaused(p bool) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// stopWait bounds how long Pause waits for the processes to stop.
+const stopWait = 3 * time.Second
+
+// awaitStopped waits until every process is stopped, the deadline passes
+// or the sandbox is killed. A child forked just before its parent stopped
+// escapes the first signals, so every round stops whatever still runs.
+// One scan of the processes per round, and rounds further apart the longer
+// it takes: on a loaded machine the scans are what is slow.
+func (s *Sandbox) awaitStopped(deadline time.Time) {
+	pause := 5 * time.Millisecond
+	for {
+		if s.stopWaitHook != nil {
+			s.stopWaitHook()
+		}
+		pids := s.members()
+		if allStopped(pids) {
+			return
+		}
+		signalAll(pids, sigStop)
+		if !time.Now().Before(deadline) {
+			return
+		}
+		select {
+		case <-s.done:
+			return
+		case <-time.After(min(pause, time.Until(deadline))):
+		}
+		pause = min(2*pause, 100*time.Millisecond)
+	}
+}
+
+// gone reports whether Kill has started.
+func (s *Sandbox) gone() bool {
 	select {
 	case <-s.done:
-		return ErrGone
+		return true
 	default:
+		return false
 	}
-	sig := sigStop
-	if !p {
-		sig = sigCont
-	}
-	// Twice: a process forked between listing and signalling is caught the second time.
-	for range 2 {
-		signalAll(s.members(), sig)
-	}
-	if !p {
-		continueWaiters(s.members())
-	}
-	s.paused = p
-	if p {
-		// Report Paused only once the processes really are stopped. A child
-		// forked just before its parent stopped escapes the first signals,
-		// so every round stops whatever still runs.
-		deadline := time.Now().Add(3 * time.Second)
-		for !allStopped(s.members()) && time.Now().Before(deadline) {
-			time.Sleep(5 * time.Millisecond)
-			signalAll(s.members(), sigStop)
-		}
-	}
-	return nil
 }
 
 // Kill terminates every process of the sandbox: SIGTERM, then SIGKILL after a

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -163,9 +164,11 @@ func TestPauseResume(t *testing.T) {
 		// Wait until tail itself runs: a process caught by SIGSTOP while
 		// it starts leaves its parent waiting in the kernel (vfork), where
 		// it cannot be stopped until the child goes on.
+		// Count and look in one listing: tail may start between two.
 		waitFor(t, "init and tail", func() bool {
-			pids = len(s.PIDs())
-			return pids >= 2 && slices.ContainsFunc(s.PIDs(), func(p int) bool {
+			list := s.PIDs()
+			pids = len(list)
+			return pids >= 2 && slices.ContainsFunc(list, func(p int) bool {
 				b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", p))
 				return strings.HasPrefix(string(b), "tail\x00") || strings.Contains(string(b), "/tail\x00")
 			})
@@ -190,6 +193,56 @@ func TestPauseResume(t *testing.T) {
 			}
 		}
 	})
+}
+
+// A pause whose wait for the processes to stop is slow (here: held by the
+// test for as long as it likes) holds up no one else: the sandbox's own
+// readers and Kill, and another sandbox's pause and resume, all finish
+// while it waits.
+func TestSlowPauseHoldsUpNoOtherOperation(t *testing.T) {
+	slow, other := start(t, false), start(t, false)
+	held, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	slow.stopWaitHook = func() { once.Do(func() { close(held); <-release }) }
+	paused := make(chan error, 1)
+	go func() { paused <- slow.Pause() }()
+	<-held
+	finishes(t, "Paused of the pausing sandbox", func() {
+		if !slow.Paused() {
+			t.Error("Paused() = false while the pause is under way")
+		}
+	})
+	finishes(t, "another sandbox's pause and resume", func() {
+		if err := other.Pause(); err != nil {
+			t.Error(err)
+		}
+		if !other.Paused() {
+			t.Error("other sandbox not paused")
+		}
+		if err := other.Resume(); err != nil {
+			t.Error(err)
+		}
+	})
+	finishes(t, "Kill of the pausing sandbox", func() {
+		if err := slow.Kill(); err != nil {
+			t.Error(err)
+		}
+	})
+	close(release)
+	finishes(t, "the held pause, once the sandbox is killed", func() { <-paused })
+}
+
+// finishes runs f and fails the test if it has not returned in a minute:
+// f would otherwise hang the test until the go test timeout.
+func finishes(t *testing.T, what string, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { defer close(done); f() }()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatalf("%s did not finish while a pause was held", what)
+	}
 }
 
 func TestCancelKillsGroup(t *testing.T) {
