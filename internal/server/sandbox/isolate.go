@@ -84,6 +84,10 @@ func startPlain(s *Sandbox, entrypoint []string, log *os.File) (*anchor, error) 
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.SysProcAttr = groupAttr(true)
 	if err := startSteady(cmd); err != nil {
+		if s.cg != nil {
+			s.cg.remove()
+			s.cg = nil
+		}
 		return nil, err
 	}
 	a := &anchor{cmd: cmd, exited: make(chan struct{}), initPID: cmd.Process.Pid, marker: s.marker()}
