@@ -14,10 +14,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Cgroups. Each isolated sandbox gets a cgroup (per controller on cgroup
-// v1, one on v2) under the server's own cgroup:
-// <own>/osb/<server pid>/<sandbox id>. Its init is moved there before it
-// starts anything, so every process of the sandbox is counted and limited.
+// Cgroups. Each sandbox gets a cgroup (per controller on cgroup v1, one
+// on v2) under the server's own cgroup: <own>/osb/<server pid>/<sandbox
+// id>. Its first process is in it before it starts anything, so every
+// process of the sandbox is counted and limited (an unisolated sandbox's
+// only counted: its cgroup has no limits).
 // The server pid level lets a server find what servers that were killed
 // left behind (their pid is gone) and remove it.
 

@@ -59,6 +59,28 @@ const cdWrapper = `cd -- "$0" || exit 1; exec "$@"`
 // then execs the rest.
 const cgroupJoin = `for f; do shift; [ "$f" = -- ] && exec "$@"; echo $$ >"$f" || exit 126; done; exit 126`
 
+// joined is argv run by a process that first joins the sandbox's cgroup
+// (when it has one), so that it and all it starts are members from their
+// first instruction.
+func (s *Sandbox) joined(argv []string) []string {
+	join := s.cg.joinFiles()
+	if len(join) == 0 || s.inside {
+		return argv
+	}
+	return append(append(append([]string{"/bin/sh", "-c", cgroupJoin, "osb-join"}, join...), "--"), argv...)
+}
+
+// asUser is argv run as uid and gid, with no supplementary groups (as
+// runAs), by setpriv.
+func asUser(argv []string, uid, gid uint32) ([]string, error) {
+	setpriv, err := exec.LookPath("setpriv")
+	if err != nil {
+		return nil, errors.New("sandbox: running a command as another user needs setpriv (util-linux)")
+	}
+	ids := []string{setpriv, "--reuid", strconv.Itoa(int(uid)), "--regid", strconv.Itoa(int(gid)), "--clear-groups", "--"}
+	return append(ids, argv...), nil
+}
+
 // Command prepares a process inside the sandbox. The caller sets Stdin,
 // Stdout and Stderr, then Starts and Waits as with any exec.Cmd. The process
 // gets its own process group (its pid); cancelling ctx kills that group.
@@ -101,16 +123,30 @@ func (s *Sandbox) Command(ctx context.Context, spec CommandSpec) (*exec.Cmd, err
 			args = append(args, "--setuid", strconv.Itoa(int(*uid)), "--setgid", strconv.Itoa(int(*gid)))
 		}
 		args = append(append(args, "--", "/bin/sh", "-c", cdWrapper, cwd), argv...)
-		cmd = exec.CommandContext(ctx, "nsenter", args...)
-		if join := s.cg.joinFiles(); len(join) > 0 {
-			// Into the sandbox's cgroup before nsenter forks: its limits
-			// hold, and members finds the command there.
-			cmd = exec.CommandContext(ctx, "/bin/sh", append(append(append([]string{"-c", cgroupJoin, "osb-join"}, join...), "--", "nsenter"), args...)...)
-		}
+		// Into the sandbox's cgroup before nsenter forks: its limits
+		// hold, and members finds the command there.
+		j := s.joined(append([]string{"nsenter"}, args...))
+		cmd = exec.CommandContext(ctx, j[0], j[1:]...)
 	} else {
 		cmd = exec.CommandContext(ctx, argv[0], argv[1:]...)
-		if s.inside && cmd.Err == nil && hasShell() {
-			cmd = exec.CommandContext(ctx, "/bin/sh", append([]string{"-c", oomFirst, argv[0], cmd.Path}, argv[1:]...)...)
+		switch {
+		case cmd.Err != nil: // Start reports it
+		case s.inside:
+			if hasShell() {
+				cmd = exec.CommandContext(ctx, "/bin/sh", append([]string{"-c", oomFirst, argv[0], cmd.Path}, argv[1:]...)...)
+			}
+		case len(s.cg.joinFiles()) > 0:
+			prog := append([]string{cmd.Path}, argv[1:]...)
+			if uid != nil {
+				// Joining needs the server's rights, so the user
+				// changes after it.
+				if prog, err = asUser(prog, *uid, *gid); err != nil {
+					return nil, err
+				}
+				uid = nil
+			}
+			j := s.joined(prog)
+			cmd = exec.CommandContext(ctx, j[0], j[1:]...)
 		}
 		cmd.Dir = s.hostPath(cwd)
 		if uid != nil {

@@ -69,12 +69,25 @@ func startAnchor(s *Sandbox, entrypoint []string, log *os.File) (*anchor, error)
 }
 
 func startPlain(s *Sandbox, entrypoint []string, log *os.File) (*anchor, error) {
-	args := append([]string{"-c", plainScript, filepath.Join(s.FSDir(), "workspace"), s.exitPath()}, entrypoint...)
-	cmd := exec.Command("/bin/sh", args...)
+	if Cgroups().Available {
+		// No limits: the cgroup names the sandbox's processes exactly,
+		// where the marker misses any that dropped it.
+		cg, err := newCgroup(s.id, Limits{})
+		if err != nil {
+			return nil, fmt.Errorf("tracking cgroup: %w", err)
+		}
+		s.cg = cg
+	}
+	argv := s.joined(append([]string{"/bin/sh", "-c", plainScript, filepath.Join(s.FSDir(), "workspace"), s.exitPath()}, entrypoint...))
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = s.processEnv(nil)
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.SysProcAttr = groupAttr(true)
 	if err := startSteady(cmd); err != nil {
+		if s.cg != nil {
+			s.cg.remove()
+			s.cg = nil
+		}
 		return nil, err
 	}
 	a := &anchor{cmd: cmd, exited: make(chan struct{}), initPID: cmd.Process.Pid, marker: s.marker()}

@@ -61,15 +61,15 @@ func listPIDs() []int {
 }
 
 // marker is the environment entry that identifies an unisolated sandbox's
-// processes; children inherit it, so daemons that left the process group are
-// still found.
+// processes where it has no cgroup; children inherit it, so daemons that
+// left the process group are still found, but not those that dropped it.
 func (s *Sandbox) marker() string { return markerKey + s.id }
 
 const markerKey = "OPENSANDBOX_ID="
 
-// scanOwners maps sandboxes to their live (non-zombie) host pids in one pass
-// over /proc: isolated, every process of the sandbox pid namespace;
-// otherwise every process carrying the sandbox marker. One pass serves many
+// scanOwners maps sandboxes without a cgroup to their live (non-zombie)
+// host pids in one pass over /proc: isolated, every process of the sandbox
+// pid namespace; otherwise every process carrying the sandbox marker. One pass serves many
 // sandboxes, which keeps closing hundreds of sandboxes linear.
 func scanOwners(sbs []*Sandbox) map[*Sandbox][]int {
 	byNS := map[string]*Sandbox{}

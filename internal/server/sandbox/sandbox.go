@@ -93,7 +93,7 @@ type Sandbox struct {
 	workDir  string   // default working directory of commands
 	user     *User    // default user of commands; nil: root (or the server's user)
 	copied   bool     // rootfs: the layers were copied into Dir (no overlay here)
-	cg       *cgroup  // isolated with limits, once started
+	cg       *cgroup  // once started, where cgroups can be made (unisolated: no limits, for members only)
 	root     *os.Root
 	logFile  *os.File
 

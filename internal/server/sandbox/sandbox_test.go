@@ -311,16 +311,17 @@ func TestUsage(t *testing.T) {
 
 func TestCommandAsUser(t *testing.T) {
 	modes(t, func(t *testing.T, isolated bool) {
-		if !isolated {
-			t.Skip("unisolated, another user cannot enter the server's private data dir")
-		}
 		if rootless {
-			t.Skip("a rootless sandbox has no user but root")
+			t.Skip("a rootless server runs everything as its own user")
 		}
 		s := start(t, isolated)
+		// Unisolated, another user cannot enter the server's private
+		// data dir: it runs in a host directory.
+		cwd := map[bool]string{true: "/tmp", false: "/"}[isolated]
 		uid := uint32(65534)
-		if out := run(t, s, CommandSpec{Argv: []string{"id", "-u"}, Cwd: "/tmp", UID: &uid}); out != "65534\n" {
-			t.Errorf("id -u = %q", out)
+		// No supplementary groups: only the user's own group is left.
+		if out := run(t, s, CommandSpec{Shell: "id -u; id -G", Cwd: cwd, UID: &uid}); out != "65534\n65534\n" {
+			t.Errorf("id -u; id -G = %q", out)
 		}
 	})
 }
