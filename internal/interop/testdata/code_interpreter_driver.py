@@ -83,7 +83,9 @@ def interrupt():
     handlers = ExecutionHandlersSync(on_init=lambda init: ids.append(init.id), on_stdout=on_stdout)
     result = [None]
     run = threading.Thread(target=lambda: result.__setitem__(0, codes.run(
-        "import time\nprint('looping', flush=True)\nwhile True:\n    time.sleep(0.05)",
+        # One write: print() writes the text and the newline apart, and the
+        # kernel may send them as two stream messages.
+        "import sys, time\nsys.stdout.write('looping\\n')\nsys.stdout.flush()\nwhile True:\n    time.sleep(0.05)",
         context=ctx, handlers=handlers)))
     run.start()
     run.join(180)
