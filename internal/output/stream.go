@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"io"
 	"unicode/utf8"
+
+	"github.com/osb-dev/osb/internal/jsontext"
 )
 
 // Streamed is a string value of an Obj that WriteJSON writes piece by
@@ -221,56 +223,11 @@ func cutRuneStart(p []byte) int {
 	return len(p)
 }
 
-const hexDigits = "0123456789abcdef"
-
 // appendEscaped escapes text as the body of a JSON string, as
 // encoding/json does with HTML escaping off.
 func appendEscaped(dst, text []byte) []byte {
-	start := 0
-	for i := 0; i < len(text); {
-		c := text[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			dst = append(dst, text[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRune(text[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			dst = append(dst, text[start:i]...)
-			dst = append(dst, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			dst = append(dst, text[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	return append(dst, text[start:]...)
+	dst, _ = jsontext.Append(dst, text, false)
+	return dst
 }
 
 // Document writes o, whose values may be streamed, as JSON piece by piece;

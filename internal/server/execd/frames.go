@@ -3,7 +3,8 @@ package execd
 import (
 	"encoding/base64"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/osb-dev/osb/internal/jsontext"
 )
 
 // Output lines are the bulk of a stream: hundreds of thousands of frames a
@@ -14,70 +15,6 @@ import (
 // textPiece is how much of a line is encoded at a time, so that a long
 // line never has more than this much of its encoding in memory at once.
 const textPiece = 32 << 10
-
-// plain marks the bytes encoding/json writes inside a string as they are:
-// printable ASCII but for '"', '\\' and its HTML escapes '<', '>', '&'.
-var plain = func() (t [utf8.RuneSelf]bool) {
-	for c := ' '; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
-	}
-	return t
-}()
-
-const hexDigits = "0123456789abcdef"
-
-// appendJSONText appends p as the inside of a JSON string, escaped as
-// encoding/json escapes it: invalid UTF-8 becomes U+FFFD, each invalid
-// byte its own. valid reports whether p was valid UTF-8. p must not end in
-// the middle of a character that continues elsewhere (see completeUTF8).
-func appendJSONText(dst, p []byte) (out []byte, valid bool) {
-	valid = true
-	start := 0
-	for i := 0; i < len(p); {
-		c := p[i]
-		if c < utf8.RuneSelf {
-			if plain[c] {
-				i++
-				continue
-			}
-			dst = append(dst, p[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRune(p[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			dst = append(append(dst, p[start:i]...), `\ufffd`...)
-			valid = false
-		case r == '\u2028' || r == '\u2029':
-			// Valid JSON, but not valid JavaScript; encoding/json escapes them.
-			dst = append(append(dst, p[start:i]...), '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	return append(dst, p[start:]...), valid
-}
 
 // appendOutputFrame appends the frame of one output line of kind (stdout
 // or stderr), blank line included, ending with stamp (frameEnd of its
@@ -102,7 +39,7 @@ func appendOutputFrame(dst []byte, kind string, line, stamp []byte, spill func([
 			}
 		}
 		var ok bool
-		dst, ok = appendJSONText(dst, rest[:n])
+		dst, ok = jsontext.Append(dst, rest[:n], true)
 		valid = valid && ok
 		rest = rest[n:]
 		if len(dst) >= writeSize {

@@ -1,0 +1,81 @@
+// Package jsontext writes bytes as the inside of a JSON string, byte for
+// byte as encoding/json writes them, without reflection or copies: for the
+// streams (command output in execd, listings in the client) where a
+// json.Marshal per value is the cost that matters.
+package jsontext
+
+import "unicode/utf8"
+
+// plain[html][c] marks the ASCII bytes written as they are: printable, but
+// for '"' and '\\', and with html also '<', '>' and '&' (encoding/json's
+// default; an Encoder with SetEscapeHTML(false) leaves them).
+var plain = func() (t [2][utf8.RuneSelf]bool) {
+	for c := byte(' '); c < utf8.RuneSelf; c++ {
+		t[0][c] = c != '"' && c != '\\'
+		t[1][c] = t[0][c] && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
+
+const hexDigits = "0123456789abcdef"
+
+// Append appends p escaped as the inside of a JSON string: invalid UTF-8
+// becomes U+FFFD, each invalid byte its own, as encoding/json does. valid
+// reports whether p was valid UTF-8. p must not end inside a character
+// that continues in the next call's bytes.
+func Append(dst, p []byte, html bool) (out []byte, valid bool) {
+	table := &plain[0]
+	if html {
+		table = &plain[1]
+	}
+	valid = true
+	start := 0
+	for i := 0; i < len(p); {
+		c := p[i]
+		if c < utf8.RuneSelf {
+			if table[c] {
+				i++
+				continue
+			}
+			dst = appendByte(append(dst, p[start:i]...), c)
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRune(p[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			dst = append(append(dst, p[start:i]...), `\ufffd`...)
+			valid = false
+		case r == '\u2028' || r == '\u2029':
+			// Valid JSON, but not valid JavaScript; encoding/json escapes them.
+			dst = append(append(dst, p[start:i]...), '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	return append(dst, p[start:]...), valid
+}
+
+// appendByte appends the escape of one ASCII byte that is not written as
+// it is.
+func appendByte(dst []byte, c byte) []byte {
+	switch c {
+	case '"', '\\':
+		return append(dst, '\\', c)
+	case '\n':
+		return append(dst, '\\', 'n')
+	case '\r':
+		return append(dst, '\\', 'r')
+	case '\t':
+		return append(dst, '\\', 't')
+	case '\b':
+		return append(dst, '\\', 'b')
+	case '\f':
+		return append(dst, '\\', 'f')
+	}
+	return append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+}
