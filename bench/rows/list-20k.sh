@@ -1,16 +1,3 @@
-# `sandbox list --all` over 20,000 records: more live sandboxes than a
-# shared machine can hold, so they come from bench/listing, which serves
-# copies of a real record from pages rendered before the runs.
+# Row list-10k over 20,000 records.
 records=20000
-title="\`sandbox list --all -o json\`, $records records"
-baseline='one curl fetching every page of 200'
-setup() { listing_setup "$records"; }
-run_osb() { "$osb" --domain "$listing" sandbox list --all -o json; }
-run_baseline() { curl -fsS "http://$listing/v1/sandboxes?pageSize=200&page=[1-$pages]"; }
-note() {
-	local n
-	n=$("$osb" --domain "$listing" sandbox list --all -q 'items.#')
-	[ "$n" = "$records" ] || { echo "osb listed $n of $records" >&2; return 1; }
-	echo "$pages pages; osb listed all $n"
-}
-teardown() { kill "$listing_pid"; }
+. "$rows_dir/list-10k.sh"
