@@ -1,7 +1,7 @@
 # `sandbox list --all` over 10,000 records (list-20k: 20,000): more live
-# sandboxes than a
-# shared machine can hold, so they come from bench/listing, which serves
-# copies of a real record from pages rendered before the runs.
+# sandboxes than a shared machine can hold, so they come from
+# bench/listing, which serves copies of a real record from pages rendered
+# before the runs.
 records=${records:-10000}
 title="\`sandbox list --all -o json\`, $records records"
 baseline='one curl fetching every page of 200'
