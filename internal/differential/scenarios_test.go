@@ -224,6 +224,8 @@ func scenarios() []scenario {
 		}},
 		{name: "diagnostics", steps: []step{
 			create("--entrypoint sh --entrypoint -c --entrypoint 'echo booted; exec sleep infinity'"),
+			// osb server's create can answer before the entrypoint has printed.
+			{osb: words("diagnostics logs {sb} --scope container"), until: "booted", filter: grep("booted")},
 			{name: "logs", osb: words("diagnostics logs {sb} --scope container"), filter: grep("booted")},
 			{name: "logs-all", osb: words("diagnostics logs {sb} --scope all"), filter: grep("booted")},
 			o("diagnostics logs {sb} --scope runtime"),
