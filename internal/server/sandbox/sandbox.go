@@ -278,7 +278,7 @@ func (s *Sandbox) Pause() error {
 	s.paused.Store(true)
 	// A process forked between listing and signalling is caught by the
 	// wait's rounds, which stop whatever still runs.
-	signalAll(s.members(), sigStop)
+	signalAll(s.stoppable(s.members()), sigStop)
 	s.awaitStopped(time.Now().Add(stopWait))
 	return nil
 }
@@ -316,7 +316,7 @@ func (s *Sandbox) awaitStopped(deadline time.Time) {
 		if allStopped(pids) {
 			return
 		}
-		signalAll(pids, sigStop)
+		signalAll(s.stoppable(pids), sigStop)
 		if !time.Now().Before(deadline) {
 			return
 		}
