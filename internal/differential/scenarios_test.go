@@ -249,6 +249,23 @@ func scenarios() []scenario {
 			o("snapshot delete {snap}"),
 			until("snapshot get {snap} -q status.state", "^$"),
 		}},
+		// One named volume, a directory of its own per run (both servers
+		// make a missing subPath), mounted twice: writable and read-only.
+		{name: "volumes", steps: []step{
+			{host: []string{"sh", "-c", `printf '[{"name":"data","pvc":{"claimName":"osb-differential"},"mountPath":"/data","subPath":"%s"},{"name":"ro","pvc":{"claimName":"osb-differential"},"mountPath":"/ro","readOnly":true,"subPath":"%s"}]' {run} {run} >volumes.json`}},
+			create("--volumes-file volumes.json"),
+			o("command run {sb} -- sh -c 'echo kept >/data/kept.txt; cat /ro/kept.txt; echo no >/ro/no.txt; echo $?'"),
+			o("sandbox kill {sb}"),
+			{osb: words("sandbox create -i debian:bookworm -m scenario={run} -q id --volumes-file volumes.json"), save: "sb2"},
+			o("command run {sb2} -- sh -c 'find /data /ro | sort; cat /data/kept.txt'"),
+			o("sandbox kill {sb2}"),
+			{name: "host-path", host: []string{"sh", "-c", `printf '[{"name":"h","host":{"path":"/tmp"},"mountPath":"/h"}]' >host.json`}},
+			o("sandbox create -i debian:bookworm -m scenario={run} --volumes-file host.json"),
+			{host: []string{"sh", "-c", `printf '[{"name":"Bad_Name","pvc":{"claimName":"x"},"mountPath":"/x"}]' >bad.json`}},
+			o("sandbox create -i debian:bookworm -m scenario={run} --volumes-file bad.json"),
+			{host: []string{"sh", "-c", `printf '[{"name":"a","pvc":{"claimName":"x"},"mountPath":"relative"}]' >rel.json`}},
+			o("sandbox create -i debian:bookworm -m scenario={run} --volumes-file rel.json"),
+		}},
 		{name: "platform-limits", steps: []step{
 			create(""),
 			{name: "egress", osb: words("egress get {sb}")},
