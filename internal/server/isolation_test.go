@@ -279,6 +279,19 @@ print(n)
 	}
 }
 
+// /dev/shm is 64 MiB, as on the real platform, not half the host's
+// memory: writing more fails there.
+func TestSandboxShmIsBounded(t *testing.T) {
+	c := isolatedClient(t)
+	id := c.create(nil)
+	out, code := c.sh(id, `df -k /dev/shm | awk 'NR == 2 { print $2 }'
+head -c 80M /dev/zero >/dev/shm/fill 2>/dev/null && echo wrote-80M
+rm -f /dev/shm/fill`)
+	if out != "65536" || code != 0 {
+		t.Errorf("/dev/shm: %q (exit %d), want a size of 65536 KiB and no 80 MiB written", out, code)
+	}
+}
+
 // The reserve of the sandbox's init and execd (docs/security.md, limits)
 // holds against the sandbox's root: it cannot move them into the cgroup
 // of its own processes, by any cgroup file it can find or mount, and so a

@@ -549,7 +549,9 @@ func makeDev(r string, cfg initConfig) error {
 	if err := unix.Mount("devpts", filepath.Join(dev, "pts"), "devpts", unix.MS_NOSUID|unix.MS_NOEXEC, opts); err != nil {
 		return fmt.Errorf("/dev/pts: %w", err)
 	}
-	if err := unix.Mount("shm", filepath.Join(dev, "shm"), "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777"); err != nil {
+	// 64 MiB, as a container's /dev/shm has by default (tmpfs's own
+	// default is half the host's memory).
+	if err := unix.Mount("shm", filepath.Join(dev, "shm"), "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777,size=64m"); err != nil {
 		return fmt.Errorf("/dev/shm: %w", err)
 	}
 	links := map[string]string{"ptmx": "pts/ptmx", "fd": "/proc/self/fd", "stdin": "/proc/self/fd/0",
