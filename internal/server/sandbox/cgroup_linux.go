@@ -272,14 +272,6 @@ func (cg *cgroup) reserveFiles() (procs, reserve *os.File, err error) {
 	return procs, reserve, nil
 }
 
-// procsDir is the directory the sandbox's processes join ("" for none).
-func (cg *cgroup) procsDir() string {
-	if cg == nil || cg.pidsDir == "" {
-		return ""
-	}
-	return filepath.Join(cg.pidsDir, "procs")
-}
-
 func (cg *cgroup) setLimits(l Limits) error {
 	var w []error
 	set := func(c, file, value string) {
