@@ -79,9 +79,10 @@ func startGated(cmd *exec.Cmd, move func(pid int) error) error {
 	return nil
 }
 
-// StartCommand starts a command that Command prepared. Inside a sandbox, the init
-// first moves it into the cgroup of the sandbox's processes, under their
-// cap (confine_linux.go); until then it runs nothing of its own.
+// StartCommand starts a command that Command prepared. Inside a sandbox,
+// the init first moves it into the cgroup of the sandbox's processes,
+// under their cap (confine_linux.go); until then it runs nothing of its
+// own.
 func (s *Sandbox) StartCommand(cmd *exec.Cmd) error {
 	if !s.inside {
 		return cmd.Start()
