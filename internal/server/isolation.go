@@ -66,19 +66,20 @@ func (s *Server) withDefaultLimits(limits map[string]string) map[string]string {
 	return out
 }
 
-// limitsFor is the cgroup limits of a new sandbox: nil for an unisolated
-// one (nothing about it is enforced) or where the operator accepted
-// unlimited sandboxes on a host without cgroups; otherwise a sandbox
-// without enforceable limits is refused.
+// limitsFor is the cgroup limits of a new sandbox: nil where the operator
+// accepted unlimited sandboxes on a host without cgroups, or for an
+// unisolated one there (it has no boundary anyway); otherwise an isolated
+// sandbox without enforceable limits is refused.
 func (s *Server) limitsFor(req createRequest) (*sandbox.Limits, int, string, error) {
 	l, err := sandbox.ParseLimits(s.withDefaultLimits(req.limits))
 	if err != nil {
 		return nil, http.StatusBadRequest, codeInvalidParameter, err
 	}
-	if !s.isolation.Available {
+	cg := sandbox.Cgroups()
+	if !cg.Available && !s.isolation.Available {
 		return nil, 0, "", nil
 	}
-	if cg := sandbox.Cgroups(); !cg.Available {
+	if !cg.Available {
 		if s.opts.AllowUnlimited {
 			return nil, 0, "", nil
 		}

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -276,6 +277,110 @@ print(n)
 			t.Errorf("cgroup left: %s", d)
 		}
 	}
+}
+
+// /dev/shm is 64 MiB, as on the real platform, not half the host's
+// memory: writing more fails there.
+func TestSandboxShmIsBounded(t *testing.T) {
+	c := isolatedClient(t)
+	id := c.create(nil)
+	out, code := c.sh(id, `df -k /dev/shm | awk 'NR == 2 { print $2 }'
+head -c 80M /dev/zero >/dev/shm/fill 2>/dev/null && echo wrote-80M
+rm -f /dev/shm/fill`)
+	if out != "65536" || code != 0 {
+		t.Errorf("/dev/shm: %q (exit %d), want a size of 65536 KiB and no 80 MiB written", out, code)
+	}
+}
+
+// The reserve of the sandbox's init and execd (docs/security.md, limits)
+// holds against the sandbox's root: it cannot move them into the cgroup
+// of its own processes, by any cgroup file it can find or mount, and so a
+// fork bomb that fills its process cap leaves execd serving.
+func TestSandboxCannotMoveItsInitOrExecdIntoItsCap(t *testing.T) {
+	c := isolatedClient(t)
+	if cg := sandbox.Cgroups(); !cg.Available {
+		t.Skip("no cgroups for limits here: " + cg.Reason)
+	}
+	const cap = 64
+	id := c.create(map[string]any{"resourceLimits": map[string]string{"cpu": "500m", "memory": "256Mi", "pids": itoa(cap)}})
+	other := c.create(nil)
+	// Every process and thread of the init and execd, written to every
+	// cgroup file the sandbox can reach, mount, or mount in a cgroup
+	// namespace of its own.
+	attack := `cat >/tmp/move.sh <<'EOS'
+victims=$(for p in /proc/[0-9]*; do
+	case "$(tr '\0' ' ' <$p/cmdline 2>/dev/null)" in osb-sandbox-init*|osb-sandbox-agent*) ls $p/task;; esac
+done)
+for f in $(find "$@" \( -name cgroup.procs -o -name tasks \) 2>/dev/null); do
+	for v in $victims; do echo $v >"$f" 2>/dev/null && echo "moved $v by $f"; done
+done
+EOS
+bash /tmp/move.sh /run /sys /mnt
+mkdir -p /tmp/cg
+for fs in "cgroup -o pids" cgroup2; do
+	mount -t $fs none /tmp/cg 2>/dev/null && { bash /tmp/move.sh /tmp/cg; umount /tmp/cg; }
+	unshare -Cm bash -c "mount -t $fs none /tmp/cg 2>/dev/null && bash /tmp/move.sh /tmp/cg"
+done
+grep -E ':pids:|^0::' /proc/1/cgroup
+true`
+	out, code := c.sh(id, attack)
+	t.Logf("attack: %q (exit %d)", out, code)
+	if strings.Contains(out, "moved") {
+		t.Errorf("the sandbox moved its init or execd: %s", out)
+	}
+	// The init's pids cgroup (v1), or its only one (v2), is the reserve.
+	lines := strings.Split(out, "\n")
+	where := lines[len(lines)-1]
+	for _, l := range lines {
+		if strings.Contains(l, ":pids:") {
+			where = l
+		}
+	}
+	if !strings.HasSuffix(where, "/agent") {
+		t.Errorf("the init's cgroup is not the reserved one: %q", out)
+	}
+	// A fork bomb whose processes keep refilling every slot that frees.
+	bomb := `setsid python3 -c "
+import os, time
+while True:
+    try:
+        if os.fork() == 0:
+            while True:
+                try:
+                    os.fork()
+                except OSError:
+                    time.sleep(0.05)
+    except OSError:
+        time.sleep(0.05)
+" </dev/null >/dev/null 2>&1 &`
+	if _, code := c.sh(id, bomb); code != 0 {
+		t.Fatalf("starting the bomb: exit %d", code)
+	}
+	full := eventually(t, 2*time.Minute, func() bool { return procsCount(t, id) >= cap })
+	if !full {
+		t.Fatalf("the bomb never filled the cap: %d processes", procsCount(t, id))
+	}
+	if out, code := c.sh(id, "echo alive"); out != "alive" || code != 0 {
+		t.Errorf("execd during the fork bomb: %q %d", out, code)
+	}
+	c.expect(200, c.do("GET", c.srv.URL()+"/health", nil))
+	if out, code := c.sh(other, "echo other-fine"); out != "other-fine" || code != 0 {
+		t.Errorf("other sandbox: %q %d", out, code)
+	}
+	c.expect(204, c.do("DELETE", "/sandboxes/"+id, nil))
+}
+
+// procsCount is how many processes the cgroup of sandbox id's own
+// processes (procs/ of its pids cgroup) holds.
+func procsCount(t *testing.T, id string) int {
+	t.Helper()
+	for _, d := range cgroupDirs(t, id) {
+		if b, err := os.ReadFile(filepath.Join(d, "procs", "pids.current")); err == nil {
+			n, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+			return n
+		}
+	}
+	return 0
 }
 
 // cgroupDirs finds the cgroup directories named id.

@@ -56,3 +56,47 @@ while [ ! -s daemon.pid ]; do sleep 0.01; done; cat daemon.pid`)
 		}
 	}
 }
+
+// An unisolated sandbox's limits hold where the server can make cgroups:
+// its processes are all in the cgroup that names them, and it carries
+// the limits of the request.
+func TestUnisolatedSandboxLimitsHold(t *testing.T) {
+	if cs := sandbox.Cgroups(); !cs.Available {
+		t.Skip("without cgroups an unisolated sandbox has no limits (docs/security.md):", cs.Reason)
+	}
+	t.Parallel()
+	c := newClient(t, servertest.NoIsolation)
+	id := c.create(map[string]any{"resourceLimits": map[string]string{"cpu": "500m", "memory": "64Mi", "pids": "32"}})
+	hog := `python3 -c "
+chunks = []
+for i in range(16): chunks.append(bytearray(16 << 20))
+print('held', len(chunks) * 16, 'MiB')
+"`
+	if out, code := c.sh(id, hog); code == 0 {
+		t.Errorf("a 256 MiB hog in a 64 MiB sandbox finished: %q", out)
+	}
+	bomb := `python3 -c "
+import os, time
+children = []
+for i in range(100):
+    try:
+        pid = os.fork()
+        if pid == 0:
+            time.sleep(60)
+            os._exit(0)
+        children.append(pid)
+    except OSError:
+        pass
+print(len(children))
+for pid in children:
+    os.kill(pid, 9)
+    os.waitpid(pid, 0)
+"`
+	out, _ := c.sh(id, bomb)
+	if n, err := strconv.Atoi(out); err != nil || n == 0 || n >= 32 {
+		t.Errorf("processes forked in a sandbox capped at 32: %q", out)
+	}
+	if out, code := c.sh(id, "echo alive"); out != "alive" || code != 0 {
+		t.Errorf("after the hog and the bomb: %q %d", out, code)
+	}
+}

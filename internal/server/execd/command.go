@@ -416,7 +416,7 @@ func (rn *runner) findProgram(spec sandbox.CommandSpec) error {
 func (rn *runner) start(x *execution, cmd *exec.Cmd, startErr error) error {
 	x.started = time.Now()
 	if startErr == nil {
-		startErr = cmd.Start()
+		startErr = rn.sb.StartCommand(cmd)
 	}
 	if startErr == nil {
 		x.pgid = cmd.Process.Pid

@@ -1,6 +1,7 @@
 package execd
 
 import (
+	"errors"
 	"os"
 	"sync/atomic"
 	"time"
@@ -27,6 +28,19 @@ func (d *drainer) commandExited() {
 }
 
 func (d *drainer) Read(p []byte) (int, error) {
+	for {
+		n, err := d.read(p)
+		// A read under way at the exit may time out unread when its
+		// goroutine was not run for a drainGrace (a loaded host): what
+		// the pipe held then is still owed and still there.
+		if n == 0 && errors.Is(err, os.ErrDeadlineExceeded) && d.owed.Load() > 0 && pipeBuffered(d.f) > 0 {
+			continue
+		}
+		return n, err
+	}
+}
+
+func (d *drainer) read(p []byte) (int, error) {
 	// Only a read that starts after the exit pays off owed: one already
 	// under way may take bytes the exit's count no longer saw, and counting
 	// them would end the drain with bytes of the command still in the pipe.

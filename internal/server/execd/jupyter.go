@@ -169,7 +169,7 @@ func (j *jupyterServer) launch(prog, dir, token string) (*exec.Cmd, chan struct{
 		return nil, nil, err
 	}
 	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
+	if err := j.rn.sb.StartCommand(cmd); err != nil {
 		return nil, nil, fmt.Errorf("starting %s: %w", prog, err)
 	}
 	exited := make(chan struct{})

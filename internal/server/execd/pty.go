@@ -251,9 +251,21 @@ func (s *ptySession) start(pipe bool) error {
 func (s *ptySession) startTTY(run *ptyRun) error {
 	attr := run.cmd.SysProcAttr
 	attr.Setpgid, attr.Setsid, attr.Setctty = false, true, true
-	size := ptyTTYSize
-	blocking, err := pty.StartWithAttrs(run.cmd, &size, attr)
+	blocking, tty, err := pty.Open()
 	if err != nil {
+		return err
+	}
+	size := ptyTTYSize
+	if err := pty.Setsize(blocking, &size); err != nil {
+		blocking.Close()
+		tty.Close()
+		return err
+	}
+	run.cmd.Stdin, run.cmd.Stdout, run.cmd.Stderr = tty, tty, tty
+	err = s.sb.StartCommand(run.cmd)
+	tty.Close()
+	if err != nil {
+		blocking.Close()
 		return err
 	}
 	master, err := pollable(blocking)
@@ -297,7 +309,7 @@ func (s *ptySession) startPipes(run *ptyRun) error {
 		return fail(err)
 	}
 	run.cmd.Stdin, run.cmd.Stdout, run.cmd.Stderr = inR, outW, errW
-	if err := run.cmd.Start(); err != nil {
+	if err := s.sb.StartCommand(run.cmd); err != nil {
 		return fail(err)
 	}
 	inR.Close()

@@ -122,7 +122,7 @@ func (rn *runner) startSession(cwd string) (*session, error) {
 		return nil, err
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, outW
-	err = cmd.Start()
+	err = rn.sb.StartCommand(cmd)
 	inR.Close()
 	outW.Close()
 	if err == nil {

@@ -181,8 +181,8 @@ func ownCgroups() map[string]string {
 
 // cgroup is one sandbox's cgroup: a directory per hierarchy. The process
 // cap has two levels: the sandbox's own processes join the child "procs"
-// (capped at the sandbox's pids limit) as they start (see oomFirst); the
-// init and agent stay in "agent", so a fork bomb that fills "procs" leaves
+// (capped at the sandbox's pids limit) as they start, moved there by the
+// init (confine_linux.go); the init and agent stay in "agent", so a fork bomb that fills "procs" leaves
 // them the reserve they need to go on serving.
 type cgroup struct {
 	version int
@@ -216,8 +216,7 @@ func newCgroup(id string, l Limits) (*cgroup, error) {
 	return cg, nil
 }
 
-// splitPIDs makes the agent/ and procs/ children of the pids hierarchy and
-// lets the sandbox's root (only) move its own processes into procs/.
+// splitPIDs makes the agent/ and procs/ children of the pids hierarchy.
 func (cg *cgroup) splitPIDs(limit int64) error {
 	if limit <= 0 {
 		// No children: on v2 a cgroup that hands controllers down cannot
@@ -250,28 +249,27 @@ func (cg *cgroup) splitPIDs(limit int64) error {
 			return fmt.Errorf("cgroup %s: %w", w[0], err)
 		}
 	}
-	// Moving a process needs write access to the target's cgroup.procs
-	// (and on v2 to the common parent's).
-	for _, f := range []string{"procs/cgroup.procs", "procs/tasks", "cgroup.procs"} {
-		if rootless {
-			break // the sandbox's root is the server's own user: it owns them
-		}
-		if cg.version == 1 && f == "cgroup.procs" {
-			continue
-		}
-		if err := os.Lchown(filepath.Join(dir, f), hostIDBase, hostIDBase); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return err
-		}
-	}
 	return nil
 }
 
-// procsDir is the directory the sandbox's processes join ("" for none).
-func (cg *cgroup) procsDir() string {
-	if cg == nil || cg.pidsDir == "" {
-		return ""
+// reserveFiles opens, for the init, the cgroup.procs of procs/ and of
+// agent/ (nil without the split): writes to them move processes with the
+// server's rights, and nothing of the sandbox can write them otherwise
+// (confine_linux.go).
+func (cg *cgroup) reserveFiles() (procs, reserve *os.File, err error) {
+	if cg.pidsDir == "" {
+		return nil, nil, nil
 	}
-	return filepath.Join(cg.pidsDir, "procs")
+	procs, err = os.OpenFile(filepath.Join(cg.pidsDir, "procs", "cgroup.procs"), os.O_WRONLY, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	reserve, err = os.OpenFile(filepath.Join(cg.pidsDir, "agent", "cgroup.procs"), os.O_WRONLY, 0)
+	if err != nil {
+		procs.Close()
+		return nil, nil, err
+	}
+	return procs, reserve, nil
 }
 
 func (cg *cgroup) setLimits(l Limits) error {

@@ -2,7 +2,10 @@
 
 package sandbox
 
-import "errors"
+import (
+	"errors"
+	"os"
+)
 
 // CgroupSupport tells whether sandboxes can get resource limits here.
 type CgroupSupport struct {
@@ -24,7 +27,7 @@ func (*cgroup) add(int) error { return nil }
 
 func (*cgroup) remove() error { return nil }
 
-func (*cgroup) procsDir() string { return "" }
+func (*cgroup) reserveFiles() (procs, reserve *os.File, err error) { return nil, nil, nil }
 
 func (*cgroup) usage() (float64, uint64, bool) { return 0, 0, false }
 

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"os/user"
@@ -33,9 +34,89 @@ const (
 // oomFirst runs a program as the OOM killer's first choice: a sandbox that
 // runs out of memory loses what used it, never its init or agent (which
 // keep the default score). Raising the score needs no privilege.
-// It also joins the cgroup of the sandbox's processes, where the init
-// mounted it (see cgroup_linux.go).
-const oomFirst = `{ echo 1000 >/proc/self/oom_score_adj; echo $$ >` + procsCgroup + `/cgroup.procs; } 2>/dev/null; exec "$@"`
+// Before the program, it waits for a line on descriptor 3: the one who
+// started it sends it once the process is in the cgroup of the sandbox's
+// processes (see startGated), and without it the program never runs.
+const oomFirst = `{ echo 1000 >/proc/self/oom_score_adj; } 2>/dev/null; read -r ok <&3 || exit 126; exec 3<&-; exec "$@"`
+
+// gated tells whether cmd runs through oomFirst.
+func gated(cmd *exec.Cmd) bool {
+	return len(cmd.Args) > 2 && cmd.Args[1] == "-c" && cmd.Args[2] == oomFirst
+}
+
+// startGated starts cmd, has move put it into the cgroup of the sandbox's
+// processes, and only then lets it run (oomFirst). One that cannot be
+// moved is killed and reaped. A program without the wrapper (an image
+// without a shell) is moved once started.
+func startGated(cmd *exec.Cmd, move func(pid int) error) error {
+	var gate *os.File
+	if gated(cmd) {
+		r, w, err := os.Pipe()
+		if err != nil {
+			return err
+		}
+		defer w.Close()
+		gate = w
+		cmd.ExtraFiles = append([]*os.File{r}, cmd.ExtraFiles...)
+		err = cmd.Start()
+		r.Close()
+		if err != nil {
+			return err
+		}
+	} else if err := cmd.Start(); err != nil {
+		return err
+	}
+	err := move(cmd.Process.Pid)
+	if err == nil && gate != nil {
+		_, err = gate.WriteString("\n")
+	}
+	if err != nil {
+		kill(-cmd.Process.Pid, syscall.SIGKILL)
+		cmd.Process.Kill()
+		cmd.Wait()
+		return fmt.Errorf("confining the process: %w", err)
+	}
+	return nil
+}
+
+// StartCommand starts a command that Command prepared. Inside a sandbox,
+// the init first moves it into the cgroup of the sandbox's processes,
+// under their cap (confine_linux.go); until then it runs nothing of its
+// own.
+func (s *Sandbox) StartCommand(cmd *exec.Cmd) error {
+	if !s.inside {
+		return cmd.Start()
+	}
+	return startGated(cmd, s.initLink.move)
+}
+
+// initLink is the agent's socket to the init, which moves processes into
+// the cgroup of the sandbox's processes on its request.
+type initLink struct {
+	mu sync.Mutex
+	f  *os.File
+}
+
+// move asks the init to move pid; nil link: there is no init to ask.
+func (l *initLink) move(pid int) error {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, err := l.f.WriteString(strconv.Itoa(pid)); err != nil {
+		return err
+	}
+	buf := make([]byte, 256)
+	n, err := l.f.Read(buf)
+	if err != nil {
+		return err
+	}
+	if reply := string(buf[:n]); reply != "ok" {
+		return errors.New(reply)
+	}
+	return nil
+}
 
 // hasShell tells whether the sandbox has the /bin/sh that oomFirst needs:
 // an image without one (distroless) runs its programs directly, in the
@@ -44,9 +125,6 @@ func hasShell() bool {
 	_, err := os.Stat("/bin/sh")
 	return err == nil
 }
-
-// procsCgroup is where, inside the sandbox, its processes' cgroup is.
-const procsCgroup = "/run/osb-cgroup"
 
 // defaultPath is PATH inside an isolated sandbox, as in a typical image.
 const defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"

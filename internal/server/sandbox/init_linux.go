@@ -60,6 +60,7 @@ func runInit() error {
 		return fmt.Errorf("reading configuration: %w", err)
 	}
 	cf.Close()
+	openReserve(cfg)
 	if cfg.NoFile > 0 {
 		// Lowered here, before anything starts: every process inherits it.
 		if err := unix.Setrlimit(unix.RLIMIT_NOFILE, &unix.Rlimit{Cur: cfg.NoFile, Max: cfg.NoFile}); err != nil {
@@ -211,7 +212,7 @@ func startEntrypoint(cfg initConfig) int {
 			cmd.SysProcAttr.Credential = &syscall.Credential{Uid: rs.User.UID, Gid: rs.User.GID}
 		}
 	}
-	if err := cmd.Start(); err != nil {
+	if err := startGated(cmd, confinePID); err != nil {
 		fmt.Fprintln(os.Stderr, "osb sandbox init: entrypoint:", err)
 		writeExit(127)
 		return 0
@@ -226,24 +227,33 @@ func writeExit(code int) {
 }
 
 // startAgent starts the agent on the listener ln; it writes a line to
-// ready once it serves.
+// ready once it serves. Its requests to confine commands are served
+// until it ends.
 func startAgent(cfg initConfig, ln, ready *os.File) (int, error) {
 	a := cfg.Agent
+	mine, theirs, err := socketPair()
+	if err != nil {
+		return 0, err
+	}
+	defer theirs.Close()
 	cmd := exec.Command("/proc/self/exe")
 	cmd.Args = []string{"osb-sandbox-agent"}
 	cmd.Env = []string{AgentEnv + "=" + a.Config, "PATH=" + envPath(cfg.Env)}
 	cmd.Dir = "/"
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	cmd.ExtraFiles = []*os.File{ln, ready}
+	cmd.ExtraFiles = []*os.File{ln, ready, theirs}
 	if l := hostLoader; l != nil {
 		cmd.Path = l.path
-		cmd.Args = []string{l.path, "--library-path", l.libPath, "/proc/self/fd/5"}
+		cmd.Args = []string{l.path, "--library-path", l.libPath, "/proc/self/fd/6"}
 		cmd.ExtraFiles = append(cmd.ExtraFiles, l.exe)
 	}
 	cmd.SysProcAttr = lockedMountsAttr(cfg.Rootless)
 	if err := cmd.Start(); err != nil {
+		mine.Close()
 		return 0, err
 	}
+	agentPID.Store(int64(cmd.Process.Pid))
+	go serveConfine(mine)
 	return cmd.Process.Pid, nil
 }
 
@@ -539,7 +549,9 @@ func makeDev(r string, cfg initConfig) error {
 	if err := unix.Mount("devpts", filepath.Join(dev, "pts"), "devpts", unix.MS_NOSUID|unix.MS_NOEXEC, opts); err != nil {
 		return fmt.Errorf("/dev/pts: %w", err)
 	}
-	if err := unix.Mount("shm", filepath.Join(dev, "shm"), "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777"); err != nil {
+	// 64 MiB, as a container's /dev/shm has by default (tmpfs's own
+	// default is half the host's memory).
+	if err := unix.Mount("shm", filepath.Join(dev, "shm"), "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777,size=64m"); err != nil {
 		return fmt.Errorf("/dev/shm: %w", err)
 	}
 	links := map[string]string{"ptmx": "pts/ptmx", "fd": "/proc/self/fd", "stdin": "/proc/self/fd/0",

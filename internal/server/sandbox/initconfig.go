@@ -7,6 +7,9 @@ const (
 	// The init's inherited descriptors (ExtraFiles of the host side).
 	fdConfig = 3 // JSON initConfig, then EOF
 	fdReady  = 4 // "ready\n" once the sandbox can take requests
+	// The agent's, from the init: after its listener (3) and ready pipe
+	// (4), its socket to the init (startGated).
+	fdAgentInit = 5
 )
 
 // initConfig is what the host tells the init.
@@ -27,6 +30,10 @@ type initConfig struct {
 	// NoFile, when not 0, is the RLIMIT_NOFILE (soft and hard) of every
 	// process of the sandbox (noFileLimit).
 	NoFile uint64
+	// ProcsFD and ReserveFD, when not 0, are the cgroup.procs of the
+	// cgroup of the sandbox's processes and of the init's and execd's
+	// reserve, opened by the server (confine_linux.go).
+	ProcsFD, ReserveFD int
 	// Rootfs: the root is an image's (rootfs_linux.go); nil: the host's
 	// program directories on a private tmpfs.
 	Rootfs *rootfsSpec

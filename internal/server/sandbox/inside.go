@@ -39,6 +39,7 @@ func Inside(cfg AgentConfig) (*Sandbox, error) {
 		started: true, done: make(chan struct{}), killed: make(chan struct{})}
 	s.anchor.Store(&anchor{exited: make(chan struct{})})
 	s.cg = insideCgroup()
+	s.initLink = &initLink{f: os.NewFile(fdAgentInit, "init")}
 	return s, nil
 }
 

@@ -70,9 +70,13 @@ func startAnchor(s *Sandbox, entrypoint []string, log *os.File) (*anchor, error)
 
 func startPlain(s *Sandbox, entrypoint []string, log *os.File) (*anchor, error) {
 	if Cgroups().Available {
-		// No limits: the cgroup names the sandbox's processes exactly,
-		// where the marker misses any that dropped it.
-		cg, err := newCgroup(s.id, Limits{})
+		// The cgroup names the sandbox's processes exactly, where the
+		// marker misses any that dropped it, and holds its limits.
+		var l Limits
+		if s.limits != nil {
+			l = *s.limits
+		}
+		cg, err := newCgroup(s.id, l)
 		if err != nil {
 			return nil, fmt.Errorf("tracking cgroup: %w", err)
 		}
@@ -247,10 +251,13 @@ func startIsolated(s *Sandbox, entrypoint []string, log *os.File) (*anchor, erro
 	}
 	if s.limits != nil {
 		cg := s.cg
-		if dir := cg.procsDir(); dir != "" {
-			if err := bind(dir, procsCgroup[1:], false, false); err != nil {
-				return nil, err
-			}
+		procs, reserve, err := cg.reserveFiles()
+		if err != nil {
+			return nil, fmt.Errorf("resource limits: %w", err)
+		}
+		if procs != nil {
+			files = append(files, procs, reserve)
+			cfg.ProcsFD, cfg.ReserveFD = 1+len(files), 2+len(files)
 		}
 		for name, dir := range cg.metricsMounts() {
 			if err := bind(dir, metricsDir[1:]+"/"+name, true, false); err != nil {

@@ -41,7 +41,7 @@ type Config struct {
 	Env      map[string]string // environment of the entrypoint and every command (the create request's env)
 	Isolated bool              // run in namespaces; only honoured when Probe reports them available
 	Agent    bool              // isolated: run the execd agent inside (the binary must link package agent)
-	Limits   *Limits           // isolated: enforce these with a cgroup; nil: no limits
+	Limits   *Limits           // enforce these with a cgroup; nil: no limits
 	// TrustedCA (PEM), isolated: a CA the sandbox's TLS clients trust on
 	// top of the system's (the egress proxy's, see CABundle).
 	TrustedCA []byte
@@ -83,17 +83,18 @@ type Sandbox struct {
 	fsDir    string
 	env      map[string]string
 	isolated bool
-	agent    bool     // isolated with an in-sandbox agent
-	inside   bool     // this is the agent's view from inside the sandbox (Inside)
-	dirFile  *os.File // isolated with agent: path-only descriptor of dir, for the agent socket
-	limits   *Limits  // isolated: what the cgroup enforces
-	caPEM    []byte   // isolated: Config.TrustedCA
-	rootfs   *Rootfs  // isolated: the image it runs on; nil: host programs
-	mounts   []Mount  // isolated: volumes
-	workDir  string   // default working directory of commands
-	user     *User    // default user of commands; nil: root (or the server's user)
-	copied   bool     // rootfs: the layers were copied into Dir (no overlay here)
-	cg       *cgroup  // once started, where cgroups can be made (unisolated: no limits, for members only)
+	agent    bool      // isolated with an in-sandbox agent
+	inside   bool      // this is the agent's view from inside the sandbox (Inside)
+	initLink *initLink // inside: the way to the init, which confines commands
+	dirFile  *os.File  // isolated with agent: path-only descriptor of dir, for the agent socket
+	limits   *Limits   // what the cgroup enforces
+	caPEM    []byte    // isolated: Config.TrustedCA
+	rootfs   *Rootfs   // isolated: the image it runs on; nil: host programs
+	mounts   []Mount   // isolated: volumes
+	workDir  string    // default working directory of commands
+	user     *User     // default user of commands; nil: root (or the server's user)
+	copied   bool      // rootfs: the layers were copied into Dir (no overlay here)
+	cg       *cgroup   // once started, where cgroups can be made (unisolated: no limits, for members only)
 	root     *os.Root
 	logFile  *os.File
 
@@ -131,8 +132,8 @@ func New(cfg Config) (*Sandbox, error) {
 	s.isolated = cfg.Isolated && Probe().Available
 	s.agent = s.isolated && cfg.Agent
 	s.workDir = "/workspace"
+	s.limits = cfg.Limits
 	if s.isolated {
-		s.limits = cfg.Limits
 		s.caPEM = cfg.TrustedCA
 		s.rootfs = cfg.Rootfs
 		s.mounts = cfg.Mounts
