@@ -25,6 +25,9 @@
 say() { echo "bench: $*" >&2; }
 die() { say "$*"; exit 1; }
 
+# now_us: the wall clock in microseconds (bash 5's EPOCHREALTIME).
+now_us() { local t=${EPOCHREALTIME/[.,]/}; echo "$t"; }
+
 bench_pids=()
 
 bench_cleanup() {

@@ -38,7 +38,7 @@ need unshare util-linux
 [ -n "${EPOCHREALTIME:-}" ] || die "bash 5 is needed (EPOCHREALTIME)"
 
 bench_osb
-bench_server
+bench_server --host-programs # the host's programs: what a sandbox costs, not an image
 api="http://$OPEN_SANDBOX_DOMAIN/v1"
 key_header="OPEN-SANDBOX-API-KEY: $OPEN_SANDBOX_API_KEY"
 body='{"image":{"uri":"bench"},"entrypoint":["sleep","infinity"],"resourceLimits":{"cpu":"1","memory":"64Mi"},"timeout":7200}'
@@ -72,7 +72,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a/b; else p
 row() { printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$@"; }
 
 # Warm up: the first create loads the image and probes cgroups.
-id=$(create) && [ -n "$id" ] || { cat "$work/server.log" >&2; die "could not create a sandbox"; }
+id=$(create) && [ -n "$id" ] || { cat "$data.log" >&2; die "could not create a sandbox"; }
 delete "$id"
 
 # --- create vs unshare, interleaved ---------------------------------------
