@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -41,6 +42,10 @@ func init() {
 		fmt.Fprintln(os.Stderr, "osb sandbox init:", err)
 		os.Exit(1)
 	}
+	// What building the sandbox allocated is garbage now, and the heap
+	// is too small for a collection to come by itself: the init would
+	// keep it for the sandbox's whole life.
+	debug.FreeOSMemory()
 	reapForever(entrypointPID)
 }
 

@@ -121,8 +121,8 @@ const metricsDir = "/run/osb-metrics"
 // (command logs, upload spools).
 const agentDir = "/run/osb"
 
-// startIsolated starts the sandbox init (this program again, see
-// init_linux.go) in new namespaces, hands it its configuration and waits
+// startIsolated starts the sandbox init (see init_linux.go and
+// initCommand) in new namespaces, hands it its configuration and waits
 // until it (or its agent) reports ready.
 func startIsolated(s *Sandbox, entrypoint []string, log *os.File) (*anchor, error) {
 	var files []*os.File
@@ -259,11 +259,10 @@ func startIsolated(s *Sandbox, entrypoint []string, log *os.File) (*anchor, erro
 		}
 	}
 	cfg.TrustedCA = s.caPEM
-	cmd := exec.Command("/proc/self/exe")
+	cmd := initCommand(files)
 	cmd.Args = []string{"osb-sandbox-init"}
-	cmd.Env = []string{initEnv + "=1"} // never the server's environment
+	cmd.Env = []string{initEnv + "=1", "GOMAXPROCS=1"} // never the server's environment
 	cmd.Stdout, cmd.Stderr = log, log
-	cmd.ExtraFiles = files
 	cmd.SysProcAttr = initAttr()
 	if err := startSteady(cmd); err != nil {
 		if sockets != nil {
