@@ -17,10 +17,10 @@ build: sandbox-program
 # platform, sandbox-programs builds every Linux one the release has.
 PROGRAM_OS   ?= $(shell $(GO) env GOOS)
 PROGRAM_ARCH ?= $(shell $(GO) env GOARCH)
+PROGRAM_DIR  := internal/server/sandbox/program
 
 sandbox-program:
-	GOOS=$(PROGRAM_OS) GOARCH=$(PROGRAM_ARCH) CGO_ENABLED=0 $(GO) build -trimpath -ldflags="-s -w" \
-		-o internal/server/sandbox/program/osb-sandbox_$(PROGRAM_OS)_$(PROGRAM_ARCH) ./cmd/osb-sandbox
+	GOOS=$(PROGRAM_OS) GOARCH=$(PROGRAM_ARCH) CGO_ENABLED=0 $(GO) build -trimpath -ldflags="-s -w" -o $(PROGRAM_DIR)/osb-sandbox_$(PROGRAM_OS)_$(PROGRAM_ARCH) ./cmd/osb-sandbox
 
 sandbox-programs:
 	$(MAKE) sandbox-program PROGRAM_OS=linux PROGRAM_ARCH=amd64
