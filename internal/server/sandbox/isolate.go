@@ -276,12 +276,15 @@ func startIsolated(s *Sandbox, entrypoint []string, log *os.File) (*anchor, erro
 		f.Close()
 	}
 	files = nil
-	// The init waits for its configuration: until then it has started
-	// nothing, so what is set on it now holds for the whole sandbox.
+	// The init builds the sandbox's root from its configuration while it
+	// joins the cgroup (a cgroup v1 join waits out an RCU grace period,
+	// milliseconds); it starts no process before the configuration pipe's
+	// end, which comes once it is in, so what is set on it now holds for
+	// every process of the sandbox.
+	json.NewEncoder(cfgW).Encode(cfg)
 	err = s.confine(cmd.Process.Pid)
+	cfgW.Close()
 	if err == nil {
-		json.NewEncoder(cfgW).Encode(cfg)
-		cfgW.Close()
 		err = a.awaitReady(ready, 10*time.Second)
 	}
 	if err != nil {
