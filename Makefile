@@ -6,10 +6,25 @@ COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null)
 DATE    ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
 LDFLAGS := -s -w -X $(PKG)/internal/build.Version=$(VERSION) -X $(PKG)/internal/build.Commit=$(COMMIT) -X $(PKG)/internal/build.Date=$(DATE)
 
-.PHONY: build install test test-short lint docs docs-check release-check bench interop differential
+.PHONY: build sandbox-program sandbox-programs install test test-short lint docs docs-check release-check bench interop differential
 
-build:
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/osb ./cmd/osb
+build: sandbox-program
+	CGO_ENABLED=0 $(GO) build -tags sandboxprogram -trimpath -ldflags '$(LDFLAGS)' -o bin/osb ./cmd/osb
+
+# cmd/osb-sandbox, the program a sandbox's init and execd run, for osb
+# built with -tags sandboxprogram to carry (see package
+# internal/server/sandbox/program); PROGRAM_OS and PROGRAM_ARCH pick the
+# platform, sandbox-programs builds every Linux one the release has.
+PROGRAM_OS   ?= $(shell $(GO) env GOOS)
+PROGRAM_ARCH ?= $(shell $(GO) env GOARCH)
+PROGRAM_DIR  := internal/server/sandbox/program
+
+sandbox-program:
+	GOOS=$(PROGRAM_OS) GOARCH=$(PROGRAM_ARCH) CGO_ENABLED=0 $(GO) build -trimpath -ldflags="-s -w" -o $(PROGRAM_DIR)/osb-sandbox_$(PROGRAM_OS)_$(PROGRAM_ARCH) ./cmd/osb-sandbox
+
+sandbox-programs:
+	$(MAKE) sandbox-program PROGRAM_OS=linux PROGRAM_ARCH=amd64
+	$(MAKE) sandbox-program PROGRAM_OS=linux PROGRAM_ARCH=arm64
 
 # osb goes where go install puts it ($GOBIN, else $GOPATH/bin), its man
 # pages beside it in ../share/man, where man finds them once that bin
@@ -17,8 +32,8 @@ build:
 BINDIR = $(or $(shell $(GO) env GOBIN),$(shell $(GO) env GOPATH)/bin)
 MANDIR ?= $(BINDIR)/../share/man
 
-install:
-	CGO_ENABLED=0 $(GO) install -trimpath -ldflags '$(LDFLAGS)' ./cmd/osb
+install: sandbox-program
+	CGO_ENABLED=0 $(GO) install -tags sandboxprogram -trimpath -ldflags '$(LDFLAGS)' ./cmd/osb
 	install -d '$(MANDIR)/man1'
 	install -m 0644 docs/man/*.1 '$(MANDIR)/man1/'
 

@@ -25,6 +25,9 @@
 say() { echo "bench: $*" >&2; }
 die() { say "$*"; exit 1; }
 
+# now_us: the wall clock in microseconds (bash 5's EPOCHREALTIME).
+now_us() { local t=${EPOCHREALTIME/[.,]/}; echo "$t"; }
+
 bench_pids=()
 
 bench_cleanup() {
@@ -66,10 +69,13 @@ bench_osb() {
 	osb=${OSB:-}
 	[ -n "$osb" ] && return
 	need go
+	need make make
 	say "building osb…"
 	local version
 	version=$(cd "$root" && git describe --tags --always --dirty 2>/dev/null || echo 0.0.0-dev)
-	(cd "$root" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X github.com/osb-dev/osb/internal/build.Version=$version" -o "$work/osb" ./cmd/osb)
+	# As make build does: osb carrying the sandbox program.
+	(cd "$root" && make -s sandbox-program &&
+		CGO_ENABLED=0 go build -tags sandboxprogram -trimpath -ldflags "-s -w -X github.com/osb-dev/osb/internal/build.Version=$version" -o "$work/osb" ./cmd/osb)
 	osb="$work/osb"
 }
 
@@ -89,8 +95,8 @@ bench_server() {
 	server_pid=$!
 	bench_pids+=("$server_pid")
 	addr=""
-	for _ in $(seq 100); do
-		addr=$(sed -n 's|^osb server listening on http://||p' "$data.log")
+	for _ in $(seq 600); do # up to a minute: a loaded machine
+		addr=$(sed -n 's|^osb server listening on http://||p' "$data.log" 2>/dev/null) || true # the log may not be there yet
 		[ -n "$addr" ] && break
 		sleep 0.1
 	done

@@ -19,7 +19,7 @@
 #   memory   PSS and RSS of the server and every process of its sandboxes'
 #            cgroups, with LIVE idle sandboxes, less the server's alone,
 #            divided by LIVE; beside it the entrypoint's own (sleep) and a
-#            per-process breakdown by command name.
+#            per-process breakdown by program name (argv[0]).
 # Output: one line per figure, tab-separated: name, value, baseline, ratio
 # (value/baseline), unit, note. Everything it creates lives in one temp dir,
 # removed on exit. Needs: bash 5, go, curl, unshare (util-linux), root.
@@ -38,7 +38,7 @@ need unshare util-linux
 [ -n "${EPOCHREALTIME:-}" ] || die "bash 5 is needed (EPOCHREALTIME)"
 
 bench_osb
-bench_server
+bench_server --host-programs # the host's programs: what a sandbox costs, not an image
 api="http://$OPEN_SANDBOX_DOMAIN/v1"
 key_header="OPEN-SANDBOX-API-KEY: $OPEN_SANDBOX_API_KEY"
 body='{"image":{"uri":"bench"},"entrypoint":["sleep","infinity"],"resourceLimits":{"cpu":"1","memory":"64Mi"},"timeout":7200}'
@@ -72,7 +72,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a/b; else p
 row() { printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$@"; }
 
 # Warm up: the first create loads the image and probes cgroups.
-id=$(create) && [ -n "$id" ] || { cat "$work/server.log" >&2; die "could not create a sandbox"; }
+id=$(create) && [ -n "$id" ] || { cat "$data.log" >&2; die "could not create a sandbox"; }
 delete "$id"
 
 # --- create vs unshare, interleaved ---------------------------------------
@@ -138,7 +138,9 @@ sleep 5 # let them settle: idle is what is measured
 mapfile -t pids < <(sandbox_pids)
 read -r all_pss all_rss < <(pss_kib "$server_pid" "${pids[@]}")
 for pid in "${pids[@]}"; do
-	comm=$(cat "/proc/$pid/comm" 2>/dev/null) || continue
+	# By program name (argv[0]): an init run from memory has a number for comm.
+	IFS= read -r -d '' comm <"/proc/$pid/cmdline" 2>/dev/null && [ -n "$comm" ] || continue
+	comm=${comm##*/}
 	read -r p r < <(pss_kib "$pid")
 	echo "$comm $p $r"
 done | awk -v n="$live" '{p[$1] += $2; r[$1] += $3; c[$1]++} END {for (k in p) printf "%s\t%.2f\t%.2f\t%d\n", k, p[k]/n/1024, r[k]/n/1024, c[k]}' |

@@ -5,8 +5,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"sync"
 	"testing"
+
+	"github.com/osb-dev/osb/internal/server/sandbox/program"
 )
 
 // built is cmd/osb compiled for one test binary: once, by the first test
@@ -40,14 +44,9 @@ func BuildOsb(t testing.TB) string {
 		// test's make install. One build at a time: test binaries run in
 		// parallel, and two compiling the same packages at once both do
 		// all the work.
-		cmd := exec.Command(gobin, "build", "-trimpath", "-o", built.bin, "github.com/osb-dev/osb/cmd/osb")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		unlock := lockBuild()
-		out, err := cmd.CombinedOutput()
+		built.err = buildOsb(gobin, built.bin)
 		unlock()
-		if err != nil {
-			built.err = fmt.Errorf("go build: %v\n%s", err, out)
-		}
 	})
 	if built.skip != "" {
 		t.Skip(built.skip)
@@ -56,6 +55,35 @@ func BuildOsb(t testing.TB) string {
 		t.Fatal(built.err)
 	}
 	return built.bin
+}
+
+// buildOsb builds cmd/osb-sandbox where package program embeds it, then
+// osb carrying it, as make build does.
+func buildOsb(gobin, bin string) error {
+	dir, err := exec.Command(gobin, "list", "-f", "{{.Dir}}", programPkg).Output()
+	if err != nil {
+		return fmt.Errorf("go list %s: %v", programPkg, err)
+	}
+	prog := filepath.Join(strings.TrimSpace(string(dir)), program.File(runtime.GOOS, runtime.GOARCH))
+	// Renamed into place: a build reading the directory never sees half a file.
+	if err := goBuild(gobin, "-trimpath", "-ldflags=-s -w", "-o", prog+".new", "github.com/osb-dev/osb/cmd/osb-sandbox"); err != nil {
+		return err
+	}
+	if err := os.Rename(prog+".new", prog); err != nil {
+		return err
+	}
+	return goBuild(gobin, "-tags", "sandboxprogram", "-trimpath", "-o", bin, "github.com/osb-dev/osb/cmd/osb")
+}
+
+const programPkg = "github.com/osb-dev/osb/internal/server/sandbox/program"
+
+func goBuild(gobin string, args ...string) error {
+	cmd := exec.Command(gobin, append([]string{"build"}, args...)...)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return nil
 }
 
 // RemoveOsb removes what BuildOsb built, if anything.

@@ -25,6 +25,7 @@ import (
 	"github.com/osb-dev/osb/internal/cmdutil"
 	"github.com/osb-dev/osb/internal/commands"
 	"github.com/osb-dev/osb/internal/iostreams"
+	"github.com/osb-dev/osb/internal/server/sandbox/program"
 )
 
 // goreleaser itself cannot run in every test environment, so this test
@@ -47,6 +48,7 @@ type releaseConfig struct {
 		Env     []string `yaml:"env"`
 		Goos    []string `yaml:"goos"`
 		Goarch  []string `yaml:"goarch"`
+		Flags   []string `yaml:"flags"`
 		Ldflags []string `yaml:"ldflags"`
 	} `yaml:"builds"`
 	Archives []struct {
@@ -120,6 +122,9 @@ func TestReleaseBuildsEveryTarget(t *testing.T) {
 		if !slices.Contains(b.Goarch, arch) {
 			t.Errorf("goarch %v lacks %s", b.Goarch, arch)
 		}
+	}
+	if !slices.Contains(b.Flags, "-tags=sandboxprogram") {
+		t.Errorf("build flags %v lack -tags=sandboxprogram (the sandbox program osb carries)", b.Flags)
 	}
 }
 
@@ -204,6 +209,8 @@ func checkHook(t *testing.T, hook string, generated map[string]bool) {
 	words := strings.Fields(cmdline)
 	switch {
 	case hook == "go mod download", hook == "mkdir -p completions":
+	case hook == "make sandbox-programs":
+		checkProgramsHook(t, loadReleaseConfig(t).Builds[0].Goarch)
 	case len(words) >= 3 && words[0] == "go" && words[1] == "run" && words[2] == "./internal/docsgen":
 		for _, page := range runDocsgenHook(t, hook, words[3:]) {
 			generated[page] = true
@@ -216,6 +223,29 @@ func checkHook(t *testing.T, hook string, generated map[string]bool) {
 		generated[outFile] = true
 	default:
 		t.Errorf("hook %q is not one this test knows how to check; teach it", hook)
+	}
+}
+
+// checkProgramsHook checks that make sandbox-programs builds
+// cmd/osb-sandbox where package program embeds it, for every Linux
+// architecture the release builds osb for.
+func checkProgramsHook(t *testing.T, goarch []string) {
+	t.Helper()
+	makeBin, err := exec.LookPath("make")
+	if err != nil {
+		t.Skip("no make to check the sandbox-programs hook with")
+	}
+	cmd := exec.Command(makeBin, "-s", "-n", "sandbox-programs")
+	cmd.Dir = repoRoot
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("make -n sandbox-programs: %v\n%s", err, out)
+	}
+	for _, arch := range goarch {
+		want := "-o internal/server/sandbox/program/" + program.File("linux", arch) + " ./cmd/osb-sandbox"
+		if !strings.Contains(string(out), want) {
+			t.Errorf("make sandbox-programs does not build %q:\n%s", want, out)
+		}
 	}
 }
 

@@ -80,6 +80,36 @@ func TestKilledServerLeavesNothingAfterRestart(t *testing.T) {
 	}
 }
 
+// An isolated sandbox's init and execd run the sandbox program osb
+// carries (cmd/osb-sandbox), from memory, not osb itself: the program
+// the host shows for each is that memory file.
+func TestSandboxesRunTheSandboxProgram(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds and runs the binary; skipped under -short")
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("isolated sandboxes need root")
+	}
+	bin := buildOsb(t)
+	home := t.TempDir()
+	const key = "e2e-key"
+	srv := launchServer(t, bin, home, key, "--data-dir", t.TempDir())
+	env := clientEnv(home, srv.addr, key)
+	id := createSandbox(t, bin, env)
+	roles := map[string]string{}
+	for _, pid := range processesOf(id) {
+		argv, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+		roles[string(bytes.SplitN(argv, []byte{0}, 2)[0])] = exe
+	}
+	for _, role := range []string{"osb-sandbox-init", "osb-sandbox-agent"} {
+		if exe := roles[role]; !strings.HasPrefix(exe, "/memfd:osb-sandbox") {
+			t.Errorf("%s runs %q, want the memfd osb-sandbox (processes: %v)", role, exe, roles)
+		}
+	}
+}
+
 // processesOf lists the host pids whose cgroup path names the sandbox.
 func processesOf(id string) []int {
 	var out []int

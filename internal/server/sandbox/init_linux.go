@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -41,6 +42,10 @@ func init() {
 		fmt.Fprintln(os.Stderr, "osb sandbox init:", err)
 		os.Exit(1)
 	}
+	// What building the sandbox allocated is garbage now, and the heap
+	// is too small for a collection to come by itself: the init would
+	// keep it for the sandbox's whole life.
+	debug.FreeOSMemory()
 	reapForever(entrypointPID)
 }
 
@@ -56,10 +61,10 @@ func runInit() error {
 	}()
 	var cfg initConfig
 	cf := os.NewFile(fdConfig, "config")
-	if err := json.NewDecoder(cf).Decode(&cfg); err != nil {
+	dec := json.NewDecoder(cf)
+	if err := dec.Decode(&cfg); err != nil {
 		return fmt.Errorf("reading configuration: %w", err)
 	}
-	cf.Close()
 	openReserve(cfg)
 	if cfg.NoFile > 0 {
 		// Lowered here, before anything starts: every process inherits it.
@@ -98,6 +103,12 @@ func runInit() error {
 	if cfg.SocketsFD > 0 {
 		go serveSockets(cfg.SocketsFD)
 	}
+	// Every process of the sandbox is a child of the init, and takes its
+	// cgroup: none starts before the server has put the init in.
+	if _, err := io.Copy(io.Discard, io.MultiReader(dec.Buffered(), cf)); err != nil {
+		return fmt.Errorf("waiting for the cgroup: %w", err)
+	}
+	cf.Close()
 	// Programs are found where the sandbox's own PATH (an image's) says.
 	os.Setenv("PATH", envPath(cfg.Env))
 	ready := os.NewFile(fdReady, "ready")

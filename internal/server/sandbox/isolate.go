@@ -125,8 +125,8 @@ const metricsDir = "/run/osb-metrics"
 // (command logs, upload spools).
 const agentDir = "/run/osb"
 
-// startIsolated starts the sandbox init (this program again, see
-// init_linux.go) in new namespaces, hands it its configuration and waits
+// startIsolated starts the sandbox init (see init_linux.go and
+// initCommand) in new namespaces, hands it its configuration and waits
 // until it (or its agent) reports ready.
 func startIsolated(s *Sandbox, entrypoint []string, log *os.File) (*anchor, error) {
 	var files []*os.File
@@ -266,11 +266,10 @@ func startIsolated(s *Sandbox, entrypoint []string, log *os.File) (*anchor, erro
 		}
 	}
 	cfg.TrustedCA = s.caPEM
-	cmd := exec.Command("/proc/self/exe")
+	cmd := initCommand(files)
 	cmd.Args = []string{"osb-sandbox-init"}
-	cmd.Env = []string{initEnv + "=1"} // never the server's environment
+	cmd.Env = []string{initEnv + "=1", "GOMAXPROCS=1"} // never the server's environment
 	cmd.Stdout, cmd.Stderr = log, log
-	cmd.ExtraFiles = files
 	cmd.SysProcAttr = initAttr()
 	if err := startSteady(cmd); err != nil {
 		if sockets != nil {
@@ -284,12 +283,15 @@ func startIsolated(s *Sandbox, entrypoint []string, log *os.File) (*anchor, erro
 		f.Close()
 	}
 	files = nil
-	// The init waits for its configuration: until then it has started
-	// nothing, so what is set on it now holds for the whole sandbox.
+	// The init builds the sandbox's root from its configuration while it
+	// joins the cgroup (a cgroup v1 join waits out an RCU grace period,
+	// milliseconds); it starts no process before the configuration pipe's
+	// end, which comes once it is in, so what is set on it now holds for
+	// every process of the sandbox.
+	json.NewEncoder(cfgW).Encode(cfg)
 	err = s.confine(cmd.Process.Pid)
+	cfgW.Close()
 	if err == nil {
-		json.NewEncoder(cfgW).Encode(cfg)
-		cfgW.Close()
 		err = a.awaitReady(ready, 10*time.Second)
 	}
 	if err != nil {
