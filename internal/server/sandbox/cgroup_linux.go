@@ -190,8 +190,9 @@ type cgroup struct {
 	pidsDir string            // the directory with the agent/ and procs/ children
 }
 
-// newCgroup creates the sandbox's cgroup with its limits.
-func newCgroup(id string, l Limits) (*cgroup, error) {
+// newCgroup creates the sandbox's cgroup with its limits; root is the host
+// uid and gid of the sandbox's root (0: the shared block's).
+func newCgroup(id string, l Limits, root int) (*cgroup, error) {
 	cs := Cgroups()
 	if !cs.Available {
 		return nil, errors.New(cs.Reason)
@@ -209,7 +210,10 @@ func newCgroup(id string, l Limits) (*cgroup, error) {
 		cg.remove()
 		return nil, err
 	}
-	if err := cg.splitPIDs(l.PIDs); err != nil {
+	if root == 0 {
+		root = hostIDBase
+	}
+	if err := cg.splitPIDs(l.PIDs, root); err != nil {
 		cg.remove()
 		return nil, err
 	}
@@ -218,7 +222,7 @@ func newCgroup(id string, l Limits) (*cgroup, error) {
 
 // splitPIDs makes the agent/ and procs/ children of the pids hierarchy and
 // lets the sandbox's root (only) move its own processes into procs/.
-func (cg *cgroup) splitPIDs(limit int64) error {
+func (cg *cgroup) splitPIDs(limit int64, root int) error {
 	if limit <= 0 {
 		// No children: on v2 a cgroup that hands controllers down cannot
 		// hold the init itself.
@@ -259,7 +263,7 @@ func (cg *cgroup) splitPIDs(limit int64) error {
 		if cg.version == 1 && f == "cgroup.procs" {
 			continue
 		}
-		if err := os.Lchown(filepath.Join(dir, f), hostIDBase, hostIDBase); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := os.Lchown(filepath.Join(dir, f), root, root); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
 		}
 	}

@@ -16,7 +16,7 @@ func Cgroups() CgroupSupport { return CgroupSupport{Reason: "resource limits nee
 
 type cgroup struct{}
 
-func newCgroup(string, Limits) (*cgroup, error) {
+func newCgroup(string, Limits, int) (*cgroup, error) {
 	return nil, errors.New("resource limits need Linux cgroups")
 }
 
