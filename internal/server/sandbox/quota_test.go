@@ -210,7 +210,52 @@ func hostRoot(t *testing.T, s *Sandbox) uint32 {
 			fmt.Sscan(f[2], &uid) // effective
 		}
 	}
-	ns, err := os.Open(fmt.Sprintf("/proc/%d/ns/user", pid))
+	if owner := hostRootOwner(t, s); owner != uid {
+		t.Errorf("sandbox root is host uid %d, its user namespace is owned by %d", uid, owner)
+	}
+	return uid
+}
+
+// TestSandboxWhereIdmapsAreRefused: a sandbox whose directory is on a
+// filesystem that cannot be idmapped (ramfs) maps the shared ids, as
+// before, and still has a user namespace owner of its own.
+func TestSandboxWhereIdmapsAreRefused(t *testing.T) {
+	if iso := Probe(); !iso.Available {
+		t.Skip("namespaces unavailable:", iso.Reason)
+	}
+	if rootless {
+		t.Skip("a rootless server's sandboxes all belong to its one user (docs/security.md)")
+	}
+	dir := t.TempDir()
+	if err := unix.Mount("osb-test", dir, "ramfs", 0, "mode=0700"); err != nil {
+		t.Skip("cannot mount ramfs:", err)
+	}
+	t.Cleanup(func() { unix.Unmount(dir, unix.MNT_DETACH) })
+	s, err := New(Config{ID: randomID(t), Dir: filepath.Join(dir, "sb"), Isolated: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start([]string{"tail", "-f", "/dev/null"}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Remove() })
+	pid := s.anchor.Load().initPID
+	if m, err := os.ReadFile(fmt.Sprintf("/proc/%d/uid_map", pid)); err != nil || strings.Fields(string(m))[1] != fmt.Sprint(hostIDBase) {
+		t.Errorf("uid_map %q (%v), want the shared block at %d", m, err, hostIDBase)
+	}
+	if got := run(t, s, CommandSpec{Shell: "echo made >made; stat -c %u made"}); got != "0\n" {
+		t.Errorf("inside: %q", got)
+	}
+	other := start(t, true)
+	if a, b := hostRootOwner(t, s), hostRootOwner(t, other); a == b || a == 0 {
+		t.Errorf("user namespaces owned by %d and %d, want an owner of each sandbox's own", a, b)
+	}
+}
+
+// hostRootOwner is the host uid that owns s's user namespace.
+func hostRootOwner(t *testing.T, s *Sandbox) uint32 {
+	t.Helper()
+	ns, err := os.Open(fmt.Sprintf("/proc/%d/ns/user", s.anchor.Load().initPID))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,8 +264,5 @@ func hostRoot(t *testing.T, s *Sandbox) uint32 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if owner != uid {
-		t.Errorf("sandbox root is host uid %d, its user namespace is owned by %d", uid, owner)
-	}
-	return uid
+	return owner
 }
