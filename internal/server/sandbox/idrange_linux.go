@@ -34,11 +34,6 @@ import (
 // (the last id, 2^32-1, means "no id").
 const rangeSlots = (1<<32-1-hostIDBase)/idCount - 1
 
-// rangeLockDir holds a lock file per slot: a slot is taken while some
-// process (this server or another on the host) holds its lock, and the
-// kernel drops the lock when that process dies.
-var rangeLockDir = "/run/osb-id-ranges"
-
 // idRange is the host ids of one sandbox.
 type idRange struct {
 	owner  int // its first id: owns the sandbox's user namespace
@@ -46,22 +41,36 @@ type idRange struct {
 	lock   *os.File
 }
 
-var (
-	rangeMu   sync.Mutex
-	rangeNext int // slots are taken in turn, so a freed one rests before it is reused
-)
+// rangeCycle is how many slots are taken in turn (a freed one rests
+// while the others are tried, so what the kernel frees late of a dead
+// sandbox is never charged to the next), before the first free one is
+// reused: it bounds the lock files, where the slots beyond are only used
+// when that many sandboxes run at once.
+const rangeCycle = 1024
+
+// rangeAllocator hands out slots. Its dir holds a lock file per slot: a
+// slot is taken while some process (this server or another on the host)
+// holds its lock, and the kernel drops the lock when that process dies.
+type rangeAllocator struct {
+	dir  string
+	mu   sync.Mutex
+	next int // the slot tried first
+}
+
+var ranges = &rangeAllocator{dir: "/run/osb-id-ranges"}
 
 // takeRange reserves a free slot for a sandbox.
-func takeRange() (*idRange, error) {
-	if err := os.MkdirAll(rangeLockDir, 0o700); err != nil {
+func takeRange() (*idRange, error) { return ranges.take() }
+
+func (a *rangeAllocator) take() (*idRange, error) {
+	if err := os.MkdirAll(a.dir, 0o700); err != nil {
 		return nil, fmt.Errorf("host id ranges: %w", err)
 	}
-	rangeMu.Lock()
-	defer rangeMu.Unlock()
-	for range rangeSlots {
-		slot := rangeNext
-		rangeNext = (rangeNext + 1) % rangeSlots
-		f, err := os.OpenFile(filepath.Join(rangeLockDir, strconv.Itoa(slot)), os.O_CREATE|os.O_RDWR, 0o600)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for i := range rangeSlots {
+		slot := (a.next + i) % rangeSlots
+		f, err := os.OpenFile(filepath.Join(a.dir, strconv.Itoa(slot)), os.O_CREATE|os.O_RDWR, 0o600)
 		if err != nil {
 			return nil, fmt.Errorf("host id ranges: %w", err)
 		}
@@ -72,6 +81,7 @@ func takeRange() (*idRange, error) {
 			}
 			return nil, fmt.Errorf("host id ranges: %w", err)
 		}
+		a.next = (slot + 1) % rangeCycle
 		owner := hostIDBase + (slot+1)*idCount
 		return &idRange{owner: owner, mapped: owner, lock: f}, nil
 	}

@@ -266,3 +266,46 @@ func hostRootOwner(t *testing.T, s *Sandbox) uint32 {
 	}
 	return owner
 }
+
+// TestRangesAreTakenInTurnAndNeverTwice: a slot whose lock another holder
+// has (another server) is skipped, a freed one rests while the others are
+// tried, and the cycle starts again at the first free one.
+func TestRangesAreTakenInTurnAndNeverTwice(t *testing.T) {
+	a := &rangeAllocator{dir: t.TempDir()}
+	other, err := os.Create(filepath.Join(a.dir, "0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if err := unix.Flock(int(other.Fd()), unix.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	slot := func(r *idRange) int { return (r.owner-hostIDBase)/idCount - 1 }
+	first, err := a.take()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slot(first) != 1 || first.mapped != first.owner {
+		t.Errorf("first range: slot %d (owner %d, mapped %d), want slot 1, its own ids", slot(first), first.owner, first.mapped)
+	}
+	first.release()
+	second, err := a.take()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.release()
+	if slot(second) != 2 {
+		t.Errorf("after slot 1 was freed the next range is slot %d, want 2", slot(second))
+	}
+	a.next = rangeCycle - 1
+	for _, want := range []int{rangeCycle - 1, 1} {
+		r, err := a.take()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.release()
+		if slot(r) != want {
+			t.Errorf("range at slot %d, want %d", slot(r), want)
+		}
+	}
+}
