@@ -108,7 +108,8 @@ func (s *Sandbox) confine(pid int) error {
 type mountIDs int
 
 const (
-	// hostIDs: unchanged (the sandbox's cgroup, chowned to its ids).
+	// hostIDs: as on the host (the sandbox's cgroup, which newCgroup
+	// gives to the sandbox's root's host uid).
 	hostIDs mountIDs = iota
 	// sandboxIDs: what the shared block hostIDBase.. owns on disk is the
 	// sandbox's (image layers, named volumes).
@@ -329,8 +330,8 @@ func startIsolated(s *Sandbox, entrypoint []string, log *os.File) (*anchor, erro
 	held := ids
 	ids = nil // the anchor has it now
 	go func() { cmd.Wait(); held.release(); close(a.exited) }()
-	// The init waits for its configuration: until then it has attached
-	// none of the mounts, and they can still be idmapped.
+	// Until it has its configuration the init has attached none of the
+	// mounts: they can still be idmapped.
 	err = idmapThroughInit(cmd.Process.Pid, mapOwners)
 	for _, f := range files {
 		f.Close()

@@ -69,10 +69,11 @@ func probe() Isolation {
 	return Isolation{Available: true}
 }
 
-// openOwnedDir creates dir if needed, hands it to the sandbox's root and
-// returns a detached mount of it (open_tree): the init attaches it in its
-// own tree, as it can neither walk the server's private directories nor
-// bind-mount from the host's mount namespace.
+// openOwnedDir creates dir if needed, hands it to the sandboxes' root on
+// disk (the shared block, which the caller's idmapped mount shows as the
+// sandbox's own) and returns a detached mount of it (open_tree): the init
+// attaches it in its own tree, as it can neither walk the server's
+// private directories nor bind-mount from the host's mount namespace.
 func openOwnedDir(dir string) (*os.File, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
