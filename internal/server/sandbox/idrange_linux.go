@@ -132,7 +132,12 @@ func (m *idmapper) own(mnt *os.File) error {
 	if m == nil || m.shared == nil {
 		return nil
 	}
-	return idmap(mnt, m.shared)
+	if err := idmap(mnt, m.shared); errors.Is(err, errNoIdmap) {
+		return fmt.Errorf("%s cannot show the sandbox's ids: %w", mnt.Name(), err)
+	} else if err != nil {
+		return err
+	}
+	return nil
 }
 
 func (m *idmapper) close() {
