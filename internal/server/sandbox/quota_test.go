@@ -86,12 +86,7 @@ func takeUntil(limit int, take func(int) error) string {
 // every inotify instance, message-queue byte and key its user may have:
 // another sandbox, and root on the host, still get theirs.
 func TestSandboxesDoNotShareUserQuotas(t *testing.T) {
-	if iso := Probe(); !iso.Available {
-		t.Skip("namespaces unavailable:", iso.Reason)
-	}
-	if rootless {
-		t.Skip("a rootless server's sandboxes all belong to its one user (docs/security.md)")
-	}
+	needOwnIDs(t)
 	greedy, other := start(t, true), start(t, true)
 	self, err := os.Executable()
 	if err != nil {
@@ -161,12 +156,7 @@ func TestSandboxesDoNotShareUserQuotas(t *testing.T) {
 // its own, which owns its user namespace, while its files are owned on
 // disk by the ids every sandbox's are, read and written from both sides.
 func TestSandboxesHaveHostIDsOfTheirOwn(t *testing.T) {
-	if iso := Probe(); !iso.Available {
-		t.Skip("namespaces unavailable:", iso.Reason)
-	}
-	if rootless {
-		t.Skip("a rootless server's sandboxes all belong to its one user (docs/security.md)")
-	}
+	needOwnIDs(t)
 	a, b := start(t, true), start(t, true)
 	ua, ub := hostRoot(t, a), hostRoot(t, b)
 	if ua == ub || ua < hostIDBase+idCount || ub < hostIDBase+idCount {
@@ -220,12 +210,7 @@ func hostRoot(t *testing.T, s *Sandbox) uint32 {
 // filesystem that cannot be idmapped (ramfs) maps the shared ids, as
 // before, and still has a user namespace owner of its own.
 func TestSandboxWhereIdmapsAreRefused(t *testing.T) {
-	if iso := Probe(); !iso.Available {
-		t.Skip("namespaces unavailable:", iso.Reason)
-	}
-	if rootless {
-		t.Skip("a rootless server's sandboxes all belong to its one user (docs/security.md)")
-	}
+	needOwnIDs(t)
 	dir := t.TempDir()
 	if err := unix.Mount("osb-test", dir, "ramfs", 0, "mode=0700"); err != nil {
 		t.Skip("cannot mount ramfs:", err)
@@ -307,5 +292,16 @@ func TestRangesAreTakenInTurnAndNeverTwice(t *testing.T) {
 		if slot(r) != want {
 			t.Errorf("range at slot %d, want %d", slot(r), want)
 		}
+	}
+}
+
+// needOwnIDs skips a test where sandboxes get no host ids of their own.
+func needOwnIDs(t *testing.T) {
+	t.Helper()
+	if iso := Probe(); !iso.Available {
+		t.Skip("namespaces unavailable:", iso.Reason)
+	}
+	if rootless {
+		t.Skip("a rootless server's sandboxes all belong to its one user (docs/security.md)")
 	}
 }
