@@ -72,7 +72,9 @@ func runInit() error {
 			return fmt.Errorf("open files limit: %w", err)
 		}
 	}
-	shareKernelQuotas()
+	if cfg.Rootless {
+		shareKernelQuotas()
+	}
 	keep := []int{fdReady}
 	for _, b := range cfg.Binds {
 		if b.FD > 0 {
@@ -130,10 +132,12 @@ func runInit() error {
 }
 
 // quotaShare is the part of the host's per-user kernel quotas one sandbox
-// may take: 1/quotaShare. Every sandbox's user namespace is owned by the
-// server's user, so what its processes hold of those quotas is charged to
-// that user too, and one sandbox could otherwise take all of it, for the
-// other sandboxes and for the server's user on the host.
+// of a rootless server may take: 1/quotaShare. Every such sandbox's user
+// namespace is owned by the server's user, so what its processes hold of
+// those quotas is charged to that user too, and one sandbox could
+// otherwise take all of it, for the other sandboxes and for the server's
+// user on the host. (As root, each sandbox's namespace has an owner of
+// its own: see idrange_linux.go.)
 const quotaShare = 4
 
 // shareKernelQuotas lowers, for the sandbox's user namespace (which its

@@ -107,6 +107,24 @@ func (s *Sandbox) confine(pid int) error {
 	return nil
 }
 
+// mountIDs says how the owners of a directory mounted in a sandbox show
+// there.
+type mountIDs int
+
+const (
+	// hostIDs: as on the host (the sandbox's cgroup, which newCgroup
+	// gives to the sandbox's root's host uid).
+	hostIDs mountIDs = iota
+	// sandboxIDs: what the shared block hostIDBase.. owns on disk is the
+	// sandbox's (image layers, named volumes).
+	sandboxIDs
+	// ownDir: the sandbox's own directory, made and given to its root
+	// on disk, shown as sandboxIDs.
+	ownDir
+	// sameIDs: host id N shows as the sandbox's id N (host-path volumes).
+	sameIDs
+)
+
 // isolatedBinds are the sandbox's own directories (relative to its Dir)
 // and where the init mounts them.
 var isolatedBinds = [][2]string{
@@ -151,12 +169,34 @@ func startIsolated(s *Sandbox, entrypoint []string, log *os.File) (*anchor, erro
 	if s.limits != nil {
 		cfg.NoFile = noFileLimit(s.limits.PIDs, fileMax(), ownNoFile())
 	}
+	// As root, the sandbox gets host ids of its own (idrange_linux.go),
+	// held until its init has exited.
+	var ids *idRange
+	var idm *idmapper
+	if !rootless {
+		var err error
+		if ids, err = takeRange(); err != nil {
+			return nil, err
+		}
+		defer func() {
+			if ids != nil {
+				ids.release()
+			}
+		}()
+		if idm, err = newIdmapper(ids, s.dir); err != nil {
+			return nil, err
+		}
+		defer idm.close()
+	}
+	// Host-path volumes, whose owners show as the same ids inside: they
+	// are idmapped through the init's own user namespace once it exists.
+	var mapOwners []*os.File
 	// spec makes a host directory ready to mount in the sandbox: as root,
 	// a detached mount passed as a descriptor; rootless, its path.
-	spec := func(dir, target string, readOnly, owned bool) (bindSpec, error) {
+	spec := func(dir, target string, readOnly bool, kind mountIDs) (bindSpec, error) {
 		b := bindSpec{Target: target, ReadOnly: readOnly}
 		if rootless {
-			if owned {
+			if kind == ownDir {
 				if err := os.MkdirAll(dir, 0o755); err != nil {
 					return b, err
 				}
@@ -165,7 +205,7 @@ func startIsolated(s *Sandbox, entrypoint []string, log *os.File) (*anchor, erro
 			return b, nil
 		}
 		open := openTree
-		if owned {
+		if kind == ownDir {
 			open = openOwnedDir
 		}
 		f, err := open(dir)
@@ -174,10 +214,16 @@ func startIsolated(s *Sandbox, entrypoint []string, log *os.File) (*anchor, erro
 		}
 		files = append(files, f)
 		b.FD = 2 + len(files)
-		return b, nil
+		switch kind {
+		case ownDir, sandboxIDs:
+			err = idm.own(f)
+		case sameIDs:
+			mapOwners = append(mapOwners, f)
+		}
+		return b, err
 	}
-	bind := func(dir, target string, readOnly, owned bool) error {
-		b, err := spec(dir, target, readOnly, owned)
+	bind := func(dir, target string, readOnly bool, kind mountIDs) error {
+		b, err := spec(dir, target, readOnly, kind)
 		cfg.Binds = append(cfg.Binds, b)
 		return err
 	}
@@ -193,7 +239,7 @@ func startIsolated(s *Sandbox, entrypoint []string, log *os.File) (*anchor, erro
 		cfg.Rootfs = rs
 	}
 	for _, b := range binds {
-		if err := bind(filepath.Join(s.dir, b[0]), b[1], false, true); err != nil {
+		if err := bind(filepath.Join(s.dir, b[0]), b[1], false, ownDir); err != nil {
 			return nil, err
 		}
 	}
@@ -206,10 +252,11 @@ func startIsolated(s *Sandbox, entrypoint []string, log *os.File) (*anchor, erro
 			// the path names now.
 			src = fmt.Sprintf("/proc/self/fd/%d", m.Dir.Fd())
 		}
-		b, err := spec(src, strings.TrimPrefix(path.Clean(m.Target), "/"), m.ReadOnly, false)
-		if err == nil && b.FD > 0 && m.MapOwners {
-			err = idmapOwners(files[b.FD-3])
+		kind := sandboxIDs
+		if m.MapOwners {
+			kind = sameIDs
 		}
+		b, err := spec(src, strings.TrimPrefix(path.Clean(m.Target), "/"), m.ReadOnly, kind)
 		if err != nil {
 			return nil, fmt.Errorf("volume at %s: %w", m.Target, err)
 		}
@@ -260,7 +307,7 @@ func startIsolated(s *Sandbox, entrypoint []string, log *os.File) (*anchor, erro
 			cfg.ProcsFD, cfg.ReserveFD = 1+len(files), 2+len(files)
 		}
 		for name, dir := range cg.metricsMounts() {
-			if err := bind(dir, metricsDir[1:]+"/"+name, true, false); err != nil {
+			if err := bind(dir, metricsDir[1:]+"/"+name, true, hostIDs); err != nil {
 				return nil, err
 			}
 		}
@@ -270,15 +317,24 @@ func startIsolated(s *Sandbox, entrypoint []string, log *os.File) (*anchor, erro
 	cmd.Args = []string{"osb-sandbox-init"}
 	cmd.Env = []string{initEnv + "=1", "GOMAXPROCS=1"} // never the server's environment
 	cmd.Stdout, cmd.Stderr = log, log
-	cmd.SysProcAttr = initAttr()
-	if err := startSteady(cmd); err != nil {
+	cmd.SysProcAttr = initAttr(ids)
+	owner := 0
+	if ids != nil {
+		owner = ids.owner
+	}
+	if err := startSteadyAs(cmd, owner); err != nil {
 		if sockets != nil {
 			sockets.Close()
 		}
 		return nil, fmt.Errorf("starting sandbox init: %w", err)
 	}
 	a := &anchor{cmd: cmd, exited: make(chan struct{}), isolated: true, initPID: cmd.Process.Pid, sockets: sockets}
-	go func() { cmd.Wait(); close(a.exited) }()
+	held := ids
+	ids = nil // the anchor has it now
+	go func() { cmd.Wait(); held.release(); close(a.exited) }()
+	// Until it has its configuration the init has attached none of the
+	// mounts: they can still be idmapped.
+	err = idmapThroughInit(cmd.Process.Pid, mapOwners)
 	for _, f := range files {
 		f.Close()
 	}
@@ -287,9 +343,12 @@ func startIsolated(s *Sandbox, entrypoint []string, log *os.File) (*anchor, erro
 	// joins the cgroup (a cgroup v1 join waits out an RCU grace period,
 	// milliseconds); it starts no process before the configuration pipe's
 	// end, which comes once it is in, so what is set on it now holds for
-	// every process of the sandbox.
-	json.NewEncoder(cfgW).Encode(cfg)
-	err = s.confine(cmd.Process.Pid)
+	// every process of the sandbox. Its mounts are idmapped (above) before
+	// it has the configuration, which names them.
+	if err == nil {
+		json.NewEncoder(cfgW).Encode(cfg)
+		err = s.confine(cmd.Process.Pid)
+	}
 	cfgW.Close()
 	if err == nil {
 		err = a.awaitReady(ready, 10*time.Second)

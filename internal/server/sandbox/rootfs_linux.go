@@ -7,10 +7,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 
@@ -54,17 +52,17 @@ func (s *Sandbox) UpperDir() string { return filepath.Join(s.dir, rootfsDir, "up
 
 // rootfsSpec prepares the image's layers and the sandbox's own layer for
 // the init; spec is startIsolated's.
-func (s *Sandbox) rootfsSpec(spec func(dir, target string, readOnly, owned bool) (bindSpec, error)) (*rootfsSpec, error) {
+func (s *Sandbox) rootfsSpec(spec func(dir, target string, readOnly bool, kind mountIDs) (bindSpec, error)) (*rootfsSpec, error) {
 	rs := &rootfsSpec{WorkDir: s.workDir, User: s.user, Copied: s.copied}
 	var err error
-	if rs.Upper, err = spec(filepath.Join(s.dir, rootfsDir), "", false, true); err != nil {
+	if rs.Upper, err = spec(filepath.Join(s.dir, rootfsDir), "", false, ownDir); err != nil {
 		return nil, err
 	}
 	if s.copied {
 		return rs, nil
 	}
 	for _, l := range s.rootfs.Layers {
-		b, err := spec(l, "", true, false)
+		b, err := spec(l, "", true, sandboxIDs)
 		if err != nil {
 			return nil, err
 		}
@@ -458,42 +456,24 @@ func programInterpreter() string {
 	return ""
 }
 
-// idmapOwners makes a detached mount show host id N as the sandboxes' id
-// N (the range every sandbox's user namespace maps, see initAttr), so
-// that root in a sandbox owns what host root owns there, as in a
-// container's bind mount. Where the filesystem cannot be idmapped, the
+// idmapThroughInit makes the detached mounts show host id N as the
+// sandbox's id N, through the user namespace of its (still waiting) init,
+// so that root in the sandbox owns what host root owns there, as in a
+// container's bind mount. Where a filesystem cannot be idmapped, the
 // mount stays as it is: its files then show as nobody's.
-func idmapOwners(mnt *os.File) error {
-	if rootless {
+func idmapThroughInit(pid int, mnts []*os.File) error {
+	if len(mnts) == 0 {
 		return nil
 	}
-	ns, err := mappingNamespace()
+	ns, err := os.Open(fmt.Sprintf("/proc/%d/ns/user", pid))
 	if err != nil {
 		return err
 	}
-	attr := &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_IDMAP, Userns_fd: uint64(ns.Fd())}
-	err = unix.MountSetattr(int(mnt.Fd()), "", unix.AT_EMPTY_PATH, attr)
-	if errors.Is(err, unix.EINVAL) || errors.Is(err, unix.EPERM) || errors.Is(err, unix.ENOSYS) {
-		return nil
+	defer ns.Close()
+	for _, m := range mnts {
+		if err := idmap(m, ns); err != nil && !errors.Is(err, errNoIdmap) {
+			return err
+		}
 	}
-	return err
+	return nil
 }
-
-// mappingNamespace is a user namespace with the sandboxes' mapping, made
-// once: a child of this program holds it while its descriptor is opened.
-var mappingNamespace = sync.OnceValues(func() (*os.File, error) {
-	cmd := exec.Command("/proc/self/exe")
-	cmd.Args = []string{"osb-sandbox-userns"}
-	cmd.Env = []string{initEnv + "=hold"}
-	ids := []syscall.SysProcIDMap{{ContainerID: 0, HostID: hostIDBase, Size: idCount}}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER, UidMappings: ids, GidMappings: ids}
-	hold, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("user namespace for idmapped mounts: %w", err)
-	}
-	defer func() { hold.Close(); cmd.Wait() }()
-	return os.Open(fmt.Sprintf("/proc/%d/ns/user", cmd.Process.Pid))
-})

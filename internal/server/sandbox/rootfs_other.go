@@ -11,7 +11,7 @@ var errImagesLinux = errors.New("sandbox: images run on Linux only")
 
 func (s *Sandbox) startImage([]string, *os.File) (*anchor, error) { return nil, errImagesLinux }
 
-func (s *Sandbox) rootfsSpec(func(string, string, bool, bool) (bindSpec, error)) (*rootfsSpec, error) {
+func (s *Sandbox) rootfsSpec(func(string, string, bool, mountIDs) (bindSpec, error)) (*rootfsSpec, error) {
 	return nil, errImagesLinux
 }
 

@@ -14,10 +14,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Every sandbox's user namespace maps its uids and gids 0..idCount-1 to
-// hostIDBase.. on the host: ids no host user has, so root in a sandbox is
-// nobody on the host. Sandboxes share the range; their namespaces (mount,
-// pid, network) keep them apart.
+// A sandbox's user namespace maps its uids and gids 0..idCount-1 to a
+// block of host ids no host user has, so root in a sandbox is nobody on
+// the host: as root, a block of its own above hostIDBase (see
+// idrange_linux.go); the shared block hostIDBase.. is what their files are
+// owned by on disk.
 const (
 	hostIDBase = 1 << 30
 	idCount    = 65536
@@ -27,8 +28,13 @@ const (
 // to the server's own: the one mapping an unprivileged process may write
 // (no newuidmap helper), with setgroups denied as the kernel then requires.
 // Root in the sandbox is then the server's user on the host.
-func initAttr() *syscall.SysProcAttr {
-	uids := []syscall.SysProcIDMap{{ContainerID: 0, HostID: hostIDBase, Size: idCount}}
+// ids nil (the probe) maps the shared block.
+func initAttr(ids *idRange) *syscall.SysProcAttr {
+	base := hostIDBase
+	if ids != nil {
+		base = ids.mapped
+	}
+	uids := []syscall.SysProcIDMap{{ContainerID: 0, HostID: base, Size: idCount}}
 	gids := uids
 	if rootless {
 		uids = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Geteuid(), Size: 1}}
@@ -54,7 +60,7 @@ func probe() Isolation {
 	cmd := exec.CommandContext(ctx, "/proc/self/exe")
 	cmd.Args = []string{"osb-sandbox-probe"}
 	cmd.Env = []string{initEnv + "=probe"}
-	cmd.SysProcAttr = initAttr()
+	cmd.SysProcAttr = initAttr(nil)
 	if out, err := cmd.CombinedOutput(); err != nil && rootless {
 		return Isolation{Reason: strings.TrimSpace(fmt.Sprintf("osb server is not running as root and this kernel refuses it unprivileged user namespaces: %v %s", err, out))}
 	} else if err != nil {
@@ -63,10 +69,11 @@ func probe() Isolation {
 	return Isolation{Available: true}
 }
 
-// openOwnedDir creates dir if needed, hands it to the sandbox's root and
-// returns a detached mount of it (open_tree): the init attaches it in its
-// own tree, as it can neither walk the server's private directories nor
-// bind-mount from the host's mount namespace.
+// openOwnedDir creates dir if needed, hands it to the sandboxes' root on
+// disk (the shared block, which the caller's idmapped mount shows as the
+// sandbox's own) and returns a detached mount of it (open_tree): the init
+// attaches it in its own tree, as it can neither walk the server's
+// private directories nor bind-mount from the host's mount namespace.
 func openOwnedDir(dir string) (*os.File, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err

@@ -8,7 +8,22 @@ import (
 	"syscall"
 )
 
-func initAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{} }
+func initAttr(*idRange) *syscall.SysProcAttr { return &syscall.SysProcAttr{} }
+
+// idRange and idmapper are the host ids of a sandbox (idrange_linux.go):
+// nothing here.
+type idRange struct{ owner, mapped int }
+
+func takeRange() (*idRange, error) { return &idRange{}, nil }
+func (*idRange) release()          {}
+
+type idmapper struct{}
+
+func newIdmapper(*idRange, string) (*idmapper, error) { return &idmapper{}, nil }
+func (*idmapper) own(*os.File) error                  { return nil }
+func (*idmapper) close()                              {}
+
+func idmapThroughInit(int, []*os.File) error { return nil }
 
 func probe() Isolation { return Isolation{Reason: "sandbox namespaces need Linux"} }
 

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"os/exec"
 	"runtime"
 	"sync"
@@ -38,16 +39,22 @@ func kill(pid int, sig syscall.Signal) { syscall.Kill(pid, sig) }
 // Go thread ends when a goroutine exits while locked to it (as one that
 // entered a sandbox's network and could not leave does): a sandbox started
 // from such a thread would be killed with it, the server still running.
-func startSteady(cmd *exec.Cmd) error {
+func startSteady(cmd *exec.Cmd) error { return startSteadyAs(cmd, 0) }
+
+// startSteadyAs is startSteady with the thread's effective uid set to
+// owner (unless 0) while it starts cmd: the owner of the user namespace
+// cmd gets (see idrange_linux.go).
+func startSteadyAs(cmd *exec.Cmd, owner int) error {
 	spawnerOnce.Do(func() { go spawner() })
 	done := make(chan error, 1)
-	spawns <- spawnRequest{cmd, done}
+	spawns <- spawnRequest{cmd, owner, done}
 	return <-done
 }
 
 type spawnRequest struct {
-	cmd  *exec.Cmd
-	done chan error
+	cmd   *exec.Cmd
+	owner int
+	done  chan error
 }
 
 var (
@@ -58,8 +65,24 @@ var (
 func spawner() {
 	runtime.LockOSThread() // never unlocked: the thread lives as long as the server
 	for r := range spawns {
-		r.done <- r.cmd.Start()
+		r.done <- r.start()
 	}
+}
+
+func (r spawnRequest) start() error {
+	if r.owner == 0 {
+		return r.cmd.Start()
+	}
+	if err := setEUID(r.owner); err != nil {
+		setEUID(0)
+		return fmt.Errorf("taking the sandbox's uid: %w", err)
+	}
+	err := r.cmd.Start()
+	if rerr := setEUID(0); rerr != nil {
+		// Every later sandbox would start with the wrong owner.
+		panic(fmt.Sprintf("sandbox spawner cannot become root again: %v", rerr))
+	}
+	return err
 }
 
 // ownNoFile is the server's own hard RLIMIT_NOFILE.

@@ -24,4 +24,6 @@ func kill(int, syscall.Signal) {}
 
 func startSteady(cmd *exec.Cmd) error { return cmd.Start() }
 
+func startSteadyAs(cmd *exec.Cmd, _ int) error { return cmd.Start() }
+
 func ownNoFile() uint64 { return 0 }
