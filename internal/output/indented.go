@@ -13,10 +13,10 @@ type IndentedJSON interface {
 	WriteIndented(w *IndentWriter)
 }
 
-// Indented is an item of a StreamedList already written as IndentedJSON
-// writes it, at the list's depth: the list writes its bytes as they are.
-// They need only last until add returns (a list gathered first copies
-// them), so the caller may reuse them.
+// Indented is JSON already written as IndentedJSON writes it, at the
+// depth of a StreamedList's items: added as a *Indented, the list writes
+// its bytes as they are. They need only last until add returns (a list
+// gathered first copies them), so the caller may reuse them.
 type Indented []byte
 
 // MarshalJSON lets a list that is gathered first hold it.

@@ -35,8 +35,8 @@ type StreamedList func(add func(item any) error) error
 func (l StreamedList) MarshalJSON() ([]byte, error) {
 	items := []any{}
 	err := l(func(item any) error {
-		if b, ok := item.(Indented); ok {
-			item = Indented(slices.Clone(b))
+		if b, ok := item.(*Indented); ok {
+			item = Indented(slices.Clone(*b))
 		}
 		items = append(items, item)
 		return nil
@@ -102,8 +102,8 @@ func writeList(w *bufio.Writer, l StreamedList) error {
 	enc.SetEscapeHTML(false)
 	err := l(func(item any) error {
 		var out []byte
-		if b, ok := item.(Indented); ok {
-			out = b
+		if b, ok := item.(*Indented); ok {
+			out = *b
 		} else if it, ok := item.(IndentedJSON); ok {
 			iw.Reset("    ")
 			it.WriteIndented(&iw)

@@ -128,7 +128,7 @@ func streamAll(ctx context.Context, p *output.Printer, c *client.Client, params 
 			defer releasePage(page)
 			for i := range page.Items {
 				n++
-				if err := add(page.Items[i].JSON); err != nil {
+				if err := add(&page.Items[i].JSON); err != nil {
 					return err
 				}
 			}

@@ -117,6 +117,10 @@ func decodedPage(c *client.Client, raw []byte, b *pageBuffer) (*passPage, error)
 // page is not one it takes.
 func (b *pageBuffer) passThrough(raw []byte) (p client.Pagination, ok bool) {
 	b.reset()
+	if need := 2 * len(raw); cap(b.out) < need {
+		// About what the records need printed, so that out seldom grows.
+		b.out = make([]byte, 0, need)
+	}
 	s := &scan{b: raw, ok: true}
 	var seenItems, seenPagination bool
 	if !s.open('{') {

@@ -1,8 +1,8 @@
 package sandbox
 
 import (
-	"bytes"
 	"encoding/binary"
+	"math/bits"
 )
 
 // scan reads JSON from a page's bytes as it checks them, accepting what
@@ -116,46 +116,55 @@ func (s *scan) text() text {
 // str reads the string at s.i.
 func (s *scan) str() (t text, esc bool) {
 	start := s.i + 1
-	if q := bytes.IndexByte(s.b[start:], '"'); q >= 0 {
-		body := s.b[start : start+q]
-		if plain, ascii := plainText(body); plain {
-			s.i = start + q + 1
-			return text{s: body, set: true, ascii: ascii}, false
-		}
+	if end, ascii, ok := plainEnd(s.b, start); ok {
+		s.i = end + 1
+		return text{s: s.b[start:end], set: true, ascii: ascii}, false
 	}
 	return s.escaped()
 }
 
-// Eight bytes at a time: each byte's high bit, each byte's 0x01 and 0x20,
-// and eight backslashes.
+// Eight bytes at a time: each byte's high bit, its lowest bit, 0x20, and
+// the two bytes a string's text stops at.
 const (
 	highBits   = 0x8080808080808080
 	ones       = 0x0101010101010101
 	spaces     = 0x2020202020202020
+	quotes     = 0x2222222222222222
 	backslashs = 0x5c5c5c5c5c5c5c5c
 )
 
-// plainText reports text with neither a backslash nor a control byte, and
-// whether it is all ASCII, testing a word at a time (a listing is mostly
-// such text).
-func plainText(p []byte) (plain, ascii bool) {
+// plainEnd finds the quote that ends a string's text starting at b[i],
+// when the text holds neither a backslash nor a control byte (nearly
+// every text of a listing), testing a word at a time; ascii says no byte
+// of it is outside ASCII. ok is false for any other text.
+func plainEnd(b []byte, i int) (end int, ascii, ok bool) {
 	var high uint64
-	for ; len(p) >= 8; p = p[8:] {
-		x := binary.LittleEndian.Uint64(p)
-		y := x ^ backslashs
-		// A byte below 0x20 in x, or a zero byte in y, sets its high bit here.
-		if (x-spaces)&^x&highBits != 0 || (y-ones)&^y&highBits != 0 {
-			return false, false
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		q, e := x^quotes, x^backslashs
+		// The lowest byte flagged here is the first quote, backslash or
+		// byte below 0x20 (a higher one may be flagged falsely).
+		m := ((q-ones)&^q | (e-ones)&^e | (x-spaces)&^x) & highBits
+		if m == 0 {
+			high |= x
+			continue
 		}
-		high |= x & highBits
+		n := bits.TrailingZeros64(m) / 8
+		high |= x & (1<<(8*n) - 1)
+		i += n
+		return i, high&highBits == 0, b[i] == '"'
 	}
-	for _, c := range p {
-		if c < ' ' || c == '\\' {
-			return false, false
+	for ; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"':
+			return i, high&highBits == 0, true
+		case c < ' ' || c == '\\':
+			return i, false, false
+		default:
+			high |= uint64(c)
 		}
-		high |= uint64(c) & 0x80
 	}
-	return true, high == 0
+	return i, false, false
 }
 
 // escaped reads, byte by byte, the string at s.i that plainText refused.
