@@ -42,6 +42,7 @@ type passPage = client.Page[passRecord]
 type pageBuffer struct {
 	out, ids     []byte
 	ends, idEnds []int // where each record ends in out, its id in ids
+	items        []passRecord
 	iw           output.IndentWriter
 	sb           client.Sandbox
 }
@@ -69,7 +70,8 @@ func (b *pageBuffer) decoded(sb *client.Sandbox) {
 
 // page is the records written, which stay in b until releasePage.
 func (b *pageBuffer) page(p client.Pagination) *passPage {
-	page := &passPage{Items: make([]passRecord, len(b.ends)), Pagination: p}
+	b.items = slices.Grow(b.items[:0], len(b.ends))[:len(b.ends)]
+	page := &passPage{Items: b.items, Pagination: p}
 	if len(b.ends) == 0 {
 		pageBuffers.Put(b)
 		return page
