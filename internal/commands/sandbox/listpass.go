@@ -580,7 +580,8 @@ func (t text) appendTime(out []byte) []byte {
 		b, _ := json.Marshal(printed)
 		return append(out, b...)
 	}
-	return text{s: []byte(printed), set: true}.appendStr(out)
+	out, _ = jsontext.Append(append(out, '"'), []byte(printed), false)
+	return append(out, '"')
 }
 
 // printedTime reports a text already in the form client.Time prints:
@@ -588,25 +589,27 @@ func (t text) appendTime(out []byte) []byte {
 // or none, then Z or nothing. Such a text prints as it is whether it is a
 // time or not (a date out of range is printed as sent).
 func printedTime(s []byte) bool {
-	const shape = "dddd-dd-ddTdd:dd:dd"
-	if len(s) < len(shape) {
+	if len(s) < 19 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' {
 		return false
 	}
-	for i := range len(shape) {
-		if c := s[i]; shape[i] == 'd' && (c < '0' || c > '9') || shape[i] != 'd' && c != shape[i] {
+	for _, i := range [...]int{0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18} {
+		if s[i] < '0' || s[i] > '9' {
 			return false
 		}
 	}
-	rest := s[len(shape):]
+	rest := s[19:]
 	if len(rest) >= 7 && rest[0] == '.' {
-		frac := rest[1:7]
-		if bytes.Count(frac, []byte("0")) == 6 {
-			return false
-		}
-		for _, c := range frac {
+		zeros := 0
+		for _, c := range rest[1:7] {
 			if c < '0' || c > '9' {
 				return false
 			}
+			if c == '0' {
+				zeros++
+			}
+		}
+		if zeros == 6 {
+			return false
 		}
 		rest = rest[7:]
 	}
