@@ -329,7 +329,7 @@ func (s *scan) record(r *wireRecord) {
 			}
 			r.platform = true
 			r.os, r.arch = text{}, text{}
-			s.firsts(map2("os", &r.os, "arch", &r.arch))
+			s.firsts([]named{{"os", &r.os}, {"arch", &r.arch}})
 		case "allocation":
 			if s.peek() != '{' {
 				s.skip()
@@ -351,10 +351,6 @@ func (s *scan) record(r *wireRecord) {
 type named struct {
 	key string
 	t   *text
-}
-
-func map2(k1 string, t1 *text, k2 string, t2 *text) []named {
-	return []named{{k1, t1}, {k2, t2}}
 }
 
 // status reads a status object, the last of a repeated key winning.
