@@ -195,6 +195,10 @@ func decodeBody(body io.Reader, size int64, out any) error {
 		*raw = b
 		return err
 	case *bytes.Buffer:
+		if size > 0 && size <= MaxResponseBytes {
+			// Room for all of it and the read that finds its end.
+			raw.Grow(int(size) + bytes.MinRead)
+		}
 		_, err := raw.ReadFrom(limited)
 		if err == nil && raw.Len() > MaxResponseBytes {
 			return tooLarge

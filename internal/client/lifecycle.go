@@ -170,6 +170,16 @@ func (c *Client) recordWithoutID(request string, status int, what string) error 
 
 // ListSandboxes fetches one page.
 func (c *Client) ListSandboxes(ctx context.Context, p ListSandboxesParams) (*SandboxList, error) {
+	raw := pageBuffers.Get().(*bytes.Buffer)
+	defer pageBuffers.Put(raw)
+	if err := c.listSandboxesRaw(ctx, p, raw); err != nil {
+		return nil, err
+	}
+	return c.ReadSandboxList(raw.Bytes())
+}
+
+// listSandboxesRaw fetches one page into raw, as the server sent it.
+func (c *Client) listSandboxesRaw(ctx context.Context, p ListSandboxesParams, raw *bytes.Buffer) error {
 	q := pageQuery(p.Page, p.PageSize)
 	for _, s := range p.States {
 		q.Add("state", s)
@@ -177,33 +187,47 @@ func (c *Client) ListSandboxes(ctx context.Context, p ListSandboxesParams) (*San
 	if len(p.Metadata) > 0 {
 		q.Set("metadata", EncodeMetadataFilter(p.Metadata))
 	}
-	raw := pageBuffers.Get().(*bytes.Buffer)
-	defer pageBuffers.Put(raw)
 	raw.Reset()
-	if _, err := c.Do(ctx, &Request{Method: http.MethodGet, Path: "/sandboxes", Query: q}, raw); err != nil {
-		return nil, err
-	}
-	list, err := parseSandboxList(raw.Bytes())
+	_, err := c.Do(ctx, &Request{Method: http.MethodGet, Path: "/sandboxes", Query: q}, raw)
+	return err
+}
+
+// ReadSandboxList reads one page of a sandbox listing as the server sent
+// it; a body that is no such page is a BadResponseError.
+func (c *Client) ReadSandboxList(raw []byte) (*SandboxList, error) {
+	list, err := parseSandboxList(raw)
 	if err != nil {
 		return nil, &BadResponseError{What: "GET " + c.addr.display + "/sandboxes", Status: http.StatusOK, Reason: err.Error()}
 	}
 	return list, nil
 }
 
-// pageBuffers hold list pages while they are parsed (the records keep
-// nothing of them): a walk over every page reuses a few.
+// pageBuffers hold list pages while they are read (what is read from them
+// keeps nothing of them): a walk over every page reuses a few.
 var pageBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // WalkSandboxes calls fn with every page of a listing, in pages as large as
 // the server allows (see WalkPages).
 func (c *Client) WalkSandboxes(ctx context.Context, p ListSandboxesParams, fn func(*SandboxList) error) error {
+	return WalkSandboxPages(ctx, c, p, c.ReadSandboxList, func(sb *Sandbox) string { return sb.ID }, fn)
+}
+
+// WalkSandboxPages is WalkSandboxes with each page read by read, from the
+// bytes the server sent (which read must not keep), into records of its
+// own; id names a record (see WalkPages).
+func WalkSandboxPages[T any](ctx context.Context, c *Client, p ListSandboxesParams, read func(raw []byte) (*Page[T], error), id func(*T) string, fn func(*Page[T]) error) error {
 	p.PageSize = MaxPageSize
-	fetch := func(ctx context.Context, page int) (*SandboxList, error) {
+	fetch := func(ctx context.Context, page int) (*Page[T], error) {
 		q := p
 		q.Page = page
-		return c.ListSandboxes(ctx, q)
+		raw := pageBuffers.Get().(*bytes.Buffer)
+		defer pageBuffers.Put(raw)
+		if err := c.listSandboxesRaw(ctx, q, raw); err != nil {
+			return nil, err
+		}
+		return read(raw.Bytes())
 	}
-	return WalkPages(ctx, fetch, func(sb *Sandbox) string { return sb.ID }, fn)
+	return WalkPages(ctx, fetch, id, fn)
 }
 
 // EncodeMetadataFilter builds the one `metadata` query value: each key and

@@ -34,12 +34,25 @@ func WalkPages[T any](ctx context.Context, fetch func(ctx context.Context, page 
 		page *Page[T]
 		err  error
 	}
+	type job struct {
+		n  int
+		ch chan fetched
+	}
+	// A few fetchers serve every page, rather than a goroutine each: each
+	// would grow its stack again through the HTTP client and the reading.
+	jobs := make(chan job, lookahead+1)
+	defer close(jobs)
+	for range lookahead + 1 {
+		go func() {
+			for j := range jobs {
+				p, err := fetch(ctx, j.n)
+				j.ch <- fetched{p, err}
+			}
+		}()
+	}
 	start := func(n int) <-chan fetched {
 		ch := make(chan fetched, 1)
-		go func() {
-			p, err := fetch(ctx, n)
-			ch <- fetched{p, err}
-		}()
+		jobs <- job{n, ch}
 		return ch
 	}
 	seed := maphash.MakeSeed()

@@ -58,14 +58,22 @@ func ResolveSandboxPrefix(ctx context.Context, c *client.Client, prefix string) 
 
 // EachSandbox walks every page of a listing, largest pages first.
 func EachSandbox(ctx context.Context, c *client.Client, p client.ListSandboxesParams, fn func(client.Sandbox) error) error {
-	err := c.WalkSandboxes(ctx, p, func(list *client.SandboxList) error {
-		for _, sb := range list.Items {
-			if err := fn(sb); err != nil {
-				return err
+	return WalkSandboxes(ctx, c, p, c.ReadSandboxList, func(sb *client.Sandbox) string { return sb.ID },
+		func(list *client.SandboxList) error {
+			for _, sb := range list.Items {
+				if err := fn(sb); err != nil {
+					return err
+				}
 			}
-		}
-		return nil
-	})
+			return nil
+		})
+}
+
+// WalkSandboxes is EachSandbox a page at a time, over records of the
+// caller's own: each page is read from the bytes the server sent by read
+// (see client.WalkSandboxPages), and id names a record.
+func WalkSandboxes[T any](ctx context.Context, c *client.Client, p client.ListSandboxesParams, read func([]byte) (*client.Page[T], error), id func(*T) string, fn func(*client.Page[T]) error) error {
+	err := client.WalkSandboxPages(ctx, c, p, read, id, fn)
 	var paging *client.PagingError
 	if err != nil && !errors.As(err, &paging) {
 		return fmt.Errorf("list sandboxes: %w", err)

@@ -13,6 +13,15 @@ type IndentedJSON interface {
 	WriteIndented(w *IndentWriter)
 }
 
+// Indented is JSON already written as IndentedJSON writes it, at the
+// depth of a StreamedList's items: added as a *Indented, the list writes
+// its bytes as they are. They need only last until add returns (a list
+// gathered first copies them), so the caller may reuse them.
+type Indented []byte
+
+// MarshalJSON lets a list that is gathered first hold it.
+func (b Indented) MarshalJSON() ([]byte, error) { return b, nil }
+
 // IndentWriter builds indented JSON as JSON indents it: two spaces a
 // level after a fixed prefix, empty objects and arrays as {} and [].
 // Values are written in order; inside an object each is preceded by Key.

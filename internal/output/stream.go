@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/osb-dev/osb/internal/jsontext"
@@ -33,7 +34,14 @@ type StreamedList func(add func(item any) error) error
 // items are gathered first.
 func (l StreamedList) MarshalJSON() ([]byte, error) {
 	items := []any{}
-	if err := l(func(item any) error { items = append(items, item); return nil }); err != nil {
+	err := l(func(item any) error {
+		if b, ok := item.(*Indented); ok {
+			item = Indented(slices.Clone(*b))
+		}
+		items = append(items, item)
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	return marshal(items)
@@ -94,7 +102,9 @@ func writeList(w *bufio.Writer, l StreamedList) error {
 	enc.SetEscapeHTML(false)
 	err := l(func(item any) error {
 		var out []byte
-		if it, ok := item.(IndentedJSON); ok {
+		if b, ok := item.(*Indented); ok {
+			out = *b
+		} else if it, ok := item.(IndentedJSON); ok {
 			iw.Reset("    ")
 			it.WriteIndented(&iw)
 			out = iw.Bytes()

@@ -118,14 +118,21 @@ func fetchList(ctx context.Context, c *client.Client, params client.ListSandboxe
 }
 
 // streamAll prints every page as one JSON document, the same document
-// listAll makes, each record written as soon as its page arrives.
+// listAll makes, each record written as soon as its page arrives, from the
+// page's bytes (see listpass.go).
 func streamAll(ctx context.Context, p *output.Printer, c *client.Client, params client.ListSandboxesParams) error {
 	n := 0
 	items := output.StreamedList(func(add func(any) error) error {
-		return ops.EachSandbox(ctx, c, params, func(sb client.Sandbox) error {
-			n++
-			v := sandboxJSON(ops.NewSandboxView(&sb))
-			return add(&v)
+		read := func(raw []byte) (*passPage, error) { return readPassPage(c, raw) }
+		return ops.WalkSandboxes(ctx, c, params, read, func(r *passRecord) string { return r.ID }, func(page *passPage) error {
+			defer releasePage(page)
+			for i := range page.Items {
+				n++
+				if err := add(&page.Items[i].JSON); err != nil {
+					return err
+				}
+			}
+			return nil
 		})
 	})
 	return p.Document(output.Obj{{Key: "items", Value: items}, {Key: "pagination", Value: mergedPagination{&n}}})

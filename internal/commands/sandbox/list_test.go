@@ -202,6 +202,14 @@ func TestListAllPrintsRecordsAsPagesDo(t *testing.T) {
 	if got, want := itemsText(t, all), strings.Join(pages, ",\n"); got != want {
 		t.Errorf("--all printed records unlike the pages:\n%s", firstDifference(got, want))
 	}
+	// Read by --jq, the records are what each page's are.
+	var each string
+	for page := 1; page <= 2; page++ {
+		each += env.Must("sandbox", "list", "--page", fmt.Sprint(page), "--page-size", "200", "-o", "json", "--jq", ".items[]")
+	}
+	if got := env.Must("sandbox", "list", "--all", "-o", "json", "--jq", ".items[]"); got != each {
+		t.Errorf("--all --jq read records unlike the pages':\n%s", firstDifference(got, each))
+	}
 	// Times as printed: the golden file is what osb printed before --all
 	// wrote records itself.
 	cmdtest.Golden(t, "list_all_pages_json", env.Run("sandbox", "list", "--all", "-o", "json").ExpectCode(t, 0).Combined())
