@@ -4,7 +4,11 @@
 // json.Marshal per value is the cost that matters.
 package jsontext
 
-import "unicode/utf8"
+import (
+	"encoding/binary"
+	"math/bits"
+	"unicode/utf8"
+)
 
 // plain[html][c] marks the ASCII bytes written as they are: printable, but
 // for '"' and '\\', and with html also '<', '>' and '&' (encoding/json's
@@ -19,6 +23,36 @@ var plain = func() (t [2][utf8.RuneSelf]bool) {
 
 const hexDigits = "0123456789abcdef"
 
+// Word-at-a-time search for the bytes that are not written as they are:
+// short lines are most of a command's output, and most of their bytes are
+// plain ASCII, so Append looks at 8 of them at once.
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// zeroes has the high bit set in the byte of x that is zero, if any, and
+// none below it (bits above the first zero byte may be set too).
+func zeroes(x uint64) uint64 { return (x - ones) & ^x & highs }
+
+// special marks, as zeroes does, the first byte of the 8 in x (little
+// endian) that Append cannot copy as it is: a control character, a byte
+// of a multi-byte character, '"' or '\\', and with html '<', '>' and
+// '&'. x|0x04 is '&' only for '"' and '&', x|0x02 is '>' only for '<'
+// and '>'.
+func special(x uint64, html bool) uint64 {
+	t := (x - 0x20*ones) & ^x & highs // a byte below 0x20
+	t |= x & highs                    // a byte from 0x80
+	t |= zeroes(x ^ '\\'*ones)
+	if html {
+		t |= zeroes((x | 0x04*ones) ^ '&'*ones)
+		t |= zeroes((x | 0x02*ones) ^ '>'*ones)
+	} else {
+		t |= zeroes(x ^ '"'*ones)
+	}
+	return t
+}
+
 // Append appends p escaped as the inside of a JSON string: invalid UTF-8
 // becomes U+FFFD, each invalid byte its own, as encoding/json does. valid
 // reports whether p was valid UTF-8. p must not end inside a character
@@ -31,6 +65,14 @@ func Append(dst, p []byte, html bool) (out []byte, valid bool) {
 	valid = true
 	start := 0
 	for i := 0; i < len(p); {
+		if i+8 <= len(p) {
+			t := special(binary.LittleEndian.Uint64(p[i:]), html)
+			if t == 0 {
+				i += 8
+				continue
+			}
+			i += bits.TrailingZeros64(t) >> 3
+		}
 		c := p[i]
 		if c < utf8.RuneSelf {
 			if table[c] {
