@@ -478,7 +478,7 @@ func (rn *runner) foreground(w http.ResponseWriter, r *http.Request, x *executio
 		return
 	}
 	out := newCommandOutput(es)
-	outD, errD := &drainer{f: outR}, &drainer{f: errR}
+	outD, errD := &drainer{f: outR, roomy: growPipe(outR)}, &drainer{f: errR, roomy: growPipe(errR)}
 	var readers sync.WaitGroup
 	readers.Go(func() { out.pump(outD, "stdout") })
 	readers.Go(func() { out.pump(errD, "stderr") })
@@ -777,11 +777,19 @@ const flushGap = 2 * time.Millisecond
 // most the stream's buffer, and per pipe a read and the line it is
 // assembling (maxLine), whatever the command writes.
 type commandOutput struct {
-	mu    sync.Mutex
-	es    *eventStream
-	due   bool        // frames wait for timer
-	timer *time.Timer // flushes them once flushGap has passed since the last flush
+	mu      sync.Mutex
+	es      *eventStream
+	due     bool        // frames wait for timer
+	timer   *time.Timer // flushes them once flushGap has passed since the last flush
+	flushAt time.Time   // when timer fires
 }
+
+// pipeSize is the pipe a command's output goes through: while its reader
+// naps (commandOutput.nap) the command writes on into it, up to 1 MiB
+// every flushGap (500 MB/s) before it has to wait. The kernel's default
+// of 64 KiB would hold a command that writes faster than that back to a
+// tenth of it. 1 MiB is as much as an unprivileged process may ask for.
+const pipeSize = 1 << 20
 
 func newCommandOutput(es *eventStream) *commandOutput {
 	out := &commandOutput{es: es}
@@ -800,7 +808,7 @@ func newCommandOutput(es *eventStream) *commandOutput {
 // pump reads r until it ends and sends its output as lines, cut as the
 // real execd cuts a command's output, the lines of one read stamped
 // alike; the last line goes when r ends.
-func (out *commandOutput) pump(r io.Reader, kind string) {
+func (out *commandOutput) pump(r *drainer, kind string) {
 	var stamp []byte
 	lines := lineFramer{rule: commandLines, emit: func(line []byte) {
 		out.es.out = appendOutputFrame(out.es.out, kind, line, stamp, out.es.spill)
@@ -819,6 +827,24 @@ func (out *commandOutput) pump(r io.Reader, kind string) {
 		if err != nil {
 			return
 		}
+		if n < len(buf) && r.roomy {
+			out.nap()
+		}
+	}
+}
+
+// nap waits, after a read that emptied the pipe, for the flush already
+// due: the frames of what is read meanwhile would wait for it all the
+// same, and reading on at once takes a fast command's output a few
+// kilobytes at a time, a read, a wait and a wake-up each. The command
+// writes on into the pipe meanwhile, and the next reads take it in whole
+// buffers.
+func (out *commandOutput) nap() {
+	out.mu.Lock()
+	due, at := out.due, out.flushAt
+	out.mu.Unlock()
+	if due {
+		time.Sleep(time.Until(at))
 	}
 }
 
@@ -829,7 +855,7 @@ func (out *commandOutput) written() {
 		return
 	}
 	if wait := flushGap - time.Since(out.es.flushed); wait > 0 {
-		out.due = true
+		out.due, out.flushAt = true, time.Now().Add(wait)
 		out.timer.Reset(wait)
 		return
 	}
