@@ -35,22 +35,22 @@ const (
 // none below it (bits above the first zero byte may be set too).
 func zeroes(x uint64) uint64 { return (x - ones) & ^x & highs }
 
+// wordTests are the byte tests of special besides the fixed ones, as
+// (x|or)^is == 0: x|0x04 is '&' only for '"' and '&', x|0x02 is '>' only
+// for '<' and '>'. Without html both are the test for '"'.
+type wordTests struct{ or1, is1, or2, is2 uint64 }
+
+var tests = [2]wordTests{
+	{0, '"' * ones, 0, '"' * ones},
+	{0x04 * ones, '&' * ones, 0x02 * ones, '>' * ones},
+}
+
 // special marks, as zeroes does, the first byte of the 8 in x (little
 // endian) that Append cannot copy as it is: a control character, a byte
-// of a multi-byte character, '"' or '\\', and with html '<', '>' and
-// '&'. x|0x04 is '&' only for '"' and '&', x|0x02 is '>' only for '<'
-// and '>'.
-func special(x uint64, html bool) uint64 {
-	t := (x - 0x20*ones) & ^x & highs // a byte below 0x20
-	t |= x & highs                    // a byte from 0x80
-	t |= zeroes(x ^ '\\'*ones)
-	if html {
-		t |= zeroes((x | 0x04*ones) ^ '&'*ones)
-		t |= zeroes((x | 0x02*ones) ^ '>'*ones)
-	} else {
-		t |= zeroes(x ^ '"'*ones)
-	}
-	return t
+// of a multi-byte character, '\\', and those of wt.
+func special(x uint64, wt *wordTests) uint64 {
+	t := ((x-0x20*ones)&^x | x) & highs // below 0x20, or from 0x80
+	return t | zeroes(x^'\\'*ones) | zeroes((x|wt.or1)^wt.is1) | zeroes((x|wt.or2)^wt.is2)
 }
 
 // Append appends p escaped as the inside of a JSON string: invalid UTF-8
@@ -58,15 +58,15 @@ func special(x uint64, html bool) uint64 {
 // reports whether p was valid UTF-8. p must not end inside a character
 // that continues in the next call's bytes.
 func Append(dst, p []byte, html bool) (out []byte, valid bool) {
-	table := &plain[0]
+	table, wt := &plain[0], &tests[0]
 	if html {
-		table = &plain[1]
+		table, wt = &plain[1], &tests[1]
 	}
 	valid = true
 	start := 0
 	for i := 0; i < len(p); {
 		if i+8 <= len(p) {
-			t := special(binary.LittleEndian.Uint64(p[i:]), html)
+			t := special(binary.LittleEndian.Uint64(p[i:]), wt)
 			if t == 0 {
 				i += 8
 				continue

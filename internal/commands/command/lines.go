@@ -36,7 +36,7 @@ type lines struct {
 }
 
 func newLines(out, errOut io.Writer, keep bool) *lines {
-	return &lines{keep: keep, out: bufio.NewWriterSize(out, 32<<10), errOut: bufio.NewWriterSize(errOut, 32<<10)}
+	return &lines{keep: keep, out: bufio.NewWriterSize(out, 64<<10), errOut: bufio.NewWriterSize(errOut, 64<<10)}
 }
 
 // Write takes one output event.

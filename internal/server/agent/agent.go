@@ -7,6 +7,7 @@
 package agent
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -59,7 +60,11 @@ func run(raw string) error {
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: withAgentID(unchunkedStreams(execd.New(sb, execd.Options{}))), ReadHeaderTimeout: 30 * time.Second}
+	srv := &http.Server{
+		Handler:           withAgentID(unchunkedStreams(execd.New(sb, execd.Options{}))),
+		ReadHeaderTimeout: 30 * time.Second,
+		ConnContext:       roomySend,
+	}
 	ready := os.NewFile(fdReady, "ready")
 	ready.WriteString("ready\n")
 	ready.Close()
@@ -76,6 +81,19 @@ func withAgentID(h http.Handler) http.Handler {
 		w.Header().Set(execd.AgentHeader, id)
 		h.ServeHTTP(w, r)
 	})
+}
+
+// sendBuffer is the socket buffer the agent writes its answers into. A
+// unix socket's default (about 200 KiB) takes a command stream's writes
+// of execd's writeSize in two parts, with a wait for the server between
+// them.
+const sendBuffer = 1 << 20
+
+func roomySend(ctx context.Context, c net.Conn) context.Context {
+	if uc, ok := c.(*net.UnixConn); ok {
+		uc.SetWriteBuffer(sendBuffer)
+	}
+	return ctx
 }
 
 // unchunkedStreams sends event streams (a command's output, above all)

@@ -695,7 +695,7 @@ type eventStream struct {
 }
 
 // writeSize is how many bytes of frames are gathered for one write.
-const writeSize = 64 << 10
+const writeSize = 256 << 10
 
 func newEventStream(w http.ResponseWriter) *eventStream {
 	h := w.Header()
@@ -779,9 +779,9 @@ const flushGap = 2 * time.Millisecond
 type commandOutput struct {
 	mu      sync.Mutex
 	es      *eventStream
-	due     bool        // frames wait for timer
-	timer   *time.Timer // flushes them once flushGap has passed since the last flush
-	flushAt time.Time   // when timer fires
+	due     bool        // frames wait for a flush at flushAt
+	flushAt time.Time   // flushGap after the last flush
+	timer   *time.Timer // makes that flush, unless a napping reader does
 }
 
 // pipeSize is the pipe a command's output goes through: while its reader
@@ -834,18 +834,27 @@ func (out *commandOutput) pump(r *drainer, kind string) {
 }
 
 // nap waits, after a read that emptied the pipe, for the flush already
-// due: the frames of what is read meanwhile would wait for it all the
-// same, and reading on at once takes a fast command's output a few
-// kilobytes at a time, a read, a wait and a wake-up each. The command
-// writes on into the pipe meanwhile, and the next reads take it in whole
-// buffers.
+// due, and makes it itself (in the timer's place): the frames of what is
+// read meanwhile would wait for it all the same, and reading on at once
+// takes a fast command's output a few kilobytes at a time, a read, a wait
+// and a wake-up each. The command writes on into the pipe meanwhile, and
+// the next reads take it in whole buffers.
 func (out *commandOutput) nap() {
 	out.mu.Lock()
-	due, at := out.due, out.flushAt
-	out.mu.Unlock()
-	if due {
-		time.Sleep(time.Until(at))
+	if !out.due {
+		out.mu.Unlock()
+		return
 	}
+	out.timer.Stop()
+	at := out.flushAt
+	out.mu.Unlock()
+	time.Sleep(time.Until(at))
+	out.mu.Lock()
+	if out.due {
+		out.due = false
+		out.es.flush()
+	}
+	out.mu.Unlock()
 }
 
 // written flushes what the stream holds, now or, when the last flush is
