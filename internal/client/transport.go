@@ -30,6 +30,10 @@ func newTransport(timeout time.Duration) *http.Transport {
 	// Streams and transfers have no total timeout, but a server that never
 	// starts answering must not hang us.
 	t.ResponseHeaderTimeout = timeout
+	// A command's output streams at hundreds of megabytes a second, in
+	// chunks of tens of kilobytes: read 4 KiB at a time (net/http's
+	// default), each chunk would take several reads.
+	t.ReadBufferSize = 64 << 10
 	return t
 }
 

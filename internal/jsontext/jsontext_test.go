@@ -24,7 +24,14 @@ func TestAppendIsWhatEncodingJSONWrites(t *testing.T) {
 		"\u2028\u2029", "héllo ✓", "\xff\xfe", "a\xc3", "\xed\xa0\x80 surrogate", "\xf4\x90\x80\x80 too big"}
 	for c := 0; c < 256; c++ {
 		cases = append(cases, string([]byte{byte(c)}), "x"+string([]byte{byte(c)})+"y")
+		// Every byte at every place of a word, and across two.
+		for at := range 18 {
+			b := []byte("abcdefghijklmnopqr")
+			b[at] = byte(c)
+			cases = append(cases, string(b))
+		}
 	}
+	cases = append(cases, "0123456789abcdef<\u00e9\"x", "0123456789abcdef\xe2\x80\xa8", "01234567\xe2\x80\xa9tail")
 	for _, s := range cases {
 		for _, html := range []bool{false, true} {
 			got, valid := Append([]byte("pre:"), []byte(s), html)
@@ -47,4 +54,15 @@ func FuzzAppend(f *testing.F) {
 			}
 		}
 	})
+}
+
+// BenchmarkAppendLine is a command's typical output line: 75 bytes of
+// base64, nothing to escape.
+func BenchmarkAppendLine(b *testing.B) {
+	line := []byte("SGVsbG8sIHRoaXMgaXMgYSBsaW5lIG9mIGJhc2U2NCB0ZXh0IHRoYXQgZ29lcyBvbiBhbmQgb24u")
+	b.SetBytes(int64(len(line)))
+	dst := make([]byte, 0, 256)
+	for b.Loop() {
+		dst, _ = Append(dst[:0], line, true)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"io"
 	"sync"
+	"sync/atomic"
 
 	"github.com/osb-dev/osb/internal/client"
 )
@@ -29,12 +30,13 @@ type lines struct {
 	// open is set while the last line of a stream came in pieces that
 	// have not ended yet: its last byte so far.
 	openOut, openErr byte
-	err              error // the first write error; nothing is written after it
+	err              error       // the first write error; nothing is written after it
+	failed           atomic.Bool // err is set: Failed, asked after every event, takes no lock before
 	closed           bool
 }
 
 func newLines(out, errOut io.Writer, keep bool) *lines {
-	return &lines{keep: keep, out: bufio.NewWriterSize(out, 32<<10), errOut: bufio.NewWriterSize(errOut, 32<<10)}
+	return &lines{keep: keep, out: bufio.NewWriterSize(out, 64<<10), errOut: bufio.NewWriterSize(errOut, 64<<10)}
 }
 
 // Write takes one output event.
@@ -75,8 +77,14 @@ func (l *lines) Write(ev *client.Event) {
 	if err == nil && end {
 		err = w.WriteByte('\n')
 	}
-	if err != nil {
+	l.fail(err)
+}
+
+// fail records the first write error, if err is one.
+func (l *lines) fail(err error) {
+	if err != nil && l.err == nil {
 		l.err = err
+		l.failed.Store(true)
 	}
 }
 
@@ -100,12 +108,15 @@ func (l *lines) flushLocked() {
 	if l.last == nil || l.err != nil {
 		return
 	}
-	l.err = l.last.Flush()
+	l.fail(l.last.Flush())
 	l.last = nil
 }
 
 // Failed returns the error that stopped the output, if any.
 func (l *lines) Failed() error {
+	if !l.failed.Load() {
+		return nil
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.err

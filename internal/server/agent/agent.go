@@ -7,10 +7,12 @@
 package agent
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -58,7 +60,11 @@ func run(raw string) error {
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: withAgentID(execd.New(sb, execd.Options{})), ReadHeaderTimeout: 30 * time.Second}
+	srv := &http.Server{
+		Handler:           withAgentID(unchunkedStreams(execd.New(sb, execd.Options{}))),
+		ReadHeaderTimeout: 30 * time.Second,
+		ConnContext:       roomySend,
+	}
 	ready := os.NewFile(fdReady, "ready")
 	ready.WriteString("ready\n")
 	ready.Close()
@@ -75,4 +81,50 @@ func withAgentID(h http.Handler) http.Handler {
 		w.Header().Set(execd.AgentHeader, id)
 		h.ServeHTTP(w, r)
 	})
+}
+
+// sendBuffer is the socket buffer the agent writes its answers into. A
+// unix socket's default (about 200 KiB) takes a command stream's writes
+// of execd's writeSize in two parts, with a wait for the server between
+// them.
+const sendBuffer = 1 << 20
+
+func roomySend(ctx context.Context, c net.Conn) context.Context {
+	if uc, ok := c.(*net.UnixConn); ok {
+		uc.SetWriteBuffer(sendBuffer)
+	}
+	return ctx
+}
+
+// unchunkedStreams sends event streams (a command's output, above all)
+// without chunked framing, closing the connection at their end instead:
+// the agent's only client is the server's proxy, which frames them again
+// for its own client, and net/http writes each chunk of a chunked answer
+// in two writes (its header and the first 4 KiB buffered, then the rest),
+// hundreds of thousands a second for a command that prints a lot.
+func unchunkedStreams(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(streamWriter{w}, r)
+	})
+}
+
+// streamWriter is an answer that, once it turns out to be an event
+// stream, is sent as it is written (Transfer-Encoding identity, which
+// net/http takes to mean: no chunks, and close the connection at the end).
+type streamWriter struct{ http.ResponseWriter }
+
+func (w streamWriter) WriteHeader(code int) {
+	if w.Header().Get("Content-Type") == "text/event-stream" {
+		w.Header().Set("Transfer-Encoding", "identity")
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+// Unwrap gives http.ResponseController (flushes, full duplex) and
+// WebSocket upgrades the connection's own writer.
+func (w streamWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// ReadFrom keeps net/http's copy for downloads (sendfile where it can).
+func (w streamWriter) ReadFrom(r io.Reader) (int64, error) {
+	return w.ResponseWriter.(io.ReaderFrom).ReadFrom(r)
 }

@@ -21,8 +21,6 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sync/semaphore"
-
 	"github.com/osb-dev/osb/internal/server/sandbox"
 )
 
@@ -479,18 +477,18 @@ func (rn *runner) foreground(w http.ResponseWriter, r *http.Request, x *executio
 		es.hold(r, tail)
 		return
 	}
-	q := newOutputQueue()
-	outD, errD := &drainer{f: outR}, &drainer{f: errR}
+	out := newCommandOutput(es)
+	outD, errD := &drainer{f: outR, roomy: growPipe(outR)}, &drainer{f: errR, roomy: growPipe(errR)}
 	var readers sync.WaitGroup
-	readers.Go(func() { pump(outD, "stdout", q) })
-	readers.Go(func() { pump(errD, "stderr", q) })
-	go func() { readers.Wait(); close(q.chunks) }()
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
-	es.relay(q, exited, func() {
-		outD.commandExited()
-		errD.commandExited()
-	})
+	readers.Go(func() { out.pump(outD, "stdout") })
+	readers.Go(func() { out.pump(errD, "stderr") })
+	stopPings := out.pings()
+	cmd.Wait()
+	outD.commandExited()
+	errD.commandExited()
+	readers.Wait()
+	stopPings()
+	out.end()
 	code, text := outcome(cmd.ProcessState)
 	x.finish(&code, errorText(code, text))
 	es.send(terminalFrame(code, text, time.Since(x.started)))
@@ -685,18 +683,19 @@ type frameError struct {
 
 // eventStream writes frames as execd does: bare JSON, a blank line. Each
 // frame is flushed at once, except a command's output lines: those are
-// written together, in writes of about writeSize, and flushed once the
-// queue is empty, at most every flushGap (200 000 lines would otherwise be
-// 200 000 writes). After a write fails (the client left) it writes no more.
+// written together, in writes of about writeSize, and flushed at most every
+// flushGap (commandOutput; 200 000 lines would otherwise be 200 000
+// writes). After a write fails (the client left) it writes no more.
 type eventStream struct {
 	w       http.ResponseWriter
 	broken  bool
 	out     []byte    // frames not written yet
+	dirty   bool      // frames written but not flushed
 	flushed time.Time // the last flush
 }
 
 // writeSize is how many bytes of frames are gathered for one write.
-const writeSize = 64 << 10
+const writeSize = 256 << 10
 
 func newEventStream(w http.ResponseWriter) *eventStream {
 	h := w.Header()
@@ -727,13 +726,17 @@ func (es *eventStream) write(b []byte) {
 // spill writes b, the pending frames, without flushing, and gives back
 // its buffer emptied.
 func (es *eventStream) spill(b []byte) []byte {
-	if !es.broken {
+	if !es.broken && len(b) > 0 {
 		if _, err := es.w.Write(b); err != nil {
 			es.broken = true
 		}
+		es.dirty = true
 	}
 	return b[:0]
 }
+
+// pending says whether frames wait to be flushed.
+func (es *eventStream) pending() bool { return len(es.out) > 0 || es.dirty }
 
 // flush writes and flushes the pending frames.
 func (es *eventStream) flush() {
@@ -744,6 +747,7 @@ func (es *eventStream) flush() {
 	if !es.broken {
 		flush(es.w)
 	}
+	es.dirty = false
 	es.flushed = time.Now()
 }
 
@@ -751,19 +755,8 @@ func (es *eventStream) ping() { es.send(frame{Type: "ping", Text: "pong"}) }
 
 // output sends one line of output as its own frame.
 func (es *eventStream) output(kind string, line []byte) {
-	es.out = appendOutputFrame(es.out, kind, line, frameEnd(time.Now().UnixMilli()), es.spill)
+	es.out = appendOutputFrame(es.out, kind, line, frameEnd(nil, time.Now().UnixMilli()), es.spill)
 	es.flush()
-}
-
-// lines adds the frames of a chunk's lines to the pending ones, all with
-// the same timestamp, writing them out as they pass writeSize.
-func (es *eventStream) lines(c chunk) {
-	stamp := frameEnd(time.Now().UnixMilli())
-	start := 0
-	for _, end := range c.ends {
-		es.out = appendOutputFrame(es.out, c.kind, c.data[start:end], stamp, es.spill)
-		start = end
-	}
 }
 
 // flushGap is the least time between two flushes of output lines while
@@ -773,45 +766,143 @@ func (es *eventStream) lines(c chunk) {
 // at once.
 const flushGap = 2 * time.Millisecond
 
-// relay sends output chunks as they come, and pings meanwhile, until the
-// queue is closed and the process has exited (onExit runs then).
-func (es *eventStream) relay(q *outputQueue, exited <-chan struct{}, onExit func()) {
-	tick := time.NewTicker(pingInterval)
-	defer tick.Stop()
-	later := time.NewTimer(time.Hour)
-	later.Stop()
-	defer later.Stop()
-	var due <-chan time.Time // a flush is waiting for later
-	chunks := q.chunks
-	for chunks != nil || exited != nil {
-		select {
-		case c, ok := <-chunks:
-			if !ok {
-				chunks = nil
-				continue
-			}
-			es.lines(c)
-			q.sent(c)
-			if len(chunks) > 0 || due != nil {
-				continue
-			}
-			if wait := flushGap - time.Since(es.flushed); wait > 0 {
-				later.Reset(wait)
-				due = later.C
-			} else {
-				es.flush()
-			}
-		case <-due:
-			due = nil
-			es.flush()
-		case <-exited:
-			exited = nil
-			onExit()
-		case <-tick.C:
-			es.ping()
+// commandOutput is a POST /command stream while the command runs. Each
+// pipe's reader cuts what it reads into lines and appends their frames to
+// the stream itself, in turn with the other (mu): a line goes from the
+// read buffer to the stream's buffer with no copy, no allocation and no
+// hand-over between goroutines, the cost that matters at hundreds of
+// thousands of lines a second. A client that reads slowly holds the
+// reader that writes in its write, and the other one at mu, so the
+// command blocks on its full pipes as on a slow terminal: execd holds at
+// most the stream's buffer, and per pipe a read and the line it is
+// assembling (maxLine), whatever the command writes.
+type commandOutput struct {
+	mu      sync.Mutex
+	es      *eventStream
+	due     bool        // frames wait for a flush at flushAt
+	flushAt time.Time   // flushGap after the last flush
+	timer   *time.Timer // makes that flush, unless a napping reader does
+}
+
+// pipeSize is the pipe a command's output goes through: while its reader
+// naps (commandOutput.nap) the command writes on into it, up to 1 MiB
+// every flushGap (500 MB/s) before it has to wait. The kernel's default
+// of 64 KiB would hold a command that writes faster than that back to a
+// tenth of it. 1 MiB is as much as an unprivileged process may ask for.
+const pipeSize = 1 << 20
+
+func newCommandOutput(es *eventStream) *commandOutput {
+	out := &commandOutput{es: es}
+	out.timer = time.AfterFunc(time.Hour, func() {
+		out.mu.Lock()
+		defer out.mu.Unlock()
+		if out.due {
+			out.due = false
+			out.es.flush()
+		}
+	})
+	out.timer.Stop()
+	return out
+}
+
+// pump reads r until it ends and sends its output as lines, cut as the
+// real execd cuts a command's output, the lines of one read stamped
+// alike; the last line goes when r ends.
+func (out *commandOutput) pump(r *drainer, kind string) {
+	var stamp []byte
+	lines := lineFramer{rule: commandLines, emit: func(line []byte) {
+		out.es.out = appendOutputFrame(out.es.out, kind, line, stamp, out.es.spill)
+	}}
+	buf := make([]byte, outputChunk)
+	for {
+		n, err := r.Read(buf)
+		out.mu.Lock()
+		stamp = frameEnd(stamp[:0], time.Now().UnixMilli())
+		lines.write(buf[:n])
+		if err != nil {
+			lines.flush()
+		}
+		out.written()
+		out.mu.Unlock()
+		if err != nil {
+			return
+		}
+		if n < len(buf) && r.roomy {
+			out.nap()
 		}
 	}
-	es.flush()
+}
+
+// nap waits, after a read that emptied the pipe, for the flush already
+// due, and makes it itself (in the timer's place): the frames of what is
+// read meanwhile would wait for it all the same, and reading on at once
+// takes a fast command's output a few kilobytes at a time, a read, a wait
+// and a wake-up each. The command writes on into the pipe meanwhile, and
+// the next reads take it in whole buffers.
+func (out *commandOutput) nap() {
+	out.mu.Lock()
+	if !out.due {
+		out.mu.Unlock()
+		return
+	}
+	out.timer.Stop()
+	at := out.flushAt
+	out.mu.Unlock()
+	time.Sleep(time.Until(at))
+	out.mu.Lock()
+	if out.due {
+		out.due = false
+		out.es.flush()
+	}
+	out.mu.Unlock()
+}
+
+// written flushes what the stream holds, now or, when the last flush is
+// more recent than flushGap, once it is not. Called with mu held.
+func (out *commandOutput) written() {
+	if !out.es.pending() || out.due {
+		return
+	}
+	if wait := flushGap - time.Since(out.es.flushed); wait > 0 {
+		out.due, out.flushAt = true, time.Now().Add(wait)
+		out.timer.Reset(wait)
+		return
+	}
+	out.es.flush()
+}
+
+// pings sends a ping every pingInterval until the returned stop is called.
+func (out *commandOutput) pings() (stop func()) {
+	tick := time.NewTicker(pingInterval)
+	done := make(chan struct{})
+	var pinger sync.WaitGroup
+	pinger.Go(func() {
+		for {
+			select {
+			case <-tick.C:
+				out.mu.Lock()
+				out.es.ping()
+				out.mu.Unlock()
+			case <-done:
+				return
+			}
+		}
+	})
+	return func() {
+		tick.Stop()
+		close(done)
+		pinger.Wait()
+	}
+}
+
+// end flushes what is left once both readers have returned: the stream is
+// then the caller's alone.
+func (out *commandOutput) end() {
+	out.mu.Lock()
+	defer out.mu.Unlock()
+	out.timer.Stop()
+	out.due = false
+	out.es.flush()
 }
 
 // hold keeps the stream open after its last frame, as execd's /command
@@ -822,74 +913,6 @@ func (es *eventStream) hold(r *http.Request, d time.Duration) {
 	select {
 	case <-t.C:
 	case <-r.Context().Done():
-	}
-}
-
-// chunk is the output lines (lineFramer) of one read of stdout or stderr,
-// one after the other in data, each ending where ends says.
-type chunk struct {
-	kind string
-	data []byte
-	ends []int
-}
-
-// maxQueued is how many bytes of a command's output wait at most between
-// its pipe readers and its stream, besides the line each reader is
-// assembling (at most maxLine). Beyond it the readers stop reading, the
-// pipes fill and the command blocks in write, as on a slow terminal: a
-// client that reads slowly slows the command down, and execd's memory
-// stays bounded whatever the command writes. A variable so that tests can
-// lower it.
-var maxQueued int64 = 1 << 20
-
-// outputQueue carries output lines from the pipe readers to the stream,
-// holding at most maxQueued bytes.
-type outputQueue struct {
-	chunks chan chunk
-	room   *semaphore.Weighted
-}
-
-func newOutputQueue() *outputQueue {
-	return &outputQueue{chunks: make(chan chunk, 64), room: semaphore.NewWeighted(maxQueued)}
-}
-
-// weight is what a chunk takes of the queue: a chunk larger than the whole
-// queue (a long line) takes all of it, so that it still goes, alone.
-func (q *outputQueue) weight(c chunk) int64 { return min(int64(len(c.data)), maxQueued) }
-
-// put waits for room, then queues c.
-func (q *outputQueue) put(c chunk) {
-	q.room.Acquire(context.Background(), q.weight(c))
-	q.chunks <- c
-}
-
-// sent gives back the room of a chunk the stream has written.
-func (q *outputQueue) sent(c chunk) { q.room.Release(q.weight(c)) }
-
-// pump reads r until it ends and queues its output as lines, cut as the
-// real execd cuts a command's output, a chunk of them per read; the last
-// line goes when r ends.
-func pump(r io.Reader, kind string, q *outputQueue) {
-	c := chunk{kind: kind}
-	lines := lineFramer{rule: commandLines, emit: func(line []byte) {
-		c.data = append(c.data, line...)
-		c.ends = append(c.ends, len(c.data))
-	}}
-	buf := make([]byte, outputChunk)
-	for {
-		n, err := r.Read(buf)
-		lines.write(buf[:n])
-		if err != nil {
-			lines.flush()
-		}
-		if len(c.ends) > 0 {
-			q.put(c)
-			// The next read is likely the size of this one, up to a point.
-			c = chunk{kind: kind, data: make([]byte, 0, min(len(c.data), outputChunk)), ends: make([]int, 0, min(len(c.ends), outputChunk/8))}
-		}
-		if err != nil {
-			return
-		}
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 // behind could still write, and they are not waited for.
 type drainer struct {
 	f      *os.File
+	roomy  bool // the pipe holds pipeSize: its reader may nap (commandOutput.nap)
 	exited atomic.Bool
 	owed   atomic.Int64 // bytes the pipe held at the exit, not read yet
 	final  time.Time    // the deadline once owed is paid; reader goroutine only

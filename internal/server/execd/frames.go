@@ -67,9 +67,9 @@ func appendOutputFrame(dst []byte, kind string, line, stamp []byte, spill func([
 	return dst
 }
 
-// frameEnd is how an output frame stamped ts ends: its timestamp, then the
-// blank line. Lines sent together share it.
-func frameEnd(ts int64) []byte {
-	b := strconv.AppendInt([]byte(`,"timestamp":`), ts, 10)
-	return append(b, '}', '\n', '\n')
+// frameEnd appends to dst how an output frame stamped ts ends: its
+// timestamp, then the blank line. Lines read together share it.
+func frameEnd(dst []byte, ts int64) []byte {
+	dst = strconv.AppendInt(append(dst, `,"timestamp":`...), ts, 10)
+	return append(dst, '}', '\n', '\n')
 }

@@ -28,7 +28,7 @@ func marshalledFrame(t testing.TB, kind string, line []byte, ts int64) []byte {
 // encoding plus one piece.
 func encodeFrame(t testing.TB, kind string, line []byte, ts int64) []byte {
 	var spilled []byte
-	out := appendOutputFrame([]byte("prefix"), kind, line, frameEnd(ts), func(b []byte) []byte {
+	out := appendOutputFrame([]byte("prefix"), kind, line, frameEnd(nil, ts), func(b []byte) []byte {
 		if len(b) > writeSize+6*textPiece+64 {
 			t.Errorf("a spill of %d bytes", len(b))
 		}

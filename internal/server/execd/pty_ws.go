@@ -203,6 +203,10 @@ type ptyConn struct {
 	s    *ptySession
 	hd   *ptyHolder
 	conn *websocket.Conn
+	// ended is set, under endMu, as the exit frame goes: nothing the
+	// client's input causes (a failed stdin write) may come after it.
+	endMu sync.Mutex
+	ended bool
 }
 
 type ptyServerFrame struct {
@@ -268,7 +272,10 @@ func (c *ptyConn) relayOutput(sink *ptySink, leave func(), done <-chan struct{})
 		case chunk, ok := <-sink.out:
 			if !ok {
 				code := c.s.status().ExitCode
+				c.endMu.Lock()
+				c.ended = true
 				sendJSON(c.conn, ptyServerFrame{Type: "exit", ExitCode: code})
+				c.endMu.Unlock()
 				leave() // a client may connect again as soon as it has read this
 				c.conn.Close(websocket.StatusNormalClosure, "process exited")
 				return
@@ -323,7 +330,11 @@ func (c *ptyConn) readClient() {
 		}
 		if err != nil {
 			stdinFailed = true
-			sendJSON(c.conn, ptyServerFrame{Type: "error", Code: codeStdinFailed, Error: err.Error()})
+			c.endMu.Lock()
+			if !c.ended {
+				sendJSON(c.conn, ptyServerFrame{Type: "error", Code: codeStdinFailed, Error: err.Error()})
+			}
+			c.endMu.Unlock()
 		}
 	}
 }

@@ -44,8 +44,13 @@ func Remote(sock string, watch Watch, dropHeaders ...string) http.Handler {
 			},
 			MaxIdleConnsPerHost: 16,
 			DisableCompression:  true,
+			// A command's stream is hundreds of megabytes a second of
+			// chunks of up to writeSize: read in pieces of net/http's
+			// default 4 KiB, each chunk costs several reads.
+			ReadBufferSize: proxyBuffer,
 		},
 		FlushInterval: -1,
+		BufferPool:    proxyBuffers{},
 		ModifyResponse: func(resp *http.Response) error {
 			id := resp.Header.Get(AgentHeader)
 			resp.Header.Del(AgentHeader)
@@ -68,6 +73,24 @@ func Remote(sock string, watch Watch, dropHeaders ...string) http.Handler {
 		},
 	}
 	return FullDuplex(proxy)
+}
+
+// proxyBuffer is how much Remote reads from the agent at a time, and
+// passes on in one write: a chunk of a command's stream (writeSize).
+const proxyBuffer = writeSize
+
+var proxyPool = sync.Pool{New: func() any { return new([proxyBuffer]byte) }}
+
+// proxyBuffers lends Remote's proxy its copy buffers (httputil's own are
+// 32 KiB, allocated per request).
+type proxyBuffers struct{}
+
+func (proxyBuffers) Get() []byte { return proxyPool.Get().(*[proxyBuffer]byte)[:] }
+
+func (proxyBuffers) Put(b []byte) {
+	if len(b) == proxyBuffer {
+		proxyPool.Put((*[proxyBuffer]byte)(b))
+	}
 }
 
 // FullDuplex serves a proxy whose far side may answer while the request
