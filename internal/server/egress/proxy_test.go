@@ -364,6 +364,19 @@ func TestProxyNeverReachesTheHost(t *testing.T) {
 		}
 	}()
 	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	// A veth's IPv6 address has its local route only once the link's
+	// carrier is seen, which the kernel reports late under load; until
+	// then neither the proxy nor anything else could reach it.
+	probes := []string{"10.99.0.1", "fd99::1"}
+	for _, ip := range probes {
+		awaitDial(t, net.JoinHostPort(ip, port))
+	}
+	for deadline := time.Now().Add(time.Minute); accepted.Load() < int32(len(probes)); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the listener never accepted the probes")
+		}
+	}
+	accepted.Store(0)
 	sc := egress.New(nil, egress.Options{}) // allow-all
 	client, addr := proxyFor(t, sc.NewProxy(nil))
 	refused := func(host, ip string) {
@@ -400,6 +413,23 @@ func TestProxyNeverReachesTheHost(t *testing.T) {
 			t.Fatalf("direct dial of %s: %v", ip, err)
 		}
 		c.Close()
+	}
+}
+
+// awaitDial waits until addr takes connections.
+func awaitDial(t *testing.T, addr string) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.Close()
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s never took a connection: %v", addr, err)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
