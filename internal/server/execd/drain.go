@@ -1,6 +1,7 @@
 package execd
 
 import (
+	"errors"
 	"os"
 	"sync/atomic"
 	"time"
@@ -27,6 +28,21 @@ func (d *drainer) commandExited() {
 }
 
 func (d *drainer) Read(p []byte) (int, error) {
+	for {
+		n, err := d.read(p)
+		// A read waiting on the pipe when the command exited got the exit's
+		// deadline too: on a loaded machine it can pass before the reader is
+		// scheduled for the last bytes the command wrote (both pipes lost
+		// their ends so, under load). Bytes the exit counted and that still
+		// wait in the pipe are read anyway.
+		if n == 0 && errors.Is(err, os.ErrDeadlineExceeded) && d.owed.Load() > 0 && pipeBuffered(d.f) > 0 {
+			continue
+		}
+		return n, err
+	}
+}
+
+func (d *drainer) read(p []byte) (int, error) {
 	// Only a read that starts after the exit pays off owed: one already
 	// under way may take bytes the exit's count no longer saw, and counting
 	// them would end the drain with bytes of the command still in the pipe.
