@@ -44,6 +44,10 @@ type Env struct {
 	TTY bool
 	// ClientOptions adjusts the HTTP client (e.g. a faster retry base).
 	ClientOptions func(*client.Options)
+	// CompletionBudget is how long Tab completion waits on the server:
+	// a minute against a local server (a loaded machine must not cut its
+	// listing short), osb's own 2 s when zero.
+	CompletionBudget time.Duration
 }
 
 // New starts a local server and returns an environment pointed at it.
@@ -54,6 +58,7 @@ func New(t testing.TB, opts ...func(*server.Options)) *Env {
 	e.Server = srv
 	e.Vars["OPEN_SANDBOX_DOMAIN"] = srv.Addr()
 	e.Vars["OPEN_SANDBOX_API_KEY"] = "test-key"
+	e.CompletionBudget = time.Minute
 	return e
 }
 
@@ -106,6 +111,7 @@ func (e *Env) RunContext(ctx context.Context, stdin *strings.Reader, args ...str
 func (e *Env) Factory(ios *iostreams.IOStreams) *cmdutil.Factory {
 	f := cmdutil.New(ios, e.getenv)
 	f.ClientOptions = e.ClientOptions
+	f.CompletionBudget = e.CompletionBudget
 	return f
 }
 

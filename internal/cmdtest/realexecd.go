@@ -69,6 +69,7 @@ func RealExecd(t testing.TB) *Env {
 	e := Offline(t)
 	e.Vars["OPEN_SANDBOX_DOMAIN"] = lifecycle.URL
 	e.Vars["OPEN_SANDBOX_API_KEY"] = "test-key"
+	e.CompletionBudget = time.Minute
 	return e
 }
 

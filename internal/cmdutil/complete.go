@@ -16,6 +16,20 @@ import (
 // slow or absent server must not freeze the user's Tab key.
 const completionBudget = 2 * time.Second
 
+// completionContext is the command's context bounded by the completion
+// budget: Factory.CompletionBudget when set, else completionBudget.
+func completionContext(cmd *cobra.Command, f *Factory) (context.Context, context.CancelFunc) {
+	ctx := cmd.Context()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	budget := f.CompletionBudget
+	if budget == 0 {
+		budget = completionBudget
+	}
+	return context.WithTimeout(ctx, budget)
+}
+
 // CompleteSandboxIDs suggests sandbox ids starting with what was typed, each
 // described by its state. Only the first argument is completed unless many
 // is set (commands taking several ids), and ids already given are left out.
@@ -47,11 +61,7 @@ func listed(cmd *cobra.Command, f *Factory, list CompletionLister, prefix string
 	if err != nil {
 		return nil
 	}
-	ctx := cmd.Context()
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	ctx, cancel := context.WithTimeout(ctx, completionBudget)
+	ctx, cancel := completionContext(cmd, f)
 	defer cancel()
 	var out []cobra.Completion
 	_ = list(ctx, c, func(comp cobra.Completion) {

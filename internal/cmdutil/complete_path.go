@@ -1,7 +1,6 @@
 package cmdutil
 
 import (
-	"context"
 	"os"
 	"path"
 	"strings"
@@ -61,11 +60,7 @@ func remotePaths(cmd *cobra.Command, f *Factory, id, typed string) []cobra.Compl
 		return nil
 	}
 	dir, base := typed[:slash+1], typed[slash+1:]
-	ctx := cmd.Context()
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	ctx, cancel := context.WithTimeout(ctx, completionBudget)
+	ctx, cancel := completionContext(cmd, f)
 	defer cancel()
 	dp, err := f.Execd(ctx, id)
 	if err != nil {

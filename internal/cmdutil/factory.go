@@ -26,6 +26,9 @@ type Factory struct {
 
 	// ClientOptions, when set, adjusts the client before it is built (tests).
 	ClientOptions func(*client.Options)
+	// CompletionBudget, when set, replaces the 2 s a Tab completion may
+	// wait on the server (tests on a loaded machine).
+	CompletionBudget time.Duration
 
 	configOnce sync.Once
 	config     *config.Config

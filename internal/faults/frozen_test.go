@@ -106,8 +106,10 @@ func TestFrozenServer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	code := make(chan int, 1)
+	// The server must be frozen before its own timer ends the command:
+	// the timeout leaves a loaded machine ample time to print and stop it.
 	go func() {
-		code <- commands.Run(ctx, env.Factory(ios), []string{"--request-timeout", "5", "command", "run", sb.ID, "-t", "2s", "--", "sh", "-c", "echo started; sleep 100"})
+		code <- commands.Run(ctx, env.Factory(ios), []string{"--request-timeout", "5", "command", "run", sb.ID, "-t", "10s", "--", "sh", "-c", "echo started; sleep 100"})
 		w.Close()
 	}()
 	line, err := bufio.NewReader(out).ReadString('\n')
@@ -121,8 +123,8 @@ func TestFrozenServer(t *testing.T) {
 	select {
 	case c := <-code:
 		msg := stderr.String()
-		if c != 124 || !strings.Contains(msg, "The command has not ended 5s after its timeout of 2s: stopping it...\n") ||
-			!strings.Contains(msg, "Error: the command did not finish within 2s, and osb could not confirm it stopped within 5s") {
+		if c != 124 || !strings.Contains(msg, "The command has not ended 5s after its timeout of 10s: stopping it...\n") ||
+			!strings.Contains(msg, "Error: the command did not finish within 10s, and osb could not confirm it stopped within 5s") {
 			t.Errorf("exit %d, stderr %q", c, msg)
 		}
 	case <-ctx.Done():

@@ -19,9 +19,10 @@ func lockDataDir(dir string) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	// A lock just released can still look held for a moment: a process
-	// forking elsewhere in this program holds a copy of every descriptor
-	// until it execs. So a busy lock is tried again for a short while.
+	// A lock left to the closing of its descriptor (a server that ended
+	// without Close, which unlocks) can still look held for a moment: a
+	// process forking elsewhere in that program holds a copy of every
+	// descriptor until it execs. So a busy lock is tried again for a while.
 	deadline := time.Now().Add(2 * time.Second)
 	for {
 		var busy bool

@@ -51,6 +51,7 @@ func imageCreate(c *client, uri string, extra map[string]any) string {
 // command writes is the sandbox's own, and a layer's whiteout hides what
 // a lower layer had.
 func TestSandboxRunsItsImage(t *testing.T) {
+	t.Parallel()
 	top := imagetest.Layer(t, imagetest.Entry{Name: "etc/motd", Body: "from the image\n"},
 		imagetest.Entry{Name: "opt/tools/bin/serve", Body: "#!/bin/sh\necho \"started in $PWD\" > /tmp/started\nexec sleep 1000\n", Mode: 0o755},
 		imagetest.Entry{Name: "home/app/.wh.gone"}, imagetest.Entry{Name: "srv/"}, imagetest.Entry{Name: "srv/app/", UID: 1000, GID: 1000})
@@ -96,6 +97,7 @@ func TestSandboxRunsItsImage(t *testing.T) {
 
 // A pulled image is cached: the second create needs no registry.
 func TestImagePulledOnceThenCached(t *testing.T) {
+	t.Parallel()
 	host := imagetest.Registry(t, nil)
 	imagetest.Push(t, host+"/team/bb:1", imagetest.Busybox(t, nil))
 	c := imageClient(t, "")
@@ -115,6 +117,7 @@ func TestImagePulledOnceThenCached(t *testing.T) {
 // A requested platform is pulled as that platform from a multi-platform
 // index; one this host cannot run is refused before anything is pulled.
 func TestImagePlatform(t *testing.T) {
+	t.Parallel()
 	mark := func(arch string) v1.Image {
 		return imagetest.ForArch(t, imagetest.Busybox(t, nil, imagetest.Layer(t, imagetest.Entry{Name: "arch", Body: arch})), arch)
 	}
@@ -150,6 +153,7 @@ func TestImagePlatform(t *testing.T) {
 // reason, as the real server does (500 DOCKER::SANDBOX_IMAGE_PULL_FAILED),
 // a registry that cannot be reached at all included; nothing is left.
 func TestImagePullFailures(t *testing.T) {
+	t.Parallel()
 	host := imagetest.Registry(t, nil)
 	c := imageClient(t, "")
 	for _, tc := range []struct{ uri, reason string }{
@@ -172,6 +176,7 @@ func TestImagePullFailures(t *testing.T) {
 // The attacks of isolation_test.go, from a sandbox that runs an image:
 // no host file, no other sandbox, no shared layer or host id reached.
 func TestImageSandboxBoundary(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	imagetest.WriteLayout(t, filepath.Join(dir, "bb"), "1", imagetest.Busybox(t, nil))
 	c := imageClient(t, dir)
@@ -202,6 +207,7 @@ ls /; echo done`)
 // them the create fails with the registry's answer. A registry that stalls
 // fails the create at the pull deadline instead of hanging it.
 func TestImageAuthAndStall(t *testing.T) {
+	t.Parallel()
 	img := imagetest.Busybox(t, nil)
 	stall := make(chan struct{})
 	defer close(stall)
@@ -253,6 +259,7 @@ func TestImageAuthAndStall(t *testing.T) {
 // directory replaced), and restores onto the same image; a snapshot of
 // the restored sandbox keeps both sandboxes' changes.
 func TestImageSnapshotRestoresOntoTheImage(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	img := imagetest.Busybox(t, nil, imagetest.Layer(t, imagetest.Entry{Name: "etc/motd", Body: "image file\n"},
 		imagetest.Entry{Name: "opt/"}, imagetest.Entry{Name: "opt/gone", Body: "x"},
@@ -291,6 +298,7 @@ func restoreSnapshotOf(t *testing.T, c *client, id string) string {
 // An image with no shell at all (a distroless one) still runs its
 // entrypoint.
 func TestImageWithoutShell(t *testing.T) {
+	t.Parallel()
 	bin := imagetest.StaticBusybox(t)
 	img, err := mutate.AppendLayers(empty.Image, imagetest.Layer(t, imagetest.Entry{Name: "app/"},
 		imagetest.Entry{Name: "app/busybox", Body: string(bin), Mode: 0o755}))

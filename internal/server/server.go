@@ -152,11 +152,11 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	if err := s.openStores(); err != nil {
-		s.lock.Close()
+		unlock(s.lock)
 		return nil, err
 	}
 	if err := s.openImages(); err != nil {
-		s.lock.Close()
+		unlock(s.lock)
 		return nil, err
 	}
 	return s, nil
@@ -183,7 +183,7 @@ func (s *Server) initDataDir() error {
 		return err
 	}
 	if err := s.removeStaleSandboxes(); err != nil {
-		s.lock.Close()
+		unlock(s.lock)
 		return err
 	}
 	return nil
@@ -262,7 +262,7 @@ func (s *Server) close() error {
 		errs = append(errs, sandbox.RemoveTree(s.dataDir))
 	}
 	if s.lock != nil {
-		errs = append(errs, s.lock.Close())
+		errs = append(errs, unlock(s.lock))
 	}
 	return errors.Join(errs...)
 }

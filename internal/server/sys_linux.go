@@ -16,6 +16,14 @@ func tryLock(f *os.File) (busy bool, err error) {
 	return err == syscall.EWOULDBLOCK, err
 }
 
+// unlock releases f's lock and closes f. The lock goes with every copy of
+// the descriptor, which closing alone would not release: a process forking
+// elsewhere in this program holds a copy until it execs.
+func unlock(f *os.File) error {
+	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	return f.Close()
+}
+
 // ownerIDs is a file's owner and group; ok is false when the system does
 // not say.
 func ownerIDs(fi fs.FileInfo) (uid, gid int, ok bool) {

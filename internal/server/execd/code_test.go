@@ -86,6 +86,7 @@ func createContext(t *testing.T, url, language string) string {
 }
 
 func TestCodeInterpreter(t *testing.T) {
+	t.Parallel() // the two longest tests here (Python kernels starting): side by side
 	needJupyter(t)
 	eachMode(t, func(t *testing.T, sb *sandbox.Sandbox, url string) {
 		id := createContext(t, url, "python")
@@ -259,6 +260,7 @@ func jupyterProgramsHidden(t *testing.T) {
 
 // TestCodeBashKernel: a second language, where its kernel is installed.
 func TestCodeBashKernel(t *testing.T) {
+	t.Parallel() // the two longest tests here (Python kernels starting): side by side
 	needJupyter(t)
 	if _, err := os.Stat("/opt/osb-jupyter/share/jupyter/kernels/bash/kernel.json"); err != nil {
 		t.Skip("no bash kernel in /opt/osb-jupyter; scripts/code-interpreter-setup installs one")

@@ -79,6 +79,7 @@ func TestAccessToken(t *testing.T) {
 
 func TestMetrics(t *testing.T) {
 	sb := newSandbox(t)
+	awaitMemoryUse(t, sb)
 	h := New(sb, Options{MetricsInterval: 50 * time.Millisecond})
 	before := time.Now().UnixMilli()
 	r := get(t, h, "/metrics")
@@ -104,6 +105,7 @@ func TestMetricsStayInBounds(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { cmd.Cancel(); cmd.Wait() }()
+	awaitMemoryUse(t, sb)
 	h := New(sb, Options{MetricsInterval: 300 * time.Millisecond})
 	var m metrics
 	if err := json.Unmarshal(get(t, h, "/metrics").Body.Bytes(), &m); err != nil {

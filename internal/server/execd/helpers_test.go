@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/osb-dev/osb/internal/server/nullcheck"
 	"github.com/osb-dev/osb/internal/server/sandbox"
@@ -38,6 +39,18 @@ func startSandbox(t *testing.T, isolated bool) *sandbox.Sandbox {
 	}
 	t.Cleanup(func() { sb.Remove() })
 	return sb
+}
+
+// awaitMemoryUse waits until the sandbox uses memory: Start returns before
+// its first process has joined the sandbox's cgroup and allocated there,
+// and until then the sandbox rightly uses none.
+func awaitMemoryUse(t *testing.T, sb *sandbox.Sandbox) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); sb.Usage().RSSBytes == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the sandbox uses no memory a minute after its start")
+		}
+	}
 }
 
 // answer is a whole HTTP response.
