@@ -96,7 +96,7 @@ func downloadViaTar(ctx context.Context, opts *options, dp *client.DataPlane, re
 	done := make(chan result, 1)
 	go func() {
 		code, stderr, err := runPTY(ctx, dp, script, nil, pw)
-		pw.Close()
+		pw.CloseWithError(err) // a stream cut off says why, not only that it ended early
 		done <- result{code, stderr, err}
 	}()
 	x := &extractor{root: root, progress: progress, written: map[string]bool{}}
