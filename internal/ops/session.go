@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/osb-dev/osb/internal/client"
@@ -18,7 +19,7 @@ import (
 
 // Timings of a session's client; variables so that tests can shorten them.
 var (
-	KeepAlive    = 20 * time.Second // a WebSocket ping this often; no answer within as long means the connection is lost
+	KeepAlive    = 20 * time.Second // a WebSocket ping this often; no answer within as long, and no frame either, means the connection is lost
 	ReconnectFor = 2 * time.Minute  // how long a terminal session tries to get a lost connection back
 	RetryMax     = 5 * time.Second  // the longest wait between two tries
 )
@@ -212,7 +213,8 @@ func (s *Session) serve(ctx context.Context, conn *client.PTYConn, input <-chan 
 	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	s.setConn(conn)
 	frames := make(chan frameOrErr, 16)
-	go readFrames(cctx, conn, frames)
+	var rd frameReader
+	go rd.run(cctx, conn, frames)
 	broken, unanswered := make(chan error, 1), make(chan error, 1)
 	connected := make(chan struct{})
 	s.connected = connected
@@ -257,7 +259,8 @@ func (s *Session) serve(ctx context.Context, conn *client.PTYConn, input <-chan 
 			go func() {
 				pctx, pcancel := context.WithTimeout(cctx, KeepAlive)
 				defer pcancel()
-				if err := conn.Alive(pctx); err != nil && cctx.Err() == nil {
+				read := rd.read.Load()
+				if err := conn.Alive(pctx); err != nil && cctx.Err() == nil && !rd.busy(read) {
 					select {
 					case unanswered <- fmt.Errorf("no answer to a ping: %w", err):
 					default:
@@ -270,18 +273,37 @@ func (s *Session) serve(ctx context.Context, conn *client.PTYConn, input <-chan 
 	}
 }
 
-func readFrames(ctx context.Context, conn *client.PTYConn, out chan<- frameOrErr) {
+// frameReader reads a connection's frames into a channel, and tells how
+// far it got: a pong comes behind everything the server sent before it,
+// so a ping goes unanswered for as long as the output ahead of it takes to
+// read, and for as long as what was read waits for a slow consumer here.
+type frameReader struct {
+	read       atomic.Int64 // frames read
+	delivering atomic.Bool  // a frame read waits to be taken
+}
+
+func (r *frameReader) run(ctx context.Context, conn *client.PTYConn, out chan<- frameOrErr) {
 	for {
 		f, err := conn.Next(ctx)
+		r.read.Add(1)
+		r.delivering.Store(true)
 		select {
 		case out <- frameOrErr{f, err}:
 		case <-ctx.Done():
 			return
 		}
+		r.delivering.Store(false)
 		if err != nil {
 			return
 		}
 	}
+}
+
+// busy reports that a ping sent when read frames had been read may have
+// gone unanswered only because the connection was busy: frames came since,
+// or one still waits to be taken. A lost connection brings nothing.
+func (r *frameReader) busy(read int64) bool {
+	return r.read.Load() != read || r.delivering.Load()
 }
 
 // writeStdin sends input as it comes, once the server said it is

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 )
 
 // bufSize is large enough that a fast local transfer is not held back by
@@ -19,10 +20,16 @@ func (e *ShortError) Error() string {
 	return fmt.Sprintf("the connection ended after %d of %d bytes", e.Got, e.Want)
 }
 
+// buffers are Copy's: a tree of small files makes one copy a file, and a
+// buffer made for each would cost more than the file.
+var buffers = sync.Pool{New: func() any { return new([bufSize]byte) }}
+
 // Copy copies src to dst and, when want is not negative, checks that
 // exactly want bytes came.
 func Copy(dst io.Writer, src io.Reader, want int64) (int64, error) {
-	n, err := io.CopyBuffer(dst, src, make([]byte, bufSize))
+	buf := buffers.Get().(*[bufSize]byte)
+	defer buffers.Put(buf)
+	n, err := io.CopyBuffer(dst, src, buf[:])
 	if errors.Is(err, io.ErrUnexpectedEOF) && want >= 0 {
 		return n, &ShortError{Got: n, Want: want}
 	}

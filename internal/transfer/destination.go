@@ -78,7 +78,11 @@ func Open(path string, stdout io.Writer) (*Destination, error) {
 // stage prepares the staged download of a regular file (fi nil: missing)
 // in a staging directory of its own.
 func stage(path string, fi fs.FileInfo) (*Destination, error) {
-	d, err := prepare(path, fi)
+	target, err := resolveLinks(path)
+	if err != nil {
+		return nil, err
+	}
+	d, err := prepare(target, fi)
 	if err != nil {
 		return nil, err
 	}
@@ -94,13 +98,10 @@ func stage(path string, fi fs.FileInfo) (*Destination, error) {
 	return d, nil
 }
 
-// prepare finds the file a staged download of path replaces, and checks
-// now, before anything is downloaded, that an existing one can be.
-func prepare(path string, fi fs.FileInfo) (*Destination, error) {
-	target, err := resolveLinks(path)
-	if err != nil {
-		return nil, err
-	}
+// prepare is the staged download that replaces target (fi: the file there,
+// nil when none), checking now, before anything is downloaded, that an
+// existing file can be replaced.
+func prepare(target string, fi fs.FileInfo) (*Destination, error) {
 	d := &Destination{target: target}
 	if fi != nil {
 		// Opening without O_TRUNC leaves it as it is.
@@ -116,7 +117,7 @@ func prepare(path string, fi fs.FileInfo) (*Destination, error) {
 
 // create makes the staged file, like any new file: 0666 less the umask.
 func (d *Destination) create() error {
-	f, err := os.Create(d.staged)
+	f, err := createFile(d.staged)
 	if err != nil {
 		d.Abort()
 		return err
@@ -175,22 +176,25 @@ func (d *Destination) Commit() error {
 	if d.file == nil {
 		return nil
 	}
-	err := d.file.Close()
-	d.file = nil
 	if d.staged == "" {
+		err := d.file.Close()
+		d.file = nil
 		return err
 	}
 	defer d.Abort()
-	staged := d.staged
+	var err error
 	switch {
-	case err != nil:
 	case d.modeSet:
-		err = os.Chmod(staged, d.mode)
+		err = d.file.Chmod(d.mode)
 	case d.replaces:
-		err = os.Chmod(staged, d.oldMode)
+		err = d.file.Chmod(d.oldMode)
 	}
+	if cerr := d.file.Close(); err == nil {
+		err = cerr
+	}
+	d.file = nil
 	if err == nil {
-		err = os.Rename(staged, d.target)
+		err = os.Rename(d.staged, d.target)
 	}
 	if err == nil {
 		d.staged = ""

@@ -1,6 +1,8 @@
 package transfer
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -31,15 +33,19 @@ func NewStage(root string) (*Stage, error) {
 // Dir is the staging directory, to leave out of what the copy reports.
 func (s *Stage) Dir() string { return s.dir }
 
-// Open prepares the staged download of the regular file at path: like
-// Open, with the file staged in s. A path naming anything other than a
-// regular or missing file is opened as Open opens it.
+// Open prepares the staged download of the file at path, whose directory
+// the caller has checked: like Open, with the file staged in s, except that
+// a symlink at path is replaced by the file, never followed. A path naming
+// anything other than a regular file, a symlink or nothing is opened as
+// Open opens it.
 func (s *Stage) Open(path string) (*Destination, error) {
-	fi, err := os.Stat(path)
+	fi, err := os.Lstat(path)
 	switch {
-	case err != nil && !os.IsNotExist(err):
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return nil, err
-	case fi != nil && !fi.Mode().IsRegular():
+	case err != nil, fi.Mode()&fs.ModeSymlink != 0:
+		fi = nil // nothing there, or a link the rename replaces
+	case !fi.Mode().IsRegular():
 		return Open(path, nil)
 	}
 	d, err := prepare(path, fi)

@@ -311,10 +311,23 @@ func testExtractNeverFollowsLinksOut(t *testing.T, via string) {
 	if err := os.Symlink(outside, filepath.Join(dest, "proj", "sub")); err != nil {
 		t.Fatal(err)
 	}
+	// A link where a file goes is replaced by the file, its target left alone.
+	victim := filepath.Join(t.TempDir(), "victim")
+	os.WriteFile(victim, []byte("mine"), 0o644)
+	if err := os.Symlink(victim, filepath.Join(dest, "proj", "top")); err != nil {
+		t.Fatal(err)
+	}
 	r := env.Run("cp", id+":/workspace/proj", dest, "--via", via)
 	r.ExpectError(t, 1, "not written here: "+filepath.Join(dest, "proj", "sub", "file"))
 	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
 		t.Errorf("written through the link: %v", entries)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "mine" {
+		t.Errorf("written through the link in the file's place: %q", b)
+	}
+	// The files API stops at the first failure; a tar is read to its end.
+	if fi, err := os.Lstat(filepath.Join(dest, "proj", "top")); via == "tar" && (err != nil || !fi.Mode().IsRegular()) {
+		t.Errorf("the link in the file's place is still there: %v %v", fi, err)
 	}
 	stagingLeft(t, dest)
 }

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"net/http"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -96,20 +97,22 @@ func downloadViaTar(ctx context.Context, opts *options, dp *client.DataPlane, re
 	done := make(chan result, 1)
 	go func() {
 		code, stderr, err := runPTY(ctx, dp, script, nil, pw)
-		pw.Close()
+		pw.CloseWithError(err) // a stream cut off says why, not only that it ended early
 		done <- result{code, stderr, err}
 	}()
-	x := &extractor{root: root, progress: progress, written: map[string]bool{}}
+	x := &extractor{root: root, progress: progress, written: map[string]bool{}, dirs: map[string]bool{}}
 	if progress != nil {
 		// The total comes from one listing, made while tar starts.
 		total := make(chan int64, 1)
 		go func() { total <- remoteBytes(ctx, dp, remote) }()
 		x.total = total
 	}
-	xerr := x.extract(pr)
+	// Whole frames at a time rather than a pipe handover per tar block.
+	in := bufio.NewReaderSize(pr, 256<<10)
+	xerr := x.extract(in)
 	x.closeStage()
 	if xerr == nil {
-		io.Copy(io.Discard, pr) // tar pads its output past the end of the archive
+		io.Copy(io.Discard, in) // tar pads its output past the end of the archive
 	}
 	pr.CloseWithError(errors.New("extraction stopped"))
 	res := <-done
@@ -147,6 +150,7 @@ type extractor struct {
 	total    <-chan int64 // the bytes to come (-1: unknown); nil once read
 	t        tree
 	written  map[string]bool // rel paths of files written
+	dirs     map[string]bool // rel paths of directories made or found, none a symlink
 	links    []entry
 	hard     [][2]string // rel link, rel target
 	failed   []string
@@ -226,8 +230,17 @@ func (x *extractor) extract(r io.Reader) error {
 	}
 }
 
+// path is where rel goes under root, its directories checked by
+// localPath once each: tar sends a directory before what it holds.
+func (x *extractor) path(rel string) (string, error) {
+	if dir := path.Dir(rel); dir == "." || x.dirs[dir] {
+		return filepath.Join(x.root, filepath.FromSlash(rel)), nil
+	}
+	return localPath(x.root, rel)
+}
+
 func (x *extractor) mkdir(rel string) error {
-	p, err := localPath(x.root, rel)
+	p, err := x.path(rel)
 	if err != nil {
 		return err
 	}
@@ -237,18 +250,16 @@ func (x *extractor) mkdir(rel string) error {
 	if fi, err := os.Lstat(p); err != nil || !fi.IsDir() {
 		return fmt.Errorf("%s is in the way of a directory", p)
 	}
+	x.dirs[rel] = true
 	return nil
 }
 
+// file writes one file, staged; a symlink in its place is replaced (the
+// stage never follows it).
 func (x *extractor) file(rel string, perm uint32, mod time.Time, r io.Reader, size int64) error {
-	p, err := localPath(x.root, rel)
+	p, err := x.path(rel)
 	if err != nil {
 		return err
-	}
-	if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink != 0 {
-		if err := os.Remove(p); err != nil {
-			return err
-		}
 	}
 	dest, err := x.stage.Open(p)
 	if err != nil {

@@ -33,7 +33,8 @@ import (
 var (
 	ptyPingEvery    = 30 * time.Second // a WebSocket ping this often; no pong within as long ends the socket
 	ptyTakeoverWait = 5 * time.Second  // how long a takeover waits for the current client to let go
-	ptyWriteTimeout = 10 * time.Second // a client that takes longer to accept a frame is cut off
+	ptyWriteTimeout = 10 * time.Second // a client that takes in nothing for this long is cut off
+	ptyLingerMax    = time.Minute      // how long a closed socket waits for its client to read what is on its way and go (pty_sock.go)
 )
 
 const (
@@ -157,7 +158,8 @@ func (h *ptyHost) serveWS(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// A takeover evicts the holder only once this handshake succeeded.
-	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true, CompressionMode: websocket.CompressionDisabled})
+	lw := &lingerWriter{ResponseWriter: w}
+	conn, err := websocket.Accept(lw, r, &websocket.AcceptOptions{InsecureSkipVerify: true, CompressionMode: websocket.CompressionDisabled})
 	if err != nil {
 		if claimed {
 			s.release(hd)
@@ -165,13 +167,14 @@ func (h *ptyHost) serveWS(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	conn.SetReadLimit(ptyReadLimit)
+	c := &ptyConn{s: s, hd: hd, conn: conn, raw: lw.conn}
 	if !claimed && !s.takeOver(hd) {
-		sendJSON(conn, ptyServerFrame{Type: "error", Code: codeAlreadyConnected, Error: "takeover timed out for pty session " + s.id})
+		c.sendJSON(ptyServerFrame{Type: "error", Code: codeAlreadyConnected, Error: "takeover timed out for pty session " + s.id})
 		conn.CloseNow()
 		return
 	}
 	defer s.release(hd)
-	(&ptyConn{s: s, hd: hd, conn: conn}).serve(q.Get("pty") == "0", parseOffset(q.Get("since")))
+	c.serve(q.Get("pty") == "0", parseOffset(q.Get("since")))
 }
 
 func isUpgrade(r *http.Request) bool {
@@ -207,6 +210,7 @@ type ptyConn struct {
 	// client's input causes (a failed stdin write) may come after it.
 	endMu sync.Mutex
 	ended bool
+	raw   *lingerConn // what conn runs on
 }
 
 type ptyServerFrame struct {
@@ -231,7 +235,7 @@ type ptyClientFrame struct {
 // then relays until bash exits or the client leaves.
 func (c *ptyConn) serve(pipe bool, since int64) {
 	if err := c.s.start(pipe); err != nil {
-		sendJSON(c.conn, ptyServerFrame{Type: "error", Code: codeStartFailed, Error: err.Error()})
+		c.sendJSON(ptyServerFrame{Type: "error", Code: codeStartFailed, Error: err.Error()})
 		c.conn.CloseNow()
 		return
 	}
@@ -246,13 +250,13 @@ func (c *ptyConn) serve(pipe bool, since int64) {
 		frame := make([]byte, 9, 9+len(replay))
 		frame[0] = chanReplay
 		binary.BigEndian.PutUint64(frame[1:9], uint64(offset))
-		if write(c.conn, websocket.MessageBinary, append(frame, replay...)) != nil {
+		if c.write(websocket.MessageBinary, append(frame, replay...)) != nil {
 			c.conn.CloseNow()
 			return
 		}
 	}
 	mode := c.s.current().mode()
-	if sendJSON(c.conn, ptyServerFrame{Type: "connected", SessionID: c.s.id, Mode: mode, StdinEOF: true}) != nil {
+	if c.sendJSON(ptyServerFrame{Type: "connected", SessionID: c.s.id, Mode: mode, StdinEOF: true}) != nil {
 		c.conn.CloseNow()
 		return
 	}
@@ -274,14 +278,14 @@ func (c *ptyConn) relayOutput(sink *ptySink, leave func(), done <-chan struct{})
 				code := c.s.status().ExitCode
 				c.endMu.Lock()
 				c.ended = true
-				sendJSON(c.conn, ptyServerFrame{Type: "exit", ExitCode: code})
+				c.sendJSON(ptyServerFrame{Type: "exit", ExitCode: code})
 				c.endMu.Unlock()
 				leave() // a client may connect again as soon as it has read this
 				c.conn.Close(websocket.StatusNormalClosure, "process exited")
 				return
 			}
 			frame := append([]byte{chunk.channel}, chunk.data...)
-			if write(c.conn, websocket.MessageBinary, frame) != nil {
+			if c.write(websocket.MessageBinary, frame) != nil {
 				c.conn.CloseNow()
 				return
 			}
@@ -299,9 +303,12 @@ func (c *ptyConn) keepAlive(done <-chan struct{}) {
 			return
 		case <-t.C:
 			ctx, cancel := context.WithTimeout(context.Background(), ptyPingEvery)
+			before := c.raw.intake()
 			err := c.conn.Ping(ctx)
 			cancel()
-			if err != nil {
+			// The pong comes behind the output sent before it: a client
+			// still taking that in is there.
+			if err != nil && !c.raw.intake().since(before) {
 				c.conn.CloseNow()
 				return
 			}
@@ -332,7 +339,7 @@ func (c *ptyConn) readClient() {
 			stdinFailed = true
 			c.endMu.Lock()
 			if !c.ended {
-				sendJSON(c.conn, ptyServerFrame{Type: "error", Code: codeStdinFailed, Error: err.Error()})
+				c.sendJSON(ptyServerFrame{Type: "error", Code: codeStdinFailed, Error: err.Error()})
 			}
 			c.endMu.Unlock()
 		}
@@ -370,7 +377,7 @@ func (c *ptyConn) textFrame(data []byte) error {
 		}
 	case "stdin_eof":
 		if err := c.s.closeStdin(); err != nil {
-			sendJSON(c.conn, ptyServerFrame{Type: "error", Code: codeInvalidFrame, Error: err.Error()})
+			c.sendJSON(ptyServerFrame{Type: "error", Code: codeInvalidFrame, Error: err.Error()})
 		}
 	case "resize":
 		if f.Cols > 0 && f.Rows > 0 && f.Cols <= 0xffff && f.Rows <= 0xffff {
@@ -379,23 +386,25 @@ func (c *ptyConn) textFrame(data []byte) error {
 	case "signal":
 		c.s.signal(f.Signal)
 	case "ping":
-		sendJSON(c.conn, ptyServerFrame{Type: "pong"})
+		c.sendJSON(ptyServerFrame{Type: "pong"})
 	default:
-		sendJSON(c.conn, ptyServerFrame{Type: "error", Code: codeInvalidFrame, Error: fmt.Sprintf("unknown frame type %q", f.Type)})
+		c.sendJSON(ptyServerFrame{Type: "error", Code: codeInvalidFrame, Error: fmt.Sprintf("unknown frame type %q", f.Type)})
 	}
 	return nil
 }
 
 // sendJSON writes a text frame the way execd does: Go JSON, then a newline.
-func sendJSON(conn *websocket.Conn, f ptyServerFrame) error {
+func (c *ptyConn) sendJSON(f ptyServerFrame) error {
 	var b bytes.Buffer
 	json.NewEncoder(&b).Encode(f)
-	return write(conn, websocket.MessageText, b.Bytes())
+	return c.write(websocket.MessageText, b.Bytes())
 }
 
-// write sends one frame; a client that does not take it in time loses its socket.
-func write(conn *websocket.Conn, typ websocket.MessageType, p []byte) error {
-	ctx, cancel := context.WithTimeout(context.Background(), ptyWriteTimeout)
+// write sends one frame; a client that takes in nothing of what is queued
+// for it for ptyWriteTimeout meanwhile loses its socket.
+func (c *ptyConn) write(typ websocket.MessageType, p []byte) error {
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	return conn.Write(ctx, typ, p)
+	defer c.raw.watch(cancel)()
+	return c.conn.Write(ctx, typ, p)
 }
