@@ -83,8 +83,10 @@ func TestSessionTimeout(t *testing.T) {
 		sid := createSession(t, url, nil)
 		// The run's children are killed; the stream ends as on execd, with a
 		// bare error object and no blank line; the session lives on.
-		r := call(t, "POST", url+"/session/"+sid+"/run", map[string]any{"command": "export KEPT=yes; echo hi; sleep 100", "timeout": 300})
-		end := "}\n\n" + `{"code":"RUNTIME_ERROR","message":"error running in session. timeout after 300ms"}`
+		// The timeout leaves bash time to start the sleep on a loaded
+		// machine: with only the shell to kill, the session would go too.
+		r := call(t, "POST", url+"/session/"+sid+"/run", map[string]any{"command": "export KEPT=yes; echo hi; sleep 100", "timeout": 3000})
+		end := "}\n\n" + `{"code":"RUNTIME_ERROR","message":"error running in session. timeout after 3s"}`
 		if !strings.Contains(r.body, `"text":"hi"`) || !strings.HasSuffix(r.body, end) {
 			t.Errorf("timed-out stream: %q", r.body)
 		}
