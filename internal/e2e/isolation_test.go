@@ -21,13 +21,7 @@ import (
 // server stopped with SIGTERM leaves nothing.
 func TestKilledServerLeavesNothingAfterRestart(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds and runs the binary; skipped under -short")
-	}
-	if os.Geteuid() != 0 {
-		t.Skip("isolated sandboxes need root")
-	}
-	bin := buildOsb(t)
+	bin := rootOsb(t)
 	home, data := t.TempDir(), t.TempDir()
 	const key = "e2e-key"
 	first := launchServer(t, bin, home, key, "--data-dir", data)
@@ -85,13 +79,7 @@ func TestKilledServerLeavesNothingAfterRestart(t *testing.T) {
 // the host shows for each is that memory file.
 func TestSandboxesRunTheSandboxProgram(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds and runs the binary; skipped under -short")
-	}
-	if os.Geteuid() != 0 {
-		t.Skip("isolated sandboxes need root")
-	}
-	bin := buildOsb(t)
+	bin := rootOsb(t)
 	home := t.TempDir()
 	const key = "e2e-key"
 	srv := launchServer(t, bin, home, key, "--data-dir", t.TempDir())
@@ -111,6 +99,19 @@ func TestSandboxesRunTheSandboxProgram(t *testing.T) {
 }
 
 // processesOf lists the host pids whose cgroup path names the sandbox.
+// rootOsb builds osb for a test of isolated sandboxes, which need root;
+// it skips under -short and without root.
+func rootOsb(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs the binary; skipped under -short")
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("isolated sandboxes need root")
+	}
+	return buildOsb(t)
+}
+
 func processesOf(id string) []int {
 	var out []int
 	entries, _ := os.ReadDir("/proc")

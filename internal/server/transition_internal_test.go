@@ -4,10 +4,10 @@ package server
 
 import (
 	"encoding/json"
+	"github.com/osb-dev/osb/internal/testwait"
 	"net/http"
 	"net/http/httptest"
 	"testing"
-	"time"
 )
 
 // TestSlowTransitionHoldsUpNoOtherSandbox pauses one sandbox through a
@@ -59,7 +59,7 @@ func TestSlowTransitionHoldsUpNoOtherSandbox(t *testing.T) {
 		{"DELETE", "/v1/sandboxes/" + other, "", http.StatusNoContent},
 	}
 	for _, st := range steps {
-		finishes(t, st.method+" "+st.path, func() {
+		testwait.Finishes(t, st.method+" "+st.path, func() {
 			if code, m := call(st.method, st.path, st.body); code != st.want {
 				t.Errorf("%s %s: %d %v, want %d", st.method, st.path, code, m, st.want)
 			}
@@ -68,18 +68,5 @@ func TestSlowTransitionHoldsUpNoOtherSandbox(t *testing.T) {
 	_, m := call("GET", "/v1/sandboxes/"+slow, "")
 	if state := m["status"].(map[string]any)["state"]; state != statePausing {
 		t.Errorf("held sandbox is %v, want %s", state, statePausing)
-	}
-}
-
-// finishes runs f and fails the test if it has not returned in a minute:
-// a request stuck behind the held one would otherwise hang the test.
-func finishes(t *testing.T, what string, f func()) {
-	t.Helper()
-	done := make(chan struct{})
-	go func() { defer close(done); f() }()
-	select {
-	case <-done:
-	case <-time.After(time.Minute):
-		t.Fatalf("%s did not finish while another sandbox's pause was held", what)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/osb-dev/osb/internal/client"
+	"github.com/osb-dev/osb/internal/cmdtest"
 	"github.com/osb-dev/osb/internal/ops"
 )
 
@@ -35,11 +36,7 @@ func TestTarDownloadToASlowClientIsWhole(t *testing.T) {
 	keepAlive := ops.KeepAlive
 	ops.KeepAlive = 4 * time.Second
 	t.Cleanup(func() { ops.KeepAlive = keepAlive })
-	env, id := newSandbox(t)
-	nodes := smallTree(400)
-	src := filepath.Join(t.TempDir(), "tree")
-	makeTree(t, src, nodes)
-	env.Must("cp", src, id+":/workspace/tree", "--via", "tar")
+	env, id, nodes := sandboxWithTree(t)
 
 	// 64 KiB a second: a frame of output a second, about 10 s for the
 	// stream, of which several seconds queued on the way when it ends.
@@ -57,11 +54,7 @@ func TestTarDownloadToASlowClientIsWhole(t *testing.T) {
 // directory is left.
 func TestTarDownloadCutOffLeavesNoPartialFile(t *testing.T) {
 	t.Parallel()
-	env, id := newSandbox(t)
-	nodes := smallTree(400)
-	src := filepath.Join(t.TempDir(), "tree")
-	makeTree(t, src, nodes)
-	env.Must("cp", src, id+":/workspace/tree", "--via", "tar")
+	env, id, nodes := sandboxWithTree(t)
 
 	// Each connection breaks after 200 KiB: the tar stream (600 KiB) part
 	// way, the small answers before and after it not at all.
@@ -124,4 +117,15 @@ func (c *breakingConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p[:min(len(p), c.left)])
 	c.left -= n
 	return n, err
+}
+
+// sandboxWithTree is a sandbox with 400 small files uploaded to
+// /workspace/tree, and those files.
+func sandboxWithTree(t *testing.T) (*cmdtest.Env, string, map[string]node) {
+	env, id := newSandbox(t)
+	nodes := smallTree(400)
+	src := filepath.Join(t.TempDir(), "tree")
+	makeTree(t, src, nodes)
+	env.Must("cp", src, id+":/workspace/tree", "--via", "tar")
+	return env, id, nodes
 }

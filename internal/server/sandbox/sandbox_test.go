@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/osb-dev/osb/internal/testwait"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -207,12 +208,12 @@ func TestSlowPauseHoldsUpNoOtherOperation(t *testing.T) {
 	paused := make(chan error, 1)
 	go func() { paused <- slow.Pause() }()
 	<-held
-	finishes(t, "Paused of the pausing sandbox", func() {
+	testwait.Finishes(t, "Paused of the pausing sandbox", func() {
 		if !slow.Paused() {
 			t.Error("Paused() = false while the pause is under way")
 		}
 	})
-	finishes(t, "another sandbox's pause and resume", func() {
+	testwait.Finishes(t, "another sandbox's pause and resume", func() {
 		if err := other.Pause(); err != nil {
 			t.Error(err)
 		}
@@ -223,26 +224,13 @@ func TestSlowPauseHoldsUpNoOtherOperation(t *testing.T) {
 			t.Error(err)
 		}
 	})
-	finishes(t, "Kill of the pausing sandbox", func() {
+	testwait.Finishes(t, "Kill of the pausing sandbox", func() {
 		if err := slow.Kill(); err != nil {
 			t.Error(err)
 		}
 	})
 	close(release)
-	finishes(t, "the held pause, once the sandbox is killed", func() { <-paused })
-}
-
-// finishes runs f and fails the test if it has not returned in a minute:
-// f would otherwise hang the test until the go test timeout.
-func finishes(t *testing.T, what string, f func()) {
-	t.Helper()
-	done := make(chan struct{})
-	go func() { defer close(done); f() }()
-	select {
-	case <-done:
-	case <-time.After(time.Minute):
-		t.Fatalf("%s did not finish while a pause was held", what)
-	}
+	testwait.Finishes(t, "the held pause, once the sandbox is killed", func() { <-paused })
 }
 
 func TestCancelKillsGroup(t *testing.T) {
