@@ -16,8 +16,9 @@ func continueWaiters(members []int) {
 	for _, pid := range members {
 		in[pid] = true
 	}
+	self := os.Getpid() // the parent of every init and nsenter: never stopped
 	for _, pid := range members {
-		if st, err := readStat(pid); err == nil && st.ppid > 1 && !in[st.ppid] {
+		if st, err := readStat(pid); err == nil && st.ppid > 1 && st.ppid != self && !in[st.ppid] {
 			kill(st.ppid, sigCont)
 		}
 	}
