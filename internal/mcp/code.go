@@ -54,45 +54,49 @@ func (s *Server) runCode(ctx context.Context, _ *mcp.CallToolRequest, a codeRunA
 	if a.ContextID != nil {
 		req.Context.ID = *a.ContextID
 	}
-	ex := &execution{Result: []executionResult{}}
-	out := newOutputTail(s.serverBudget())
-	run := ops.CodeRun{Event: func(ev *client.Event) bool { return codeEvent(ex, out, ev) }, Grace: interruptWait}
-	_, err = run.Run(ctx, dp, req)
+	run := &codeRun{ex: &execution{Result: []executionResult{}}, out: newOutputTail(s.serverBudget())}
+	end, err := ops.RunCode(ctx, dp, req, ops.CommandRun{Output: run, Grace: interruptWait})
 	switch {
 	case ctx.Err() != nil:
 		return nil, ctx.Err() // the kernel was interrupted
 	case err != nil:
 		return nil, err
 	}
-	ex.Logs, ex.Truncated = out.logs(), out.truncation(codeReadOn)
+	ex := run.ex
+	if end.ID != "" {
+		ex.ID = &end.ID
+	}
+	ex.ended(end.Last)
+	ex.Logs, ex.Truncated = run.out.logs(), run.out.truncation(codeReadOn)
 	return ex, nil
 }
 
 // codeReadOn tells how to get output that the budget cut from a run.
 const codeReadOn = "To read all of it, have the code write its output to a file and read that with file_read, range_header for each part."
 
-// codeEvent adds one stream event to the execution; true: the run is over.
-func codeEvent(ex *execution, out *outputTail, ev *client.Event) (done bool) {
+// codeRun keeps one code run's events (ops.CommandOutput) as the official
+// SDK's Execution.
+type codeRun struct {
+	ops.Unbuffered
+	ex  *execution
+	out *outputTail
+}
+
+// Write adds one event before the terminal one to the execution.
+func (r *codeRun) Write(ev *client.Event) {
 	switch ev.Type {
-	case client.EventInit:
-		id := ev.Text
-		ex.ID = &id
 	case client.EventStdout, client.EventStderr:
 		if len(ev.Data) > 0 {
-			out.add(string(ev.Data), ev.Timestamp, ev.Type == client.EventStderr)
+			r.out.add(string(ev.Data), ev.Timestamp, ev.Type == client.EventStderr)
 		}
 	case client.EventCount:
 		n := ev.ExecutionCount
-		ex.ExecutionCount = &n
+		r.ex.ExecutionCount = &n
 	case client.EventResult:
 		var bundle struct {
 			Text *string `json:"text"`
 		}
 		json.Unmarshal(ev.Results, &bundle)
-		ex.Result = append(ex.Result, executionResult{Text: bundle.Text, Timestamp: ev.Timestamp})
-	case client.EventError, client.EventServerError, client.EventComplete:
-		ex.ended(ev)
-		return true
+		r.ex.Result = append(r.ex.Result, executionResult{Text: bundle.Text, Timestamp: ev.Timestamp})
 	}
-	return false
 }

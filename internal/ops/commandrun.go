@@ -18,12 +18,13 @@ var (
 	ErrNotWaiting = errors.New("interrupted again: not waiting for the stop")
 )
 
-// CommandOutput takes a command's output as the stream brings it, on the
-// goroutine that reads the stream (so that a slow writer never holds up
-// the run's answer to Ctrl-C or its timeout).
+// CommandOutput takes a command's output as the stream brings it (with
+// Events, the other events too), on the goroutine that reads the stream
+// (so that a slow writer never holds up the run's answer to Ctrl-C or its
+// timeout).
 type CommandOutput interface {
-	// Write takes one output event, valid only for the call unless the
-	// run reads Whole events.
+	// Write takes one event, valid only for the call unless the run reads
+	// Whole events.
 	Write(*client.Event)
 	// Flush: the reader is about to wait for the network, or to hand an
 	// event on to the run.
@@ -42,14 +43,17 @@ const (
 	StopOutputFailed                      // Output.Failed
 )
 
-// CommandRun follows one execution stream (a command, a session run) to
-// its terminal event, for every command verb and MCP's command_run. Its
-// fields other than Open are optional.
+// CommandRun follows one execution stream (a command, a session run, a
+// code run) to its terminal event, for every command and code verb and
+// MCP's command_run and code_run. Its fields other than Open are optional.
 type CommandRun struct {
 	Open   func(context.Context) (*client.EventStream, error)
 	Output CommandOutput // nil: the output is dropped
 	// Whole reads a long line as one event (one message per line).
 	Whole bool
+	// Events: Output takes every event but init and the terminal one (a
+	// code run's results and count), not only output.
+	Events bool
 	// Stop asks the server to stop the command; nil: never stopped.
 	Stop func(ctx context.Context, id string) error
 	// Grace bounds a stop: its request, and with WaitStopped how long the
@@ -242,13 +246,13 @@ func (c CommandRun) read(ctx context.Context, out chan<- streamItem) {
 			c.Output.Flush()
 			send(streamItem{err: err})
 			return
-		case ev.Output():
-			c.Output.Write(ev)
 		case ev.Type == client.EventInit, ev.Terminal():
 			c.Output.Flush()
 			if !send(streamItem{ev: ev.Clone()}) || ev.Terminal() {
 				return
 			}
+		case ev.Output() || c.Events:
+			c.Output.Write(ev)
 		}
 		if err := c.Output.Failed(); err != nil && !reported {
 			reported = true

@@ -129,24 +129,19 @@ func runRun(ctx context.Context, opts *runOptions) error {
 		return runFailed(err)
 	}
 	r := &codeRun{opts: opts, json: opts.Format == output.JSONF, res: runResult{Results: []json.RawMessage{}}}
-	start := time.Now()
-	run := ops.CodeRun{Event: r.handle, Grace: interruptGrace, Interrupting: func() {
-		if !r.json {
-			fmt.Fprintln(opts.IOStreams.ErrOut, "Interrupting the kernel...")
-		}
-	}}
-	end, err := run.Run(ctx, dp, &client.RunCodeRequest{Context: client.CodeContext{ID: opts.Context, Language: opts.Language}, Code: code})
+	req := &client.RunCodeRequest{Context: client.CodeContext{ID: opts.Context, Language: opts.Language}, Code: code}
+	end, err := ops.RunCode(ctx, dp, req, ops.CommandRun{Output: r, Grace: interruptGrace, Stopping: r.interrupting})
 	interrupted := ctx.Err() != nil
 	switch {
-	case errors.Is(err, ops.ErrKernelDidNotStop):
-		return &ops.ExitError{Code: cmdutil.InterruptedCode(ctx), Err: fmt.Errorf("%w within %s", err, interruptGrace)}
+	case errors.Is(err, ops.ErrStopUnconfirmed):
+		return &ops.ExitError{Code: cmdutil.InterruptedCode(ctx), Err: fmt.Errorf("interrupted: the kernel did not stop within %s", interruptGrace)}
 	case err != nil && interrupted:
 		return &ops.ExitError{Code: ops.ExitInterrupted, Err: err}
 	case err != nil:
 		return runFailed(err)
 	}
-	r.res.Duration = math.Round(time.Since(start).Seconds()*1000) / 1000
-	return r.finish(end, interrupted, cmdutil.InterruptedCode(ctx))
+	r.res.ContextID, r.res.Duration = end.ID, math.Round(end.Took.Seconds()*1000)/1000
+	return r.finish(end.Last, interrupted, cmdutil.InterruptedCode(ctx))
 }
 
 // runFailed: osb could not run the code (125), unless the server said the
@@ -162,8 +157,9 @@ func runFailed(err error) error {
 	return &ops.ExitError{Code: ops.ExitOsbFailed, Err: err}
 }
 
-// codeRun follows one run's events.
+// codeRun follows one run's events (ops.CommandOutput).
 type codeRun struct {
+	ops.Unbuffered
 	opts *runOptions
 	json bool
 	res  runResult
@@ -171,12 +167,10 @@ type codeRun struct {
 	errs strings.Builder
 }
 
-// handle takes one event; done reports the end of the run.
-func (r *codeRun) handle(ev *client.Event) (done bool) {
+// Write takes one event before the terminal one.
+func (r *codeRun) Write(ev *client.Event) {
 	ios := r.opts.IOStreams
 	switch ev.Type {
-	case client.EventInit:
-		r.res.ContextID = ev.Text
 	case client.EventStdout:
 		r.output(ios.Out, &r.out, ev.Data)
 	case client.EventStderr:
@@ -189,15 +183,13 @@ func (r *codeRun) handle(ev *client.Event) (done bool) {
 		if !r.json {
 			fmt.Fprintln(ios.Out, resultText(ev.Results))
 		}
-	case client.EventError:
-		e := ev.Error
-		r.res.Error = &runError{Name: e.Name, Value: e.Value, Traceback: append([]string{}, e.Traceback...)}
-		if !r.json {
-			fmt.Fprintln(ios.ErrOut, r.traceback(e))
-		}
-		return true
 	}
-	return ev.Terminal()
+}
+
+func (r *codeRun) interrupting(ops.StopCause) {
+	if !r.json {
+		fmt.Fprintln(r.opts.IOStreams.ErrOut, "Interrupting the kernel...")
+	}
 }
 
 func (r *codeRun) output(w io.Writer, held *strings.Builder, data []byte) {
@@ -243,6 +235,12 @@ func (r *codeRun) traceback(e *client.ExecError) string {
 
 // finish ends a run at its terminal event.
 func (r *codeRun) finish(ev *client.Event, interrupted bool, interruptCode int) error {
+	if e := ev.Error; ev.Type == client.EventError {
+		r.res.Error = &runError{Name: e.Name, Value: e.Value, Traceback: append([]string{}, e.Traceback...)}
+		if !r.json {
+			fmt.Fprintln(r.opts.IOStreams.ErrOut, r.traceback(e))
+		}
+	}
 	if r.json {
 		r.res.Stdout, r.res.Stderr = r.out.String(), r.errs.String()
 		if err := r.opts.Printer().Object("", r.res); err != nil {
