@@ -3,13 +3,13 @@ package cmdutil
 import (
 	"context"
 	"fmt"
-	"github.com/osb-dev/osb/internal/ops"
 	"runtime"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/osb-dev/osb/internal/client"
+	"github.com/osb-dev/osb/internal/ops"
 )
 
 // Arg is one positional argument of a verb: its placeholder in the usage
@@ -55,14 +55,34 @@ type Sandbox struct {
 
 // Do runs op with the client and the sandbox's full id.
 func (s Sandbox) Do(ctx context.Context, op func(c *client.Client, id string) error) error {
-	return s.f.WithSandbox(ctx, s.ID, op)
+	c, err := s.f.Client()
+	if err != nil {
+		return err
+	}
+	return ops.WithSandboxID(ctx, c, s.ID, func(full string) error { return op(c, full) })
 }
 
 // Execd connects to the sandbox's execd.
-func (s Sandbox) Execd(ctx context.Context) (*client.DataPlane, error) { return s.f.Execd(ctx, s.ID) }
+func (s Sandbox) Execd(ctx context.Context) (*client.DataPlane, error) {
+	return connect(ctx, s, func(c *client.Client, id string) (*client.DataPlane, error) {
+		return c.DataPlane(ctx, id, client.PortExecd)
+	})
+}
 
-// Egress connects to the sandbox's egress API.
-func (s Sandbox) Egress(ctx context.Context) (*client.Egress, error) { return s.f.Egress(ctx, s.ID) }
+// Egress connects to the sandbox's egress API: its sidecar, or the
+// lifecycle server for a sandbox made from a template.
+func (s Sandbox) Egress(ctx context.Context) (*client.Egress, error) {
+	return connect(ctx, s, func(c *client.Client, id string) (*client.Egress, error) { return c.Egress(ctx, id) })
+}
+
+// connect is Do for an op that returns what it connected to.
+func connect[T any](ctx context.Context, s Sandbox, op func(c *client.Client, id string) (T, error)) (v T, err error) {
+	err = s.Do(ctx, func(c *client.Client, id string) error {
+		v, err = op(c, id)
+		return err
+	})
+	return v, err
+}
 
 // ValueArg is one word that may be empty, e.g. a setting's VALUE.
 func ValueArg(name string, p *string) Arg {

@@ -62,7 +62,7 @@ func remotePaths(cmd *cobra.Command, f *Factory, id, typed string) []cobra.Compl
 	dir, base := typed[:slash+1], typed[slash+1:]
 	ctx, cancel := completionContext(cmd, f)
 	defer cancel()
-	dp, err := f.Execd(ctx, id)
+	dp, err := Sandbox{ID: id, f: f}.Execd(ctx)
 	if err != nil {
 		return nil
 	}

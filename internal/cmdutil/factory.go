@@ -1,10 +1,10 @@
-// Package cmdutil holds what every command shares: the Factory that hands out
-// configuration, clients and streams, typed errors and exit codes, and flag helpers.
+// Package cmdutil is what the verbs share about cobra: the verb builder,
+// its arguments and flag kinds, completion, suggestions, and the Factory
+// the builder hands each verb its configuration, client and streams from.
+// What is not about cobra is in ops, for MCP's tools too.
 package cmdutil
 
 import (
-	"context"
-	"github.com/osb-dev/osb/internal/ops"
 	"sync"
 	"time"
 
@@ -12,6 +12,7 @@ import (
 	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/config"
 	"github.com/osb-dev/osb/internal/iostreams"
+	"github.com/osb-dev/osb/internal/ops"
 	"github.com/osb-dev/osb/internal/output"
 )
 
@@ -99,20 +100,4 @@ func (f *Factory) Client() (*client.Client, error) {
 // Printer returns a printer for the format a command resolved.
 func (f *Factory) Printer(format string) *output.Printer {
 	return output.New(f.IOStreams, format)
-}
-
-// Execd resolves a sandbox's execd endpoint (accepting a unique id prefix).
-func (f *Factory) Execd(ctx context.Context, sandboxID string) (*client.DataPlane, error) {
-	return f.DataPlane(ctx, sandboxID, client.PortExecd)
-}
-
-// DataPlane resolves a port of a sandbox (accepting a unique id prefix).
-func (f *Factory) DataPlane(ctx context.Context, sandboxID string, port int) (*client.DataPlane, error) {
-	var dp *client.DataPlane
-	err := f.WithSandbox(ctx, sandboxID, func(c *client.Client, id string) error {
-		var err error
-		dp, err = c.DataPlane(ctx, id, port)
-		return err
-	})
-	return dp, err
 }

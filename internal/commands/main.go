@@ -21,7 +21,7 @@ import (
 
 // Main runs osb as a program: real streams, real environment, signals.
 func Main() int {
-	ctx, stop := cmdutil.NotifySignals(context.Background())
+	ctx, stop := ops.NotifySignals(context.Background())
 	defer stop()
 	return Run(ctx, cmdutil.New(iostreams.System(), os.Getenv), os.Args[1:])
 }
@@ -42,7 +42,7 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) int {
 	code := ops.ExitCode(err)
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 		fmt.Fprintln(f.IOStreams.ErrOut, "Aborted.")
-		return cmdutil.InterruptedCode(ctx)
+		return ops.InterruptedCode(ctx)
 	}
 	var exitErr *ops.ExitError
 	if errors.As(err, &exitErr) && exitErr.Err == nil {

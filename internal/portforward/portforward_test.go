@@ -21,9 +21,9 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/osb-dev/osb/internal/cmdtest"
-	"github.com/osb-dev/osb/internal/cmdutil"
 	"github.com/osb-dev/osb/internal/commands"
 	"github.com/osb-dev/osb/internal/iostreams"
+	"github.com/osb-dev/osb/internal/ops"
 	"github.com/osb-dev/osb/internal/portforward"
 	"github.com/osb-dev/osb/internal/server/servertest"
 )
@@ -125,7 +125,7 @@ func startForwarding(t *testing.T, env *cmdtest.Env, args ...string) *forwarding
 	out, errOut := &cmdtest.SyncBuffer{}, &cmdtest.SyncBuffer{}
 	ios.Out, ios.ErrOut = out, errOut
 	ctx, cancel := context.WithCancelCause(context.Background())
-	f := &forwarding{stop: func(sig os.Signal) { cancel(cmdutil.Signaled{Signal: sig}) }, done: make(chan int, 1), stderr: errOut}
+	f := &forwarding{stop: func(sig os.Signal) { cancel(ops.Signaled{Signal: sig}) }, done: make(chan int, 1), stderr: errOut}
 	go func() {
 		f.done <- commands.Run(ctx, env.Factory(ios), append([]string{"sandbox", "port-forward"}, args...))
 	}()

@@ -134,14 +134,14 @@ func runRun(ctx context.Context, opts *runOptions) error {
 	interrupted := ctx.Err() != nil
 	switch {
 	case errors.Is(err, ops.ErrStopUnconfirmed):
-		return &ops.ExitError{Code: cmdutil.InterruptedCode(ctx), Err: fmt.Errorf("interrupted: the kernel did not stop within %s", interruptGrace)}
+		return &ops.ExitError{Code: ops.InterruptedCode(ctx), Err: fmt.Errorf("interrupted: the kernel did not stop within %s", interruptGrace)}
 	case err != nil && interrupted:
 		return &ops.ExitError{Code: ops.ExitInterrupted, Err: err}
 	case err != nil:
 		return runFailed(err)
 	}
 	r.res.ContextID, r.res.Duration = end.ID, math.Round(end.Took.Seconds()*1000)/1000
-	return r.finish(end.Last, interrupted, cmdutil.InterruptedCode(ctx))
+	return r.finish(end.Last, interrupted, ops.InterruptedCode(ctx))
 }
 
 // runFailed: osb could not run the code (125), unless the server said the

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/osb-dev/osb/internal/client"
-	"github.com/osb-dev/osb/internal/cmdutil"
 	"github.com/osb-dev/osb/internal/iostreams"
 	"github.com/osb-dev/osb/internal/ops"
 	"github.com/osb-dev/osb/internal/output"
@@ -106,7 +105,7 @@ func (fg *foreground) run(ctx context.Context) error {
 	end, err := run.Run(ctx)
 	fg.end, fg.res.ExecutionID = end, end.ID
 	if end.Cancelled {
-		fg.signaled = cmdutil.InterruptedCode(ctx)
+		fg.signaled = ops.InterruptedCode(ctx)
 	}
 	switch {
 	case errors.Is(err, ops.ErrNotWaiting):

@@ -122,7 +122,7 @@ func runPortForward(ctx context.Context, opts *portForwardOptions) error {
 	if first == nil && parent.Err() != nil {
 		// Stopped by Ctrl-C or a signal: the exit code says which, as
 		// for any command a signal ends (130, 143, 129).
-		return ops.Silent(cmdutil.InterruptedCode(parent))
+		return ops.Silent(ops.InterruptedCode(parent))
 	}
 	return first
 }

@@ -1,9 +1,8 @@
-package cmdutil
+package ops
 
 import (
 	"context"
 	"errors"
-	"github.com/osb-dev/osb/internal/ops"
 	"os"
 	"os/signal"
 	"syscall"
@@ -58,5 +57,5 @@ func InterruptedCode(ctx context.Context) int {
 			return 128 + int(n)
 		}
 	}
-	return ops.ExitInterrupted
+	return ExitInterrupted
 }
