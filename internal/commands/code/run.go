@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -165,10 +166,15 @@ type codeRun struct {
 	res  runResult
 	out  strings.Builder // stdout and stderr, held for -o json
 	errs strings.Builder
+	// mu: output comes from the stream's reader, the word on Ctrl-C from
+	// the run.
+	mu sync.Mutex
 }
 
 // Write takes one event before the terminal one.
 func (r *codeRun) Write(ev *client.Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	ios := r.opts.IOStreams
 	switch ev.Type {
 	case client.EventStdout:
@@ -187,6 +193,8 @@ func (r *codeRun) Write(ev *client.Event) {
 }
 
 func (r *codeRun) interrupting(ops.StopCause) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if !r.json {
 		fmt.Fprintln(r.opts.IOStreams.ErrOut, "Interrupting the kernel...")
 	}
