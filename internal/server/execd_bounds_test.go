@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -227,9 +228,12 @@ func TestEmptyLimitsGetTheDefaults(t *testing.T) {
 	}
 }
 
-// TestOpenFilesBoundedPerSandbox: the processes a sandbox may have, each
-// at its open-files limit, hold at most a quarter of the host's file-max,
-// and root in the sandbox cannot raise that limit.
+// TestOpenFilesBoundedPerSandbox: all the processes a sandbox may have
+// (its pids cap and the init's and execd's reserve, the total of its pids
+// cgroup), each at its open-files limit, hold at most a quarter of the
+// host's file-max, even when the request asks for more processes than that
+// allows (the cap is lowered, and an event says so); root in the sandbox
+// cannot raise its limit.
 func TestOpenFilesBoundedPerSandbox(t *testing.T) {
 	c := isolatedClient(t)
 	if cg := sandbox.Cgroups(); !cg.Available {
@@ -240,20 +244,49 @@ func TestOpenFilesBoundedPerSandbox(t *testing.T) {
 		t.Skip("no /proc/sys/fs/file-max here")
 	}
 	fileMax, _ := strconv.ParseUint(strings.TrimSpace(string(raw)), 10, 64)
-	id := c.create(map[string]any{"resourceLimits": map[string]string{"cpu": "500m", "memory": "512Mi", "pids": "100"}})
-	out, _ := c.sh(id, "ulimit -n; ulimit -Hn; (ulimit -Hn 1048576 && echo raised) 2>/dev/null || echo refused")
-	var soft, hard uint64
+	const asked = 4096
+	id := c.create(map[string]any{"resourceLimits": map[string]string{"cpu": "500m", "memory": "512Mi", "pids": itoa(asked)}})
+	out, _ := c.sh(id, "ulimit -n; ulimit -Hn; (ulimit -Hn 1048576 && echo raised) 2>/dev/null || echo refused; grep 'Max open files' /proc/self/limits")
+	var soft, hard, limSoft, limHard uint64
 	var raise string
-	if n, _ := fmt.Sscan(out, &soft, &hard, &raise); n != 3 {
-		t.Fatalf("ulimit said %q", out)
+	if n, _ := fmt.Sscanf(out, "%d\n%d\n%s\nMax open files %d %d", &soft, &hard, &raise, &limSoft, &limHard); n != 5 {
+		t.Fatalf("the sandbox said %q", out)
 	}
-	// 100 processes of its own, and the init's and execd's reserve of 256.
-	if held := (100 + 256) * hard; soft != hard || held > fileMax/4 && hard > 1024 {
-		t.Errorf("open files: soft %d, hard %d: %d processes may hold %d files, more than a quarter of file-max %d", soft, hard, 356, held, fileMax)
+	if soft != hard || limSoft != soft || limHard != hard {
+		t.Errorf("open files: ulimit soft %d hard %d, /proc/self/limits %d %d", soft, hard, limSoft, limHard)
 	}
 	if raise != "refused" {
 		t.Errorf("root in the sandbox raised its open-files limit: %q", out)
 	}
+	total := pidsMax(t, id)
+	if held := uint64(total) * hard; held > fileMax/4 && fileMax/4/1024 > 64+256 {
+		t.Errorf("pids.max %d, %d open files each: the sandbox may hold %d files, more than a quarter of file-max %d", total, hard, held, fileMax)
+	}
+	events := c.expect(200, c.do("GET", "/sandboxes/"+id+"/diagnostics/events?scope=runtime", nil)).json(t)["content"].(string)
+	lowered := "LimitLowered: pids " + itoa(asked) + " lowered to " + itoa(total-256)
+	if total-256 < asked && !strings.Contains(events, lowered) {
+		t.Errorf("pids.max %d, but no event %q:\n%s", total, lowered, events)
+	}
+}
+
+// pidsMax is the pids.max of sandbox id's pids cgroup: its whole total,
+// the init's and execd's reserve included.
+func pidsMax(t *testing.T, id string) int {
+	t.Helper()
+	for _, d := range cgroupDirs(t, id) {
+		if _, err := os.Stat(filepath.Join(d, "procs")); err != nil {
+			continue
+		}
+		if b, err := os.ReadFile(filepath.Join(d, "pids.max")); err == nil {
+			n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+			if err != nil {
+				t.Fatalf("%s/pids.max: %q", d, b)
+			}
+			return n
+		}
+	}
+	t.Fatalf("no pids cgroup of %s", id)
+	return 0
 }
 
 // TestSandboxKernelQuotas: the per-user kernel quotas (inotify instances,
