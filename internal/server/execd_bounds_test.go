@@ -331,3 +331,44 @@ print(n)
 		t.Errorf("message-queue bytes of the sandbox: %s, want %d of the %d a user has", mq, own.Max/share, own.Max)
 	}
 }
+
+// addKeys is a script that adds up to $1 keys to its user's keyring and
+// says "ok", or how many it added and the errno that stopped it.
+const addKeys = `python3 - "$1" <<'EOF'
+import ctypes, errno, platform, sys
+libc = ctypes.CDLL(None, use_errno=True)
+add_key = {"x86_64": 248, "aarch64": 217}[platform.machine()]
+n, limit = 0, int(sys.argv[1])
+while n < limit:
+    name = ("osb-key-%d-%d" % (id(libc), n)).encode()
+    if libc.syscall(add_key, b"user", name, b"x", 1, ctypes.c_int(-4)) < 0:
+        print(n, errno.errorcode[ctypes.get_errno()])
+        sys.exit()
+    n += 1
+print("ok")
+EOF`
+
+// TestSandboxCannotTakeTheKeyQuota: the kernel's key quota is per host
+// uid. As root each sandbox has uids, and so a quota, of its own; where
+// sandboxes share the server's user (rootless), the key syscalls are
+// refused in them, as Docker's default seccomp profile refuses them. Either
+// way a sandbox that adds keys until the kernel refuses leaves another
+// sandbox its own or nothing to take, and the server's user its quota.
+func TestSandboxCannotTakeTheKeyQuota(t *testing.T) {
+	c := isolatedClient(t)
+	greedy, other := c.create(nil), c.create(nil)
+	took, _ := c.sh(greedy, "set -- 100000\n"+addKeys)
+	if !strings.HasSuffix(took, " EDQUOT") && took != "0 EPERM" {
+		t.Fatalf("a sandbox adding keys until refused: %q, want EDQUOT (its own quota) or EPERM (refused)", took)
+	}
+	t.Logf("a sandbox adding keys until refused: %s", took)
+	next, _ := c.sh(other, "set -- 1\n"+addKeys)
+	if next != "ok" && next != "0 EPERM" {
+		t.Errorf("another sandbox adding a key after the first took %q: %q", took, next)
+	}
+	id, err := unix.AddKey("user", "osb-host-key", []byte("x"), unix.KEY_SPEC_PROCESS_KEYRING)
+	if err != nil {
+		t.Fatalf("the server's user adding a key after a sandbox took %q: %v", took, err)
+	}
+	unix.KeyctlInt(unix.KEYCTL_INVALIDATE, id, 0, 0, 0)
+}

@@ -111,6 +111,11 @@ func runInit() error {
 		return fmt.Errorf("waiting for the cgroup: %w", err)
 	}
 	cf.Close()
+	if cfg.SharedKeys {
+		if err := refuseKeys(); err != nil {
+			return err
+		}
+	}
 	// Programs are found where the sandbox's own PATH (an image's) says.
 	os.Setenv("PATH", envPath(cfg.Env))
 	ready := os.NewFile(fdReady, "ready")
