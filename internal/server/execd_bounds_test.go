@@ -4,6 +4,7 @@ package server_test
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -84,14 +85,22 @@ func TestExecdMemoryStaysBoundedForASlowReader(t *testing.T) {
 func processNamed(t *testing.T, sb *sandbox.Sandbox, name string) int {
 	t.Helper()
 	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		for _, pid := range sb.PIDs() {
-			argv0, _, _ := strings.Cut(procText(pid, "cmdline"), "\x00")
-			if argv0 == name || strings.HasSuffix(argv0, "/"+name) {
-				return pid
-			}
+		if pid := findProcess(sb, name); pid != 0 {
+			return pid
 		}
 	}
 	t.Fatalf("no process %s in the sandbox", name)
+	return 0
+}
+
+// findProcess is the host pid of a process of sb named name, 0 if none.
+func findProcess(sb *sandbox.Sandbox, name string) int {
+	for _, pid := range sb.PIDs() {
+		argv0, _, _ := strings.Cut(procText(pid, "cmdline"), "\x00")
+		if argv0 == name || strings.HasSuffix(argv0, "/"+name) {
+			return pid
+		}
+	}
 	return 0
 }
 
@@ -139,21 +148,7 @@ func TestDeadExecdIsRestarted(t *testing.T) {
 		if err := syscall.Kill(agent, syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}
-		e := c.endpoint(id, 44772, false)
-		for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
-			// A request with a body, on a connection the client keeps: a
-			// panic in the server would drop it, and c.do fails on that.
-			r := c.do("POST", "http://"+e.Endpoint+"/command", `{"command":"echo after"}`, server.SecureAccessHeader, e.Headers[server.SecureAccessHeader])
-			if r.status == 200 && strings.Contains(string(r.body), `"text":"after"`) {
-				if id := r.header.Get("Osb-Agent-Id"); id != "" {
-					t.Errorf("the agent's id reached the client: %q", id)
-				}
-				break
-			}
-			if r.status != 502 || time.Now().After(deadline) {
-				t.Fatalf("round %d: while execd restarts: %d %s", round, r.status, r.body)
-			}
-		}
+		awaitExecd(t, c, id, round)
 		if pid := processNamed(t, sb, "osb-sandbox-agent"); pid == agent {
 			t.Fatalf("round %d: execd %d still there after SIGKILL", round, pid)
 		}
@@ -169,6 +164,71 @@ func TestDeadExecdIsRestarted(t *testing.T) {
 	if n := strings.Count(events, " ExecdRestarted: execd died and the sandbox's init started a new one\n"); n != 2 {
 		t.Errorf("the sandbox's events tell %d restarts, want 2:\n%s", n, events)
 	}
+}
+
+// awaitExecd waits until sandbox id's execd, restarting, answers a command
+// (the round-th restart).
+func awaitExecd(t *testing.T, c *client, id string, round int) {
+	t.Helper()
+	e := c.endpoint(id, 44772, false)
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		// A request with a body, on a connection the client keeps: a
+		// panic in the server would drop it, and c.do fails on that.
+		r := c.do("POST", "http://"+e.Endpoint+"/command", `{"command":"echo after"}`, server.SecureAccessHeader, e.Headers[server.SecureAccessHeader])
+		if r.status == 200 && strings.Contains(string(r.body), `"text":"after"`) {
+			if id := r.header.Get("Osb-Agent-Id"); id != "" {
+				t.Errorf("the agent's id reached the client: %q", id)
+			}
+			return
+		}
+		if r.status != 502 || time.Now().After(deadline) {
+			t.Fatalf("round %d: while execd restarts: %d %s", round, r.status, r.body)
+		}
+	}
+}
+
+// awaitGone waits until the host has no process pid (its parent collected it).
+func awaitGone(t *testing.T, pid int, what string) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(5 * time.Millisecond) {
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); errors.Is(err, os.ErrNotExist) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s (pid %d) was never collected", what, pid)
+		}
+	}
+}
+
+// TestInitReapsWhileExecdRestartWaits: execd dying again soon after a
+// restart is restarted after a wait (a back-off), and meanwhile the init
+// still collects the sandbox's processes that end: one killed during the
+// wait is gone before the new execd starts, not left a zombie until then.
+func TestInitReapsWhileExecdRestartWaits(t *testing.T) {
+	c := isolatedClient(t)
+	id := c.create(nil)
+	sb, _ := c.srv.Sandbox(id)
+	// Three deaths in a row: the next restart waits a second and a half.
+	for round := range 3 {
+		if err := syscall.Kill(processNamed(t, sb, "osb-sandbox-agent"), syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		awaitExecd(t, c, id, round)
+	}
+	c.sh(id, "sleep 1000 >/dev/null 2>&1 &") // left to the init when the shell ends
+	orphan, agent := processNamed(t, sb, "sleep"), processNamed(t, sb, "osb-sandbox-agent")
+	if err := syscall.Kill(agent, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	awaitGone(t, agent, "the killed execd")
+	if err := syscall.Kill(orphan, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	awaitGone(t, orphan, "the killed sleep")
+	if pid := findProcess(sb, "osb-sandbox-agent"); pid != 0 {
+		t.Errorf("the init collected the killed sleep only after it restarted execd (pid %d)", pid)
+	}
+	awaitExecd(t, c, id, 3)
 }
 
 // TestUnreachableExecdAnswers502: requests with a body to a sandbox whose
