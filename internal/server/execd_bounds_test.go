@@ -18,6 +18,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/osb-dev/osb/internal/cmdtest"
 	"github.com/osb-dev/osb/internal/server"
 	"github.com/osb-dev/osb/internal/server/sandbox"
 )
@@ -292,10 +293,15 @@ func TestEmptyLimitsGetTheDefaults(t *testing.T) {
 // (its pids cap and the init's and execd's reserve, the total of its pids
 // cgroup), each at its open-files limit, hold at most a quarter of the
 // host's file-max, even when the request asks for more processes than that
-// allows (the cap is lowered, and an event says so); root in the sandbox
-// cannot raise its limit.
+// allows (the cap is lowered, and an event says so; the server's log
+// states the bound when it starts); root in the sandbox cannot raise its
+// limit.
 func TestOpenFilesBoundedPerSandbox(t *testing.T) {
-	c := isolatedClient(t)
+	log := &cmdtest.SyncBuffer{}
+	c := newClient(t, func(o *server.Options) { o.Log = log })
+	if !c.srv.Isolated() {
+		t.Skip("sandboxes cannot be isolated on this machine")
+	}
 	if cg := sandbox.Cgroups(); !cg.Available {
 		t.Skip("no cgroups for a pids limit here: " + cg.Reason)
 	}
@@ -326,6 +332,13 @@ func TestOpenFilesBoundedPerSandbox(t *testing.T) {
 	lowered := "LimitLowered: pids " + itoa(asked) + " lowered to " + itoa(total-256)
 	if total-256 < asked && !strings.Contains(events, lowered) {
 		t.Errorf("pids.max %d, but no event %q:\n%s", total, lowered, events)
+	}
+	stated := fmt.Sprintf("open files: file-max %d, a sandbox's share %d (a quarter); largest pids cap ", fileMax, fileMax/4)
+	if total-256 < asked {
+		stated += itoa(total - 256)
+	}
+	if !strings.Contains(log.String(), stated) {
+		t.Errorf("the server's log does not state %q:\n%s", stated, log.String())
 	}
 }
 
