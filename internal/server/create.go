@@ -82,6 +82,7 @@ func (s *Server) provision(ctx context.Context, req createRequest) (rec *record,
 	if err != nil {
 		return nil, status, code, err
 	}
+	lowered := s.fitOpenFiles(limits, req)
 	run, status, code, err := s.imageFor(ctx, req)
 	if err != nil {
 		return nil, status, code, err
@@ -132,7 +133,7 @@ func (s *Server) provision(ctx context.Context, req createRequest) (rec *record,
 	rec = &record{id: id, imageURI: req.imageURI, snapshotID: req.snapshotID, entrypoint: entrypoint,
 		extensions: req.extensions, platform: req.platform, sb: sb,
 		statusMsg: cmp.Or(run.status, s.statusMessage()), metadata: req.metadata, madeVolumes: madeVolumes,
-		claims: claimsOf(req.volumes)}
+		claims: claimsOf(req.volumes), lowered: lowered}
 	if run.rootfs != nil {
 		rec.ranImage = run.uri
 	}

@@ -77,6 +77,9 @@ func (rec *record) noteCreated(req createRequest) {
 		rec.addEvent("Created", "from image "+req.imageURI)
 	}
 	rec.addEvent("Started", "entrypoint "+quoteArgs(rec.entrypoint))
+	if rec.lowered != "" {
+		rec.addEvent("LimitLowered", rec.lowered)
+	}
 }
 
 // transitionEvents names the events of a pause or resume: [success, failure].

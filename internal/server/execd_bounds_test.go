@@ -4,10 +4,12 @@ package server_test
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -16,6 +18,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/osb-dev/osb/internal/cmdtest"
 	"github.com/osb-dev/osb/internal/server"
 	"github.com/osb-dev/osb/internal/server/sandbox"
 )
@@ -83,14 +86,22 @@ func TestExecdMemoryStaysBoundedForASlowReader(t *testing.T) {
 func processNamed(t *testing.T, sb *sandbox.Sandbox, name string) int {
 	t.Helper()
 	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		for _, pid := range sb.PIDs() {
-			argv0, _, _ := strings.Cut(procText(pid, "cmdline"), "\x00")
-			if argv0 == name || strings.HasSuffix(argv0, "/"+name) {
-				return pid
-			}
+		if pid := findProcess(sb, name); pid != 0 {
+			return pid
 		}
 	}
 	t.Fatalf("no process %s in the sandbox", name)
+	return 0
+}
+
+// findProcess is the host pid of a process of sb named name, 0 if none.
+func findProcess(sb *sandbox.Sandbox, name string) int {
+	for _, pid := range sb.PIDs() {
+		argv0, _, _ := strings.Cut(procText(pid, "cmdline"), "\x00")
+		if argv0 == name || strings.HasSuffix(argv0, "/"+name) {
+			return pid
+		}
+	}
 	return 0
 }
 
@@ -138,21 +149,7 @@ func TestDeadExecdIsRestarted(t *testing.T) {
 		if err := syscall.Kill(agent, syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}
-		e := c.endpoint(id, 44772, false)
-		for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
-			// A request with a body, on a connection the client keeps: a
-			// panic in the server would drop it, and c.do fails on that.
-			r := c.do("POST", "http://"+e.Endpoint+"/command", `{"command":"echo after"}`, server.SecureAccessHeader, e.Headers[server.SecureAccessHeader])
-			if r.status == 200 && strings.Contains(string(r.body), `"text":"after"`) {
-				if id := r.header.Get("Osb-Agent-Id"); id != "" {
-					t.Errorf("the agent's id reached the client: %q", id)
-				}
-				break
-			}
-			if r.status != 502 || time.Now().After(deadline) {
-				t.Fatalf("round %d: while execd restarts: %d %s", round, r.status, r.body)
-			}
-		}
+		awaitExecd(t, c, id, round)
 		if pid := processNamed(t, sb, "osb-sandbox-agent"); pid == agent {
 			t.Fatalf("round %d: execd %d still there after SIGKILL", round, pid)
 		}
@@ -168,6 +165,71 @@ func TestDeadExecdIsRestarted(t *testing.T) {
 	if n := strings.Count(events, " ExecdRestarted: execd died and the sandbox's init started a new one\n"); n != 2 {
 		t.Errorf("the sandbox's events tell %d restarts, want 2:\n%s", n, events)
 	}
+}
+
+// awaitExecd waits until sandbox id's execd, restarting, answers a command
+// (the round-th restart).
+func awaitExecd(t *testing.T, c *client, id string, round int) {
+	t.Helper()
+	e := c.endpoint(id, 44772, false)
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		// A request with a body, on a connection the client keeps: a
+		// panic in the server would drop it, and c.do fails on that.
+		r := c.do("POST", "http://"+e.Endpoint+"/command", `{"command":"echo after"}`, server.SecureAccessHeader, e.Headers[server.SecureAccessHeader])
+		if r.status == 200 && strings.Contains(string(r.body), `"text":"after"`) {
+			if id := r.header.Get("Osb-Agent-Id"); id != "" {
+				t.Errorf("the agent's id reached the client: %q", id)
+			}
+			return
+		}
+		if r.status != 502 || time.Now().After(deadline) {
+			t.Fatalf("round %d: while execd restarts: %d %s", round, r.status, r.body)
+		}
+	}
+}
+
+// awaitGone waits until the host has no process pid (its parent collected it).
+func awaitGone(t *testing.T, pid int, what string) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(5 * time.Millisecond) {
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); errors.Is(err, os.ErrNotExist) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s (pid %d) was never collected", what, pid)
+		}
+	}
+}
+
+// TestInitReapsWhileExecdRestartWaits: execd dying again soon after a
+// restart is restarted after a wait (a back-off), and meanwhile the init
+// still collects the sandbox's processes that end: one killed during the
+// wait is gone before the new execd starts, not left a zombie until then.
+func TestInitReapsWhileExecdRestartWaits(t *testing.T) {
+	c := isolatedClient(t)
+	id := c.create(nil)
+	sb, _ := c.srv.Sandbox(id)
+	// Three deaths in a row: the next restart waits a second and a half.
+	for round := range 3 {
+		if err := syscall.Kill(processNamed(t, sb, "osb-sandbox-agent"), syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		awaitExecd(t, c, id, round)
+	}
+	c.sh(id, "sleep 1000 >/dev/null 2>&1 &") // left to the init when the shell ends
+	orphan, agent := processNamed(t, sb, "sleep"), processNamed(t, sb, "osb-sandbox-agent")
+	if err := syscall.Kill(agent, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	awaitGone(t, agent, "the killed execd")
+	if err := syscall.Kill(orphan, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	awaitGone(t, orphan, "the killed sleep")
+	if pid := findProcess(sb, "osb-sandbox-agent"); pid != 0 {
+		t.Errorf("the init collected the killed sleep only after it restarted execd (pid %d)", pid)
+	}
+	awaitExecd(t, c, id, 3)
 }
 
 // TestUnreachableExecdAnswers502: requests with a body to a sandbox whose
@@ -227,11 +289,19 @@ func TestEmptyLimitsGetTheDefaults(t *testing.T) {
 	}
 }
 
-// TestOpenFilesBoundedPerSandbox: the processes a sandbox may have, each
-// at its open-files limit, hold at most a quarter of the host's file-max,
-// and root in the sandbox cannot raise that limit.
+// TestOpenFilesBoundedPerSandbox: all the processes a sandbox may have
+// (its pids cap and the init's and execd's reserve, the total of its pids
+// cgroup), each at its open-files limit, hold at most a quarter of the
+// host's file-max, even when the request asks for more processes than that
+// allows (the cap is lowered, and an event says so; the server's log
+// states the bound when it starts); root in the sandbox cannot raise its
+// limit.
 func TestOpenFilesBoundedPerSandbox(t *testing.T) {
-	c := isolatedClient(t)
+	log := &cmdtest.SyncBuffer{}
+	c := newClient(t, func(o *server.Options) { o.Log = log })
+	if !c.srv.Isolated() {
+		t.Skip("sandboxes cannot be isolated on this machine")
+	}
 	if cg := sandbox.Cgroups(); !cg.Available {
 		t.Skip("no cgroups for a pids limit here: " + cg.Reason)
 	}
@@ -240,20 +310,56 @@ func TestOpenFilesBoundedPerSandbox(t *testing.T) {
 		t.Skip("no /proc/sys/fs/file-max here")
 	}
 	fileMax, _ := strconv.ParseUint(strings.TrimSpace(string(raw)), 10, 64)
-	id := c.create(map[string]any{"resourceLimits": map[string]string{"cpu": "500m", "memory": "512Mi", "pids": "100"}})
-	out, _ := c.sh(id, "ulimit -n; ulimit -Hn; (ulimit -Hn 1048576 && echo raised) 2>/dev/null || echo refused")
-	var soft, hard uint64
+	const asked = 4096
+	id := c.create(map[string]any{"resourceLimits": map[string]string{"cpu": "500m", "memory": "512Mi", "pids": itoa(asked)}})
+	out, _ := c.sh(id, "ulimit -n; ulimit -Hn; (ulimit -Hn 1048576 && echo raised) 2>/dev/null || echo refused; grep 'Max open files' /proc/self/limits")
+	var soft, hard, limSoft, limHard uint64
 	var raise string
-	if n, _ := fmt.Sscan(out, &soft, &hard, &raise); n != 3 {
-		t.Fatalf("ulimit said %q", out)
+	if n, _ := fmt.Sscanf(out, "%d\n%d\n%s\nMax open files %d %d", &soft, &hard, &raise, &limSoft, &limHard); n != 5 {
+		t.Fatalf("the sandbox said %q", out)
 	}
-	// 100 processes of its own, and the init's and execd's reserve of 256.
-	if held := (100 + 256) * hard; soft != hard || held > fileMax/4 && hard > 1024 {
-		t.Errorf("open files: soft %d, hard %d: %d processes may hold %d files, more than a quarter of file-max %d", soft, hard, 356, held, fileMax)
+	if soft != hard || limSoft != soft || limHard != hard {
+		t.Errorf("open files: ulimit soft %d hard %d, /proc/self/limits %d %d", soft, hard, limSoft, limHard)
 	}
 	if raise != "refused" {
 		t.Errorf("root in the sandbox raised its open-files limit: %q", out)
 	}
+	total := pidsMax(t, id)
+	if held := uint64(total) * hard; held > fileMax/4 && fileMax/4/1024 > 64+256 {
+		t.Errorf("pids.max %d, %d open files each: the sandbox may hold %d files, more than a quarter of file-max %d", total, hard, held, fileMax)
+	}
+	events := c.expect(200, c.do("GET", "/sandboxes/"+id+"/diagnostics/events?scope=runtime", nil)).json(t)["content"].(string)
+	lowered := "LimitLowered: pids " + itoa(asked) + " lowered to " + itoa(total-256)
+	if total-256 < asked && !strings.Contains(events, lowered) {
+		t.Errorf("pids.max %d, but no event %q:\n%s", total, lowered, events)
+	}
+	stated := fmt.Sprintf("open files: file-max %d, a sandbox's share %d (a quarter); largest pids cap ", fileMax, fileMax/4)
+	if total-256 < asked {
+		stated += itoa(total - 256)
+	}
+	if !strings.Contains(log.String(), stated) {
+		t.Errorf("the server's log does not state %q:\n%s", stated, log.String())
+	}
+}
+
+// pidsMax is the pids.max of sandbox id's pids cgroup: its whole total,
+// the init's and execd's reserve included.
+func pidsMax(t *testing.T, id string) int {
+	t.Helper()
+	for _, d := range cgroupDirs(t, id) {
+		if _, err := os.Stat(filepath.Join(d, "procs")); err != nil {
+			continue
+		}
+		if b, err := os.ReadFile(filepath.Join(d, "pids.max")); err == nil {
+			n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+			if err != nil {
+				t.Fatalf("%s/pids.max: %q", d, b)
+			}
+			return n
+		}
+	}
+	t.Fatalf("no pids cgroup of %s", id)
+	return 0
 }
 
 // TestSandboxKernelQuotas: the per-user kernel quotas (inotify instances,
@@ -297,4 +403,45 @@ print(n)
 	if q, err := strconv.ParseUint(mq, 10, 64); err != nil || q != own.Max/share {
 		t.Errorf("message-queue bytes of the sandbox: %s, want %d of the %d a user has", mq, own.Max/share, own.Max)
 	}
+}
+
+// addKeys is a script that adds up to $1 keys to its user's keyring and
+// says "ok", or how many it added and the errno that stopped it.
+const addKeys = `python3 - "$1" <<'EOF'
+import ctypes, errno, platform, sys
+libc = ctypes.CDLL(None, use_errno=True)
+add_key = {"x86_64": 248, "aarch64": 217}[platform.machine()]
+n, limit = 0, int(sys.argv[1])
+while n < limit:
+    name = ("osb-key-%d-%d" % (id(libc), n)).encode()
+    if libc.syscall(add_key, b"user", name, b"x", 1, ctypes.c_int(-4)) < 0:
+        print(n, errno.errorcode[ctypes.get_errno()])
+        sys.exit()
+    n += 1
+print("ok")
+EOF`
+
+// TestSandboxCannotTakeTheKeyQuota: the kernel's key quota is per host
+// uid. As root each sandbox has uids, and so a quota, of its own; where
+// sandboxes share the server's user (rootless), the key syscalls are
+// refused in them, as Docker's default seccomp profile refuses them. Either
+// way a sandbox that adds keys until the kernel refuses leaves another
+// sandbox its own or nothing to take, and the server's user its quota.
+func TestSandboxCannotTakeTheKeyQuota(t *testing.T) {
+	c := isolatedClient(t)
+	greedy, other := c.create(nil), c.create(nil)
+	took, _ := c.sh(greedy, "set -- 100000\n"+addKeys)
+	if !strings.HasSuffix(took, " EDQUOT") && took != "0 EPERM" {
+		t.Fatalf("a sandbox adding keys until refused: %q, want EDQUOT (its own quota) or EPERM (refused)", took)
+	}
+	t.Logf("a sandbox adding keys until refused: %s", took)
+	next, _ := c.sh(other, "set -- 1\n"+addKeys)
+	if next != "ok" && next != "0 EPERM" {
+		t.Errorf("another sandbox adding a key after the first took %q: %q", took, next)
+	}
+	id, err := unix.AddKey("user", "osb-host-key", []byte("x"), unix.KEY_SPEC_PROCESS_KEYRING)
+	if err != nil {
+		t.Fatalf("the server's user adding a key after a sandbox took %q: %v", took, err)
+	}
+	unix.KeyctlInt(unix.KEYCTL_INVALIDATE, id, 0, 0, 0)
 }

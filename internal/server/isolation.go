@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"fmt"
 	"maps"
 	"net"
 	"net/http"
@@ -87,4 +88,36 @@ func (s *Server) limitsFor(req createRequest) (*sandbox.Limits, int, string, err
 			"); the operator can start osb server with --allow-unlimited to run sandboxes without limits.")
 	}
 	return &l, 0, "", nil
+}
+
+// fitOpenFiles lowers an isolated sandbox's pids cap to the largest whose
+// processes stay within their share of the host's file-max
+// (sandbox.FileBound). A cap the request named is lowered with a word for
+// its events (the message returned; "" when not lowered); the default
+// simply is the host's largest where that is smaller. An unisolated
+// sandbox has no open-files bound to keep.
+func (s *Server) fitOpenFiles(l *sandbox.Limits, req createRequest) string {
+	if l == nil || !s.isolation.Available {
+		return ""
+	}
+	b := sandbox.OpenFiles()
+	was := b.Fit(l)
+	if _, asked := req.limits["pids"]; was == 0 || !asked {
+		return ""
+	}
+	return fmt.Sprintf("pids %d lowered to %d: with the init's and execd's reserve of %d, each of %d processes has %d open files, within a quarter (%d) of the host's file-max (%d)",
+		was, l.PIDs, b.Reserve(), l.PIDs+b.Reserve(), b.MinNoFile(), b.Share, b.FileMax)
+}
+
+// logOpenFiles states at start how file-max bounds isolated sandboxes.
+func (s *Server) logOpenFiles() {
+	b := sandbox.OpenFiles()
+	if !s.isolation.Available || !sandbox.Cgroups().Available || b.FileMax == 0 {
+		return
+	}
+	s.log.event("open files: file-max %d, a sandbox's share %d (a quarter); largest pids cap %d (plus %d for the init and execd, %d open files each)",
+		b.FileMax, b.Share, b.MaxPIDs, b.Reserve(), b.MinNoFile())
+	if !b.Holds() {
+		s.log.event("WARNING: file-max %d is too small for a pids cap of %d: a sandbox may hold more than its share of open files", b.FileMax, b.MaxPIDs)
+	}
 }

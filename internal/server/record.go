@@ -55,6 +55,7 @@ type record struct {
 	// (deleteOnSandboxTermination): removed with it.
 	madeVolumes []string
 	claims      []string // every named volume it mounts
+	lowered     string   // why its pids cap is below the one asked for (isolation.go), or ""
 	origin      string   // originTemplate for sandboxes created from a template (networkpolicy.go)
 	// renewExtend is the renew-on-access extension (0: off; dataplane.go).
 	renewExtend time.Duration

@@ -18,6 +18,7 @@ var rootlessAttacks = []string{
 	"TestSandboxSeesOnlyItsOwnProcesses", "TestSandboxNetworkIsItsOwn", "TestServerCloseLeavesNothing",
 	"TestImageSandboxBoundary", "TestNamedVolumeSharedKeptAndReadOnly",
 	"TestEgressRefusesTheHostsAddresses", "TestDeadExecdIsRestarted", "TestUnreachableExecdAnswers502", "TestSandboxKernelQuotas", "TestSandboxShmIsBounded",
+	"TestSandboxCannotTakeTheKeyQuota", "TestInitReapsWhileExecdRestartWaits",
 }
 
 // The escape attempts of isolation_test.go fail too against a server run

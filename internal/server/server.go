@@ -202,6 +202,7 @@ func (s *Server) Start() error {
 	s.http = &http.Server{Handler: s.handler(), ReadHeaderTimeout: 30 * time.Second}
 	go s.http.Serve(ln)
 	s.log.event("listening on %s (data dir %s, isolated: %v)", s.URL(), s.dataDir, s.Isolated())
+	s.logOpenFiles()
 	return nil
 }
 

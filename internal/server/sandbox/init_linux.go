@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -111,6 +112,11 @@ func runInit() error {
 		return fmt.Errorf("waiting for the cgroup: %w", err)
 	}
 	cf.Close()
+	if cfg.SharedKeys {
+		if err := refuseKeys(); err != nil {
+			return err
+		}
+	}
 	// Programs are found where the sandbox's own PATH (an image's) says.
 	os.Setenv("PATH", envPath(cfg.Env))
 	ready := os.NewFile(fdReady, "ready")
@@ -172,28 +178,66 @@ func shareKernelQuotas() {
 var agent *agentWatch
 
 type agentWatch struct {
-	cfg      initConfig
-	ln       *os.File
-	pid      int
+	cfg initConfig
+	ln  *os.File
+	// mu guards the rest: a restart runs on a timer, while the init goes
+	// on reaping (reapForever).
+	mu       sync.Mutex
+	pid      int           // 0 while a restart waits
+	pending  chan struct{} // closed once a waiting restart has run; nil when none waits
 	restarts int
 	last     time.Time
 }
 
+// awaitRestart waits out a pending restart, and says whether an agent may
+// be running (a child to wait for again).
+func (a *agentWatch) awaitRestart() bool {
+	a.mu.Lock()
+	pending, running := a.pending, a.pid != 0
+	a.mu.Unlock()
+	if pending != nil {
+		<-pending
+		return true
+	}
+	return running
+}
+
+// is says whether pid is the agent's.
+func (a *agentWatch) is(pid int) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return pid == a.pid
+}
+
 // exited restarts the agent whose exit the init has just collected, and
 // says so in the sandbox's log. Restarts in quick succession back off, up
-// to a few seconds apart, so that an agent that cannot start does not spin.
+// to a few seconds apart, so that an agent that cannot start does not
+// spin; the wait is a timer, not a sleep, for the init must go on
+// collecting the sandbox's other processes (the entrypoint's exit among
+// them) meanwhile.
 func (a *agentWatch) exited(st unix.WaitStatus) {
 	how := fmt.Sprintf("exit status %d", st.ExitStatus())
 	if st.Signaled() {
 		how = "killed by " + unix.SignalName(st.Signal())
 	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.pid = 0
 	if time.Since(a.last) > time.Minute {
 		a.restarts = 0
 	}
-	if a.restarts > 0 {
-		time.Sleep(min(time.Duration(a.restarts)*500*time.Millisecond, 5*time.Second))
-	}
+	delay := min(time.Duration(a.restarts)*500*time.Millisecond, 5*time.Second)
 	a.restarts++
+	a.pending = make(chan struct{})
+	time.AfterFunc(delay, func() { a.restart(how) })
+}
+
+// restart starts a new agent on the same listener. The lock is held until
+// its pid is known, so that an agent dying at once is still told apart.
+func (a *agentWatch) restart(how string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	defer func() { close(a.pending); a.pending = nil }()
 	a.last = time.Now()
 	devNull, _ := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
 	pid, err := startAgent(a.cfg, a.ln, devNull)
@@ -315,10 +359,13 @@ func reapForever(entrypoint int) {
 			}
 		}
 		if errors.Is(err, unix.ECHILD) {
+			if agent != nil && agent.awaitRestart() {
+				continue
+			}
 			// Nothing left to wait for: wait for a signal-less eternity.
 			select {}
 		}
-		if agent != nil && pid == agent.pid {
+		if agent != nil && pid > 0 && agent.is(pid) {
 			agent.exited(st)
 		}
 	}

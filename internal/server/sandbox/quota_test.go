@@ -208,7 +208,9 @@ func hostRoot(t *testing.T, s *Sandbox) uint32 {
 
 // TestSandboxWhereIdmapsAreRefused: a sandbox whose directory is on a
 // filesystem that cannot be idmapped (ramfs) maps the shared ids, as
-// before, and still has a user namespace owner of its own.
+// before, and still has a user namespace owner of its own; sharing its
+// key quota, it has the seccomp filter that refuses the key syscalls
+// (keys_linux.go), which a sandbox with ids of its own has not.
 func TestSandboxWhereIdmapsAreRefused(t *testing.T) {
 	needOwnIDs(t)
 	dir := t.TempDir()
@@ -234,6 +236,12 @@ func TestSandboxWhereIdmapsAreRefused(t *testing.T) {
 	other := start(t, true)
 	if a, b := hostRootOwner(t, s), hostRootOwner(t, other); a == b || a == 0 {
 		t.Errorf("user namespaces owned by %d and %d, want an owner of each sandbox's own", a, b)
+	}
+	for sb, want := range map[*Sandbox]string{s: "2", other: "0"} {
+		status, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", sb.anchor.Load().initPID))
+		if !strings.Contains(string(status), "\nSeccomp:\t"+want+"\n") {
+			t.Errorf("init of a sandbox (shared ids: %v): want seccomp mode %s in\n%s", sb == s, want, status)
+		}
 	}
 }
 
