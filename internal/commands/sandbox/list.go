@@ -128,13 +128,8 @@ func streamAll(ctx context.Context, p *output.Printer, c *client.Client, params 
 		read := func(raw []byte) (*passPage, error) { return readPassPage(c, raw) }
 		return ops.WalkSandboxes(ctx, c, params, read, func(r *passRecord) string { return r.ID }, func(page *passPage) error {
 			defer releasePage(page)
-			for i := range page.Items {
-				n++
-				if err := add(&page.Items[i].JSON); err != nil {
-					return err
-				}
-			}
-			return nil
+			n += len(page.Items)
+			return add(pageRun(page))
 		})
 	})
 	return p.Document(output.Obj{{Key: "items", Value: items}, {Key: "pagination", Value: mergedPagination{&n}}})

@@ -44,6 +44,7 @@ type pageBuffer struct {
 	out, ids     []byte
 	ends, idEnds []int // where each record ends in out, its id in ids
 	items        []passRecord
+	run          output.IndentedRun // the records, as streamAll writes them
 	iw           output.IndentWriter
 	sb           client.Sandbox
 }
@@ -52,6 +53,13 @@ var pageBuffers = sync.Pool{New: func() any { return new(pageBuffer) }}
 
 func (b *pageBuffer) reset() {
 	b.out, b.ids, b.ends, b.idEnds = b.out[:0], b.ids[:0], b.ends[:0], b.idEnds[:0]
+}
+
+// begin starts a record in out: the separator, after the first.
+func (b *pageBuffer) begin() {
+	if len(b.ends) > 0 {
+		b.out = append(b.out, output.ItemSep...)
+	}
 }
 
 // mark ends the record just written to out.
@@ -65,6 +73,7 @@ func (b *pageBuffer) decoded(sb *client.Sandbox) {
 	v := sandboxJSON(ops.NewSandboxView(sb))
 	b.iw.Reset("    ")
 	v.WriteIndented(&b.iw)
+	b.begin()
 	b.out = append(b.out, b.iw.Bytes()...)
 	b.mark([]byte(sb.ID))
 }
@@ -81,9 +90,18 @@ func (b *pageBuffer) page(p client.Pagination) *passPage {
 	start, idStart := 0, 0
 	for i, end := range b.ends {
 		page.Items[i] = passRecord{ID: ids[idStart:b.idEnds[i]], JSON: b.out[start:end:end], buf: b}
-		start, idStart = end, b.idEnds[i]
+		start, idStart = end+len(output.ItemSep), b.idEnds[i]
 	}
+	b.run = output.IndentedRun{JSON: b.out, Ends: b.ends}
 	return page
+}
+
+// pageRun is a page's records as one run, written at once.
+func pageRun(page *passPage) *output.IndentedRun {
+	if len(page.Items) == 0 {
+		return &output.IndentedRun{}
+	}
+	return &page.Items[0].buf.run
 }
 
 // releasePage hands a written page's buffer back.
@@ -175,6 +193,7 @@ func (s *scan) items(b *pageBuffer) {
 			return
 		}
 		if !s.declined {
+			b.begin()
 			b.out = r.print(b.out, s)
 			b.mark(r.id.s)
 			continue
