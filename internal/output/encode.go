@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/goccy/go-yaml"
 )
@@ -122,7 +123,7 @@ func fixNumbers(v any) any {
 	case json.Number:
 		return yamlNumber(t)
 	case string:
-		if yamlAmbiguous.MatchString(t) {
+		if yamlAmbiguous().MatchString(t) {
 			return quotedString(t)
 		}
 	}
@@ -131,7 +132,10 @@ func fixNumbers(v any) any {
 
 // yamlAmbiguous matches text the YAML encoder would leave bare although a
 // YAML 1.1 or 1.2 reader takes it for a number: 0:30:00, 1e3, .inf, .nan.
-var yamlAmbiguous = regexp.MustCompile(`^[-+]?(\d[\d_]*(:[0-5]?\d)+(\.[\d_]*)?|(\.\d+|\d+(\.\d*)?)([eE][-+]?\d+)?|\.(inf|Inf|INF)|\.(nan|NaN|NAN))$`)
+// Compiled on first use, not at start-up, which every command pays for.
+var yamlAmbiguous = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[-+]?(\d[\d_]*(:[0-5]?\d)+(\.[\d_]*)?|(\.\d+|\d+(\.\d*)?)([eE][-+]?\d+)?|\.(inf|Inf|INF)|\.(nan|NaN|NAN))$`)
+})
 
 // yamlNumber is a number written as the JSON document has it, so 2.0
 // stays 2.0 and a large integer keeps every digit.

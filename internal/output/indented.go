@@ -22,6 +22,28 @@ type Indented []byte
 // MarshalJSON lets a list that is gathered first hold it.
 func (b Indented) MarshalJSON() ([]byte, error) { return b, nil }
 
+// ItemSep is what comes between two items of a StreamedList.
+const ItemSep = ",\n    "
+
+// IndentedRun is items of a StreamedList written as Indented, one after
+// another with ItemSep between them; Ends says where each ends in JSON.
+// Added as a *IndentedRun, the list writes them with one write: a listing
+// of every sandbox adds a page of records at a time, not each record in
+// turn. Like Indented, they need only last until add returns.
+type IndentedRun struct {
+	JSON []byte
+	Ends []int
+}
+
+// each calls fn with each item of the run.
+func (r *IndentedRun) each(fn func(Indented)) {
+	start := 0
+	for _, end := range r.Ends {
+		fn(Indented(r.JSON[start:end]))
+		start = end + len(ItemSep)
+	}
+}
+
 // IndentWriter builds indented JSON as JSON indents it: two spaces a
 // level after a fixed prefix, empty objects and arrays as {} and [].
 // Values are written in order; inside an object each is preceded by Key.

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/itchyny/gojq"
 )
@@ -172,9 +173,10 @@ func writeJQValue(b *bytes.Buffer, v any) error {
 	return nil
 }
 
+// Compiled on first use, not at start-up, which every command pays for.
 var (
-	gjsonKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-	gjsonNum = regexp.MustCompile(`^[0-9]+$`)
+	gjsonKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
+	gjsonNum = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]+$`) })
 )
 
 // GJSONToJQ writes a plain gjson path (keys, indexes, # and #.key) as the
@@ -195,9 +197,9 @@ func GJSONToJQ(path string) (string, bool) {
 			b.WriteString(" | length")
 		case part == "#":
 			b.WriteString("[]")
-		case gjsonNum.MatchString(part):
+		case gjsonNum().MatchString(part):
 			fmt.Fprintf(&b, ".[%s]", part)
-		case gjsonKey.MatchString(part):
+		case gjsonKey().MatchString(part):
 			b.WriteString("." + part)
 		case part != "" && !strings.ContainsAny(part, "[]{}#,"):
 			fmt.Fprintf(&b, ".%q", part)
@@ -213,7 +215,9 @@ func GJSONToJQ(path string) (string, bool) {
 	return s, true
 }
 
-var jqStep = regexp.MustCompile(`^(?:\.([A-Za-z_][A-Za-z0-9_]*)|\.?\[([0-9]+)\]|\.?\[\])`)
+var jqStep = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:\.([A-Za-z_][A-Za-z0-9_]*)|\.?\[([0-9]+)\]|\.?\[\])`)
+})
 
 // JQToGJSON writes a plain jq path (.a.b, [N], [], and a final "| length")
 // as the gjson path that prints the same; ok is false for anything else.
@@ -232,7 +236,7 @@ func JQToGJSON(expr string) (string, bool) {
 	var parts []string
 	each := 0
 	for s != "" {
-		m := jqStep.FindStringSubmatch(s)
+		m := jqStep().FindStringSubmatch(s)
 		if m == nil {
 			return "", false
 		}
@@ -309,7 +313,7 @@ func ViewKeys(v any) []string {
 	return keys
 }
 
-var plainKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)
+var plainKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`) })
 
 // CheckKeys finds, before any request, a -q path or a --jq path whose
 // first key is none of the keys the output will have: after a create, the
@@ -329,7 +333,7 @@ func (f Filter) CheckKeys(keys []string) error {
 		if i := strings.IndexAny(first, ".|"); i >= 0 {
 			first = first[:i]
 		}
-		if !plainKey.MatchString(first) {
+		if !plainKey().MatchString(first) {
 			return nil // #, wildcards, modifiers: gjson decides
 		}
 	case f.JQ != nil && f.JQ.paths != nil:

@@ -35,8 +35,12 @@ type StreamedList func(add func(item any) error) error
 func (l StreamedList) MarshalJSON() ([]byte, error) {
 	items := []any{}
 	err := l(func(item any) error {
-		if b, ok := item.(*Indented); ok {
-			item = Indented(slices.Clone(*b))
+		switch it := item.(type) {
+		case *Indented:
+			item = Indented(slices.Clone(*it))
+		case *IndentedRun:
+			it.each(func(b Indented) { items = append(items, Indented(slices.Clone(b))) })
+			return nil
 		}
 		items = append(items, item)
 		return nil
@@ -102,7 +106,9 @@ func writeList(w *bufio.Writer, l StreamedList) error {
 	enc.SetEscapeHTML(false)
 	err := l(func(item any) error {
 		var out []byte
-		if b, ok := item.(*Indented); ok {
+		if run, ok := item.(*IndentedRun); ok {
+			return writeRun(w, run, &n)
+		} else if b, ok := item.(*Indented); ok {
 			out = *b
 		} else if it, ok := item.(IndentedJSON); ok {
 			iw.Reset("    ")
@@ -133,6 +139,31 @@ func writeList(w *bufio.Writer, l StreamedList) error {
 	} else {
 		_, err = w.WriteString("\n  ]")
 	}
+	return err
+}
+
+// writeRun writes the items of a run as writeList writes each; n counts
+// the items written.
+func writeRun(w *bufio.Writer, run *IndentedRun, n *int) error {
+	if len(run.Ends) == 0 {
+		return nil
+	}
+	if *n == 0 {
+		w.WriteString("[\n    ")
+	} else {
+		w.WriteString(ItemSep)
+	}
+	*n += len(run.Ends)
+	out := run.JSON[:run.Ends[len(run.Ends)-1]]
+	if len(out) > w.Available() {
+		// Written from out itself rather than copied through w's buffer:
+		// bufio writes a slice larger than its buffer straight through
+		// once the buffer is empty.
+		if err := w.Flush(); err != nil {
+			return err
+		}
+	}
+	_, err := w.Write(out)
 	return err
 }
 

@@ -3,6 +3,7 @@ package output
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -98,6 +99,51 @@ func TestWriteJSONStreamedList(t *testing.T) {
 			t.Errorf("%d items:\n%s\nwant:\n%s", n, got.String(), want)
 		}
 	}
+}
+
+// Items added as runs, one large enough to be written past the buffer,
+// print as they would one by one, streamed or gathered.
+func TestWriteJSONIndentedRun(t *testing.T) {
+	var items []any
+	for i := range 300 {
+		items = append(items, map[string]any{"id": fmt.Sprint(i), "text": strings.Repeat("é<", 200), "tags": []string{}})
+	}
+	var run IndentedRun
+	for _, it := range items[1:] {
+		b, _ := marshal(it)
+		if len(run.Ends) > 0 {
+			run.JSON = append(run.JSON, ItemSep...)
+		}
+		run.JSON = indent(run.JSON, b, "    ", "  ")
+		run.Ends = append(run.Ends, len(run.JSON))
+	}
+	obj := Obj{{"items", StreamedList(func(add func(any) error) error {
+		for _, it := range []any{&IndentedRun{}, items[0], &run, &IndentedRun{}} {
+			if err := add(it); err != nil {
+				return err
+			}
+		}
+		return nil
+	})}}
+	want, _ := JSON(Obj{{"items", items}})
+	var got bytes.Buffer
+	if err := WriteJSON(&got, obj); err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != string(want) {
+		t.Errorf("streamed:\n%s", firstDiff(got.String(), string(want)))
+	}
+	if gathered, _ := JSON(obj); string(gathered) != string(want) {
+		t.Errorf("gathered:\n%s", firstDiff(string(gathered), string(want)))
+	}
+}
+
+func firstDiff(got, want string) string {
+	i := 0
+	for i < len(got) && i < len(want) && got[i] == want[i] {
+		i++
+	}
+	return fmt.Sprintf("at byte %d: %.80q, want %.80q", i, got[i:], want[i:])
 }
 
 // countAfter marshals the count a list reached before it.

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -52,7 +53,7 @@ func (s *Server) withRequestID(next http.Handler) http.Handler {
 		}
 		// Data-plane answers are execd's and the sidecar's, which carry no
 		// request id; lifecycle answers do.
-		if !proxyPath.MatchString(r.URL.EscapedPath()) {
+		if !proxyPath().MatchString(r.URL.EscapedPath()) {
 			w.Header().Set("X-Request-ID", rid)
 		}
 		sw := &statusWriter{ResponseWriter: w}
@@ -85,7 +86,8 @@ func newUUID() string {
 // proxyPath is the server proxy route: the data plane. The lifecycle key
 // check does not apply to it; the route checks the key or the sandbox's
 // secret itself (dataplane.go).
-var proxyPath = regexp.MustCompile(`^(/v1)?/sandboxes/[^/]+/proxy/[0-9]+(/.*)?$`)
+// Compiled on first use, not at start-up, which every command pays for.
+var proxyPath = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(/v1)?/sandboxes/[^/]+/proxy/[0-9]+(/.*)?$`) })
 
 // authExempt is decided on the path as sent, still escaped: decoded,
 // /sandboxes/x%2Fproxy%2F1 would look like the proxy route, while the
@@ -96,7 +98,7 @@ func authExempt(r *http.Request) bool {
 	case "/health", "/version":
 		return true
 	}
-	return proxyPath.MatchString(path)
+	return proxyPath().MatchString(path)
 }
 
 // withAuth requires OPEN-SANDBOX-API-KEY on every non-exempt route when a

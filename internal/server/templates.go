@@ -307,9 +307,12 @@ func (v *fields) readiness(body map[string]any) *readinessJSON {
 
 // imageRef is the usual container image reference grammar: an optional
 // registry host[:port], lowercase path components, a tag and/or a digest.
-var imageRef = regexp.MustCompile(`^(?:[a-zA-Z0-9](?:[a-zA-Z0-9.-]*[a-zA-Z0-9])?(?::[0-9]+)?/)?` +
-	`[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*` +
-	`(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(?:@[a-z0-9]+(?:[+._-][a-z0-9]+)*:[0-9a-fA-F]{32,})?$`)
+// Compiled on first use, not at start-up, which every command pays for.
+var imageRef = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:[a-zA-Z0-9](?:[a-zA-Z0-9.-]*[a-zA-Z0-9])?(?::[0-9]+)?/)?` +
+		`[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*` +
+		`(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(?:@[a-z0-9]+(?:[+._-][a-z0-9]+)*:[0-9a-fA-F]{32,})?$`)
+})
 
 // checkTemplate stands in for the golden-image build: it finds what would
 // make sandboxes created from the template fail.
@@ -317,7 +320,7 @@ func checkTemplate(t templateJSON) error {
 	switch {
 	case strings.TrimSpace(t.Image) == "":
 		return errors.New("the image must not be blank")
-	case !imageRef.MatchString(t.Image):
+	case !imageRef().MatchString(t.Image):
 		return fmt.Errorf("%q is not a valid image reference", t.Image)
 	case strings.TrimSpace(t.Publish) == "":
 		return errors.New("the publish target must not be blank")

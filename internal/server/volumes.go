@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/osb-dev/osb/internal/server/sandbox"
 )
@@ -27,11 +28,12 @@ type volume struct {
 }
 
 // Patterns of the lifecycle spec's Volume, Host and PVC.
+// Compiled on first use, not at start-up, which every command pays for.
 var (
 	dnsLabelPattern = `^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
-	dnsLabelRe      = regexp.MustCompile(dnsLabelPattern)
-	mountPathRe     = regexp.MustCompile(`^/.*`)
-	hostPathRe      = regexp.MustCompile(`^(/|[A-Za-z]:[\\/])`)
+	dnsLabelRe      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(dnsLabelPattern) })
+	mountPathRe     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^/.*`) })
+	hostPathRe      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(/|[A-Za-z]:[\\/])`) })
 )
 
 // Volume error codes, as the real server spells them.
@@ -76,8 +78,8 @@ func (v *fields) volume(m map[string]any, loc []any) volume {
 	at := func(k ...any) []any { return append(loc[:len(loc):len(loc)], k...) }
 	bad := len(v.details)
 	vol := volume{
-		name:      v.patterned(m, "name", at("name"), dnsLabelRe, dnsLabelPattern, true),
-		mountPath: v.patterned(m, "mountPath", at("mountPath"), mountPathRe, `^/.*`, true),
+		name:      v.patterned(m, "name", at("name"), dnsLabelRe(), dnsLabelPattern, true),
+		mountPath: v.patterned(m, "mountPath", at("mountPath"), mountPathRe(), `^/.*`, true),
 		subPath:   v.str(m, "subPath"),
 		create:    true,
 	}
@@ -100,9 +102,9 @@ func (v *fields) volume(m map[string]any, loc []any) volume {
 		}
 		switch k {
 		case "host":
-			vol.hostPath = v.patterned(bm, "path", at(k, "path"), hostPathRe, `^(/|[A-Za-z]:[\\/])`, true)
+			vol.hostPath = v.patterned(bm, "path", at(k, "path"), hostPathRe(), `^(/|[A-Za-z]:[\\/])`, true)
 		case "pvc":
-			vol.claim = v.patterned(bm, "claimName", at(k, "claimName"), dnsLabelRe, dnsLabelPattern, true)
+			vol.claim = v.patterned(bm, "claimName", at(k, "claimName"), dnsLabelRe(), dnsLabelPattern, true)
 			if c, ok := bm["createIfNotExists"].(bool); ok {
 				vol.create = c
 			}

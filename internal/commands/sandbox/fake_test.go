@@ -25,6 +25,7 @@ type fakeServer struct {
 	watchLines  []string                  // what /metrics/watch sends, then it ends
 	pauseStatus int                       // pause answers this status with an HTML page
 	paginate    bool                      // honour page and pageSize (else one page of everything)
+	failPage    int                       // the listing page answered with a 500 (0: none)
 	record      map[string]any            // fields that replace those of every sandbox record
 	records     map[string]map[string]any // by id: fields that replace those of one record
 	pingStatus  int                       // execd's /ping answers this (0: 200, ready)
@@ -156,6 +157,10 @@ func (fs *fakeServer) list(w http.ResponseWriter, r *http.Request) {
 	if fs.paginate {
 		page, _ = strconv.Atoi(r.URL.Query().Get("page"))
 		size, _ = strconv.Atoi(r.URL.Query().Get("pageSize"))
+	}
+	if page == fs.failPage {
+		writeJSONBody(w, http.StatusInternalServerError, map[string]any{"code": "BROKEN", "message": "page " + strconv.Itoa(page) + " failed"})
+		return
 	}
 	start := min((page-1)*size, len(ids))
 	end := min(start+size, len(ids))

@@ -127,6 +127,27 @@ func TestListAllPages(t *testing.T) {
 	}
 }
 
+// A page that fails after others were printed (the pages after it
+// already asked for): exit 1 with the server's error, and what stdout got
+// is no complete JSON document, so no script reads it as every sandbox.
+func TestListAllLaterPageFails(t *testing.T) {
+	t.Parallel()
+	ids := make([]string, 1000)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("sbx-%04d", i)
+	}
+	fs := newFakeServer(t, ids...)
+	fs.paginate = true
+	fs.failPage = 3
+	r := fs.env(t).Run("sandbox", "list", "--all", "-o", "json")
+	if r.Code != 1 || !strings.Contains(r.Stderr, "list sandboxes: page 3 failed (HTTP 500, code BROKEN)") {
+		t.Errorf("exit %d, stderr:\n%s", r.Code, r.Stderr)
+	}
+	if json.Valid([]byte(r.Stdout)) || strings.Contains(r.Stdout, `"pagination"`) {
+		t.Errorf("a listing that stopped at page 3 printed as a whole one:\n%.300s", r.Stdout)
+	}
+}
+
 func TestListValidation(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t)

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -43,6 +44,7 @@ type pageBuffer struct {
 	out, ids     []byte
 	ends, idEnds []int // where each record ends in out, its id in ids
 	items        []passRecord
+	run          output.IndentedRun // the records, as streamAll writes them
 	iw           output.IndentWriter
 	sb           client.Sandbox
 }
@@ -51,6 +53,13 @@ var pageBuffers = sync.Pool{New: func() any { return new(pageBuffer) }}
 
 func (b *pageBuffer) reset() {
 	b.out, b.ids, b.ends, b.idEnds = b.out[:0], b.ids[:0], b.ends[:0], b.idEnds[:0]
+}
+
+// begin starts a record in out: the separator, after the first.
+func (b *pageBuffer) begin() {
+	if len(b.ends) > 0 {
+		b.out = append(b.out, output.ItemSep...)
+	}
 }
 
 // mark ends the record just written to out.
@@ -64,6 +73,7 @@ func (b *pageBuffer) decoded(sb *client.Sandbox) {
 	v := sandboxJSON(ops.NewSandboxView(sb))
 	b.iw.Reset("    ")
 	v.WriteIndented(&b.iw)
+	b.begin()
 	b.out = append(b.out, b.iw.Bytes()...)
 	b.mark([]byte(sb.ID))
 }
@@ -80,9 +90,18 @@ func (b *pageBuffer) page(p client.Pagination) *passPage {
 	start, idStart := 0, 0
 	for i, end := range b.ends {
 		page.Items[i] = passRecord{ID: ids[idStart:b.idEnds[i]], JSON: b.out[start:end:end], buf: b}
-		start, idStart = end, b.idEnds[i]
+		start, idStart = end+len(output.ItemSep), b.idEnds[i]
 	}
+	b.run = output.IndentedRun{JSON: b.out, Ends: b.ends}
 	return page
+}
+
+// pageRun is a page's records as one run, written at once.
+func pageRun(page *passPage) *output.IndentedRun {
+	if len(page.Items) == 0 {
+		return &output.IndentedRun{}
+	}
+	return &page.Items[0].buf.run
 }
 
 // releasePage hands a written page's buffer back.
@@ -123,7 +142,7 @@ func (b *pageBuffer) passThrough(raw []byte) (p client.Pagination, ok bool) {
 		// About what the records need printed, so that out seldom grows.
 		b.out = make([]byte, 0, need)
 	}
-	s := &scan{b: raw, ok: true}
+	s := newScan(raw)
 	var seenItems, seenPagination bool
 	if !s.open('{') {
 		return p, false
@@ -174,6 +193,7 @@ func (s *scan) items(b *pageBuffer) {
 			return
 		}
 		if !s.declined {
+			b.begin()
 			b.out = r.print(b.out, s)
 			b.mark(r.id.s)
 			continue
@@ -585,31 +605,53 @@ func (t text) appendTime(out []byte) []byte {
 // or none, then Z or nothing. Such a text prints as it is whether it is a
 // time or not (a date out of range is printed as sent).
 func printedTime(s []byte) bool {
-	if len(s) < 19 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' {
+	if len(s) < 19 || !dateWord.fits(s[0:8]) || !clockWord.fits(s[8:16]) || s[16] != ':' || !digit(s[17]) || !digit(s[18]) {
 		return false
 	}
-	for _, i := range [...]int{0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18} {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
+	switch rest := s[19:]; {
+	case len(rest) == 0 || len(rest) == 1 && rest[0] == 'Z':
+		return true
+	case len(rest) == 8:
+		return fractionZWord.fits(rest) && string(rest[1:7]) != "000000"
+	case len(rest) == 7:
+		var w [8]byte
+		copy(w[:], rest)
+		w[7] = 'Z'
+		return fractionZWord.fits(w[:]) && string(rest[1:7]) != "000000"
 	}
-	rest := s[19:]
-	if len(rest) >= 7 && rest[0] == '.' {
-		zeros := 0
-		for _, c := range rest[1:7] {
-			if c < '0' || c > '9' {
-				return false
-			}
-			if c == '0' {
-				zeros++
-			}
+	return false
+}
+
+func digit(c byte) bool { return '0' <= c && c <= '9' }
+
+// A wordPattern tests 8 bytes at once against a pattern in which '0'
+// stands for any digit and any other byte for itself: each byte XORed with
+// the pattern's must be at most 9 for a digit, 0 otherwise, which adding
+// 0x76 or 0x7f to its low 7 bits shows in the high bit.
+type wordPattern struct{ xor, add uint64 }
+
+var (
+	dateWord      = newWordPattern("0000-00-")
+	clockWord     = newWordPattern("00T00:00")
+	fractionZWord = newWordPattern(".000000Z")
+)
+
+func newWordPattern(p string) wordPattern {
+	var w wordPattern
+	for i := range 8 {
+		w.xor |= uint64(p[i]) << (8 * i)
+		add := uint64(0x7f)
+		if p[i] == '0' {
+			add = 0x76
 		}
-		if zeros == 6 {
-			return false
-		}
-		rest = rest[7:]
+		w.add |= add << (8 * i)
 	}
-	return len(rest) == 0 || len(rest) == 1 && rest[0] == 'Z'
+	return w
+}
+
+func (w wordPattern) fits(b []byte) bool {
+	v := binary.LittleEndian.Uint64(b) ^ w.xor
+	return (((v&^highBits)+w.add)|v)&highBits == 0
 }
 
 // appendList writes a list of strings as the view does, null when absent.

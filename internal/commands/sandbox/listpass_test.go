@@ -37,6 +37,9 @@ var passSeeds = []string{
 	`  `,
 	`{"items":[{"id":"a\u00"}]}`,
 	"{\"items\":[{\"id\":\"bad \xff utf-8\",\"metadata\":{\"\xfe\":\"v\"}}]}",
+	// A control byte inside a string, far enough in to be met a word at a time.
+	"{\"items\":[{\"id\":\"a\",\"status\":{\"state\":\"Running\",\"message\":\"tab\there\"}}]}",
+	"{\"items\":[{\"id\":\"a\",\"status\":{\"state\":\"Running\",\"message\":\"nul\x00here\"}}]}",
 }
 
 func passClient(t testing.TB) *client.Client {

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math/bits"
 )
@@ -21,6 +22,15 @@ type scan struct {
 	// Reused from record to record.
 	entry     []text
 	meta, ext []pair
+
+	// Where the next backslash is, and the next byte below 0x20 or
+	// outside ASCII, once looked for, and the nearer of the two (see
+	// plainUntil).
+	backslash, odd, plain int
+}
+
+func newScan(b []byte) *scan {
+	return &scan{b: b, ok: true, backslash: -1, odd: -1, plain: -1}
 }
 
 // textByte marks the bytes a string holds as they are; the others are a
@@ -33,7 +43,7 @@ var textByte = func() (t [256]bool) {
 }()
 
 func (s *scan) ws() {
-	for s.i < len(s.b) {
+	for s.i < len(s.b) && s.b[s.i] <= ' ' {
 		switch s.b[s.i] {
 		case ' ', '\t', '\n', '\r':
 			s.i++
@@ -116,11 +126,61 @@ func (s *scan) text() text {
 // str reads the string at s.i.
 func (s *scan) str() (t text, esc bool) {
 	start := s.i + 1
+	if n := bytes.IndexByte(s.b[start:s.plainUntil(start)], '"'); n >= 0 {
+		end := start + n
+		s.i = end + 1
+		return text{s: s.b[start:end], set: true, ascii: true}, false
+	}
 	if end, ascii, ok := plainEnd(s.b, start); ok {
 		s.i = end + 1
 		return text{s: s.b[start:end], set: true, ascii: ascii}, false
 	}
 	return s.escaped()
+}
+
+// plainUntil is where, from b[start] on, the first byte is that a plain
+// string of ASCII does not hold: a backslash, a control byte, a byte
+// outside ASCII. A page as servers send it has none but perhaps a final
+// newline, so a string's end is then its next quote, which IndexByte finds
+// many bytes at a time. Both positions only move forward, so the page is
+// searched once however many strings it holds.
+func (s *scan) plainUntil(start int) int {
+	if start > s.plain {
+		if s.backslash < start {
+			s.backslash = len(s.b)
+			if i := bytes.IndexByte(s.b[start:], '\\'); i >= 0 {
+				s.backslash = start + i
+			}
+		}
+		if s.odd < start {
+			s.odd = start + oddByte(s.b[start:])
+		}
+		s.plain = min(s.backslash, s.odd)
+	}
+	return s.plain
+}
+
+// oddByte is the index of the first byte of b below 0x20 or outside
+// ASCII, len(b) when there is none.
+func oddByte(b []byte) int {
+	// A byte below 0x20 borrows, setting its high bit; one outside ASCII
+	// has it set. A borrow can flag the bytes above a flagged one falsely,
+	// never one below, and the bytes are then looked at one by one.
+	i := 0
+	for ; i+32 <= len(b); i += 32 {
+		w := b[i : i+32 : i+32]
+		x, y := binary.LittleEndian.Uint64(w), binary.LittleEndian.Uint64(w[8:])
+		z, u := binary.LittleEndian.Uint64(w[16:]), binary.LittleEndian.Uint64(w[24:])
+		if ((x-spaces)|x|(y-spaces)|y|(z-spaces)|z|(u-spaces)|u)&highBits != 0 {
+			break
+		}
+	}
+	for ; i < len(b); i++ {
+		if b[i] < ' ' || b[i] >= 0x80 {
+			return i
+		}
+	}
+	return i
 }
 
 // Eight bytes at a time: each byte's high bit, its lowest bit, 0x20, and

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Vault errors the handlers map to status codes.
@@ -451,7 +452,8 @@ func nonBlank(what string) func(string) error {
 	}
 }
 
-var hostLabel = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
+// Compiled on first use, not at start-up, which every command pays for.
+var hostLabel = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`) })
 
 // checkBindingHost accepts a fully qualified domain name, or *. before one.
 func checkBindingHost(h string) error {
@@ -470,7 +472,7 @@ func checkBindingHost(h string) error {
 	labels := strings.Split(name, ".")
 	ok := len(name) <= 253 && len(labels) >= 2
 	for _, l := range labels {
-		ok = ok && hostLabel.MatchString(l)
+		ok = ok && hostLabel().MatchString(l)
 	}
 	if !ok {
 		if wildcard {
@@ -481,7 +483,7 @@ func checkBindingHost(h string) error {
 	return nil
 }
 
-var headerName = regexp.MustCompile("^[A-Za-z0-9!#$%&'*+.^_`|~-]+$")
+var headerName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^[A-Za-z0-9!#$%&'*+.^_`|~-]+$") })
 
 // reservedHeaders cannot carry credentials: they frame or route the request.
 var reservedHeaders = map[string]bool{
@@ -492,7 +494,7 @@ var reservedHeaders = map[string]bool{
 }
 
 func checkHeaderName(n string) error {
-	if !headerName.MatchString(n) {
+	if !headerName().MatchString(n) {
 		return fmt.Errorf("invalid credential header name %q", n)
 	}
 	if reservedHeaders[strings.ToLower(n)] {
