@@ -165,7 +165,9 @@ func idmap(mnt, ns *os.File) error {
 
 // userNamespace is a new user namespace mapping inside..inside+idCount-1
 // to outside..: a child of this program holds it while its descriptor is
-// opened, and the descriptor keeps it.
+// opened, and the descriptor keeps it. The child is killed as soon as the
+// descriptor is open: letting it run to its end would cost every create
+// a start of the Go runtime (milliseconds), for nothing.
 func userNamespace(inside, outside int) (*os.File, error) {
 	cmd := exec.Command("/proc/self/exe")
 	cmd.Args = []string{"osb-sandbox-userns"}
@@ -179,7 +181,11 @@ func userNamespace(inside, outside int) (*os.File, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("user namespace for idmapped mounts: %w", err)
 	}
-	defer func() { hold.Close(); cmd.Wait() }()
+	defer func() {
+		cmd.Process.Kill()
+		hold.Close()
+		go cmd.Wait()
+	}()
 	return os.Open(fmt.Sprintf("/proc/%d/ns/user", cmd.Process.Pid))
 }
 
