@@ -123,14 +123,16 @@ func runInit() error {
 		}
 		agent = &agentWatch{cfg: cfg, ln: ln, pid: pid}
 	}
-	entrypointPID = startEntrypoint(cfg)
-	// Ready once the agent and the entrypoint run, not once the agent
-	// serves: its listener is already open, so requests made while it
-	// starts wait in the backlog, and the server need not wait out the
-	// agent's start (milliseconds).
+	// Ready once the agent runs, not once it serves: its listener is
+	// already open, so requests made while it starts wait in the backlog.
+	// The entrypoint starts after: its move into the cgroup of the
+	// sandbox's processes may wait out an RCU grace period (cgroup v1),
+	// which the server's answer need not. Nothing depends on its being up
+	// by then: a pause catches processes that start while it stops them.
 	ready := os.NewFile(fdReady, "ready")
 	ready.WriteString("ready\n")
 	ready.Close()
+	entrypointPID = startEntrypoint(cfg)
 	return nil
 }
 
