@@ -96,20 +96,40 @@ func (r *idRange) release() {
 }
 
 // idmapper turns detached mounts of host directories into idmapped ones
-// for one sandbox's range.
+// for one sandbox's range. It collects them (own) before the sandbox's
+// init is started and maps them all after (apply), while the init waits
+// for its configuration: making the namespace they need is a process
+// start, which then overlaps with the init's own.
 type idmapper struct {
-	shared *os.File // user namespace showing the shared block as the range
+	r       *idRange
+	shared  *os.File   // user namespace showing the shared block as the range
+	off     bool       // the sandbox's filesystem cannot be idmapped
+	pending []*os.File // what own collected
 }
 
-// newIdmapper makes the namespaces r's idmapped mounts need, and tries
-// them on dir: where its filesystem cannot be idmapped, r stops being
-// shifted and the idmapper does nothing.
+// idmappable remembers, per filesystem (device) of a sandbox directory,
+// whether it can be idmapped, which the first sandbox there tries.
+var idmappable sync.Map // uint64 -> bool
+
+// newIdmapper decides whether r's mounts are idmapped: where the
+// filesystem of dir cannot be, r stops being shifted and the idmapper does
+// nothing. Before the init starts, as r's mapping is the init's.
 func newIdmapper(r *idRange, dir string) (*idmapper, error) {
+	var st unix.Stat_t
+	if err := unix.Stat(dir, &st); err != nil {
+		return nil, &os.PathError{Op: "stat", Path: dir, Err: err}
+	}
+	if ok, known := idmappable.Load(st.Dev); known {
+		if !ok.(bool) {
+			r.mapped = hostIDBase
+		}
+		return &idmapper{r: r, off: !ok.(bool)}, nil
+	}
 	ns, err := userNamespace(hostIDBase, r.owner)
 	if err != nil {
 		return nil, err
 	}
-	m := &idmapper{shared: ns}
+	m := &idmapper{r: r, shared: ns}
 	probe, err := openTree(dir)
 	if err != nil {
 		m.close()
@@ -118,24 +138,44 @@ func newIdmapper(r *idRange, dir string) (*idmapper, error) {
 	defer probe.Close()
 	if err := idmap(probe, ns); errors.Is(err, errNoIdmap) {
 		m.close()
+		idmappable.Store(st.Dev, false)
 		r.mapped = hostIDBase
-		return &idmapper{}, nil
+		return &idmapper{r: r, off: true}, nil
 	} else if err != nil {
 		m.close()
 		return nil, err
 	}
+	idmappable.Store(st.Dev, true)
 	return m, nil
 }
 
-// own shows the shared block on mnt as the sandbox's range.
+// own has apply show the shared block on mnt as the sandbox's range.
 func (m *idmapper) own(mnt *os.File) error {
-	if m == nil || m.shared == nil {
+	if m != nil && !m.off {
+		m.pending = append(m.pending, mnt)
+	}
+	return nil
+}
+
+// apply idmaps what own collected. The mounts must still be detached:
+// call it before the init has its configuration, which names them.
+func (m *idmapper) apply() error {
+	if m == nil || m.off || len(m.pending) == 0 {
 		return nil
 	}
-	if err := idmap(mnt, m.shared); errors.Is(err, errNoIdmap) {
-		return fmt.Errorf("%s cannot show the sandbox's ids: %w", mnt.Name(), err)
-	} else if err != nil {
-		return err
+	if m.shared == nil {
+		ns, err := userNamespace(hostIDBase, m.r.owner)
+		if err != nil {
+			return err
+		}
+		m.shared = ns
+	}
+	for _, mnt := range m.pending {
+		if err := idmap(mnt, m.shared); errors.Is(err, errNoIdmap) {
+			return fmt.Errorf("%s cannot show the sandbox's ids: %w", mnt.Name(), err)
+		} else if err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -165,7 +205,9 @@ func idmap(mnt, ns *os.File) error {
 
 // userNamespace is a new user namespace mapping inside..inside+idCount-1
 // to outside..: a child of this program holds it while its descriptor is
-// opened, and the descriptor keeps it.
+// opened, and the descriptor keeps it. The child is killed as soon as the
+// descriptor is open: letting it run to its end would cost every create
+// a start of the Go runtime (milliseconds), for nothing.
 func userNamespace(inside, outside int) (*os.File, error) {
 	cmd := exec.Command("/proc/self/exe")
 	cmd.Args = []string{"osb-sandbox-userns"}
@@ -179,7 +221,11 @@ func userNamespace(inside, outside int) (*os.File, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("user namespace for idmapped mounts: %w", err)
 	}
-	defer func() { hold.Close(); cmd.Wait() }()
+	defer func() {
+		cmd.Process.Kill()
+		hold.Close()
+		go cmd.Wait()
+	}()
 	return os.Open(fmt.Sprintf("/proc/%d/ns/user", cmd.Process.Pid))
 }
 

@@ -119,19 +119,24 @@ func runInit() error {
 	}
 	// Programs are found where the sandbox's own PATH (an image's) says.
 	os.Setenv("PATH", envPath(cfg.Env))
-	ready := os.NewFile(fdReady, "ready")
 	if cfg.Agent != nil {
 		// Kept for the next agent, but not inherited by anything else.
 		syscall.CloseOnExec(cfg.Agent.ListenerFD)
 		ln := os.NewFile(uintptr(cfg.Agent.ListenerFD), "listener")
-		pid, err := startAgent(cfg, ln, ready)
+		pid, err := startAgent(cfg, ln)
 		if err != nil {
 			return fmt.Errorf("agent: %w", err)
 		}
 		agent = &agentWatch{cfg: cfg, ln: ln, pid: pid}
-	} else {
-		ready.WriteString("ready\n")
 	}
+	// Ready once the agent runs, not once it serves: its listener is
+	// already open, so requests made while it starts wait in the backlog.
+	// The entrypoint starts after: its move into the cgroup of the
+	// sandbox's processes may wait out an RCU grace period (cgroup v1),
+	// which the server's answer need not. Nothing depends on its being up
+	// by then: a pause catches processes that start while it stops them.
+	ready := os.NewFile(fdReady, "ready")
+	ready.WriteString("ready\n")
 	ready.Close()
 	entrypointPID = startEntrypoint(cfg)
 	return nil
@@ -239,9 +244,7 @@ func (a *agentWatch) restart(how string) {
 	defer a.mu.Unlock()
 	defer func() { close(a.pending); a.pending = nil }()
 	a.last = time.Now()
-	devNull, _ := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
-	pid, err := startAgent(a.cfg, a.ln, devNull)
-	devNull.Close()
+	pid, err := startAgent(a.cfg, a.ln)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "osb sandbox init: execd %s and could not be restarted: %v\n", how, err)
 		return
@@ -285,11 +288,16 @@ func writeExit(code int) {
 	os.WriteFile(agentDir+"/"+exitFile, []byte(strconv.Itoa(code)+"\n"), 0o644)
 }
 
-// startAgent starts the agent on the listener ln; it writes a line to
-// ready once it serves. Its requests to confine commands are served
-// until it ends.
-func startAgent(cfg initConfig, ln, ready *os.File) (int, error) {
+// startAgent starts the agent on the listener ln. The line it writes once
+// it serves goes nowhere: the init has reported the sandbox ready. Its
+// requests to confine commands are served until it ends.
+func startAgent(cfg initConfig, ln *os.File) (int, error) {
 	a := cfg.Agent
+	ready, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		return 0, err
+	}
+	defer ready.Close()
 	mine, theirs, err := socketPair()
 	if err != nil {
 		return 0, err

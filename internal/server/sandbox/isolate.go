@@ -333,22 +333,30 @@ func startIsolated(s *Sandbox, entrypoint []string, log *os.File) (*anchor, erro
 	held := ids
 	ids = nil // the anchor has it now
 	go func() { cmd.Wait(); held.release(); close(a.exited) }()
+	// The cgroup join waits out an RCU grace period (milliseconds, on
+	// cgroup v1): it goes on while the mounts are idmapped.
+	confined := make(chan error, 1)
+	go func() { confined <- s.confine(cmd.Process.Pid) }()
 	// Until it has its configuration the init has attached none of the
 	// mounts: they can still be idmapped.
-	err = idmapThroughInit(cmd.Process.Pid, mapOwners)
+	err = idm.apply()
+	if err == nil {
+		err = idmapThroughInit(cmd.Process.Pid, mapOwners)
+	}
 	for _, f := range files {
 		f.Close()
 	}
 	files = nil
 	// The init builds the sandbox's root from its configuration while it
-	// joins the cgroup (a cgroup v1 join waits out an RCU grace period,
-	// milliseconds); it starts no process before the configuration pipe's
-	// end, which comes once it is in, so what is set on it now holds for
-	// every process of the sandbox. Its mounts are idmapped (above) before
-	// it has the configuration, which names them.
+	// joins the cgroup; it starts no process before the configuration
+	// pipe's end, which comes once it is in, so what is set on it now
+	// holds for every process of the sandbox. Its mounts are idmapped
+	// (above) before it has the configuration, which names them.
 	if err == nil {
 		json.NewEncoder(cfgW).Encode(cfg)
-		err = s.confine(cmd.Process.Pid)
+	}
+	if cerr := <-confined; err == nil {
+		err = cerr
 	}
 	cfgW.Close()
 	if err == nil {
