@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/osb-dev/osb/internal/server"
+	"github.com/osb-dev/osb/internal/server/egress"
 )
 
 // TestEgressFromInsideASandbox: code in an isolated sandbox reaches the
@@ -244,5 +245,54 @@ for line in sys.argv[1:]:
 	policy := string(c.expect(200, c.do("GET", "/sandboxes/"+id+"/networkpolicy", nil)).body)
 	if strings.Contains(policy, "10.0.0.0") || !strings.Contains(policy, `"192.168.0.0/16"`) {
 		t.Errorf("the policy after the refused patch: %s", policy)
+	}
+}
+
+// TestEgressCapsTunnelsFromInsideASandbox: a sandbox that opens tunnel
+// after tunnel through its egress proxy gets refusals once it holds
+// egress.MaxConns of them, while the server and another sandbox go on as
+// before.
+func TestEgressCapsTunnelsFromInsideASandbox(t *testing.T) {
+	outside := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "outside answered") }))
+	defer outside.Close()
+	c := newClient(t, func(o *server.Options) {
+		d443, d80 := exampleDial(443, outside), exampleDial(80, outside)
+		o.EgressDial = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			if strings.HasSuffix(addr, ":443") {
+				return d443(ctx, network, addr)
+			}
+			return d80(ctx, network, addr)
+		}
+	})
+	if !c.srv.Isolated() {
+		t.Skip("sandboxes cannot be isolated on this machine")
+	}
+	greedy, other := c.create(nil), c.create(nil)
+	// Tunnels are opened one after the other and all kept open; the
+	// answers are counted by their status line.
+	out, code := c.sh(greedy, `python3 -c '
+import collections, socket, sys
+held, answers = [], collections.Counter()
+for i in range(int(sys.argv[1])):
+    s = socket.create_connection(("127.0.0.1", 3128))
+    s.sendall(b"CONNECT git.example.test:443 HTTP/1.1\r\nHost: git.example.test:443\r\n\r\n")
+    answer = b""
+    while b"\r\n\r\n" not in answer:
+        chunk = s.recv(4096)
+        if not chunk:
+            break
+        answer += chunk
+    answers[answer.split(b"\r\n")[0].decode()] += 1
+    held.append(s)
+for k, v in sorted(answers.items()):
+    print(v, k)
+' `+itoa(egress.MaxConns+20))
+	want := fmt.Sprintf("%d HTTP/1.1 200 Connection established\n20 HTTP/1.1 503 Service Unavailable", egress.MaxConns)
+	if code != 0 || out != want {
+		t.Errorf("tunnels from one sandbox (exit %d):\n%s\nwant:\n%s", code, out, want)
+	}
+	c.expect(200, c.do("GET", c.srv.URL()+"/health", nil))
+	if got, _ := c.sh(other, "curl -s -m 60 -w ' %{http_code}' http://pypi.example.test/"); got != "outside answered 200" {
+		t.Errorf("another sandbox's egress: %q", got)
 	}
 }
