@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -225,13 +226,17 @@ func TestEmptyLimitsGetTheDefaults(t *testing.T) {
 	if !strict.srv.Isolated() {
 		t.Skip("sandboxes cannot be isolated on this machine")
 	}
+	var lastID string
 	memTotal := func(c *client, limits map[string]string) float64 {
-		id := c.create(map[string]any{"resourceLimits": limits})
-		m := c.expect(200, c.do("GET", c.srv.URL()+"/sandboxes/"+id+"/proxy/44772/metrics", nil)).json(t)
+		lastID = c.create(map[string]any{"resourceLimits": limits})
+		m := c.expect(200, c.do("GET", c.srv.URL()+"/sandboxes/"+lastID+"/proxy/44772/metrics", nil)).json(t)
 		return m["mem_total_mib"].(float64)
 	}
 	if got := memTotal(strict, map[string]string{}); got != 2048 {
 		t.Errorf("resourceLimits {}: %v MiB, want the default 2048", got)
+	}
+	if got := cpuLimit(t, lastID); got != 1 {
+		t.Errorf("resourceLimits {}: %v CPUs, want the default 1", got)
 	}
 	if got := memTotal(strict, map[string]string{"cpu": "250m"}); got != 2048 {
 		t.Errorf("resourceLimits without memory: %v MiB, want the default 2048", got)
@@ -243,6 +248,38 @@ func TestEmptyLimitsGetTheDefaults(t *testing.T) {
 	if got := memTotal(open, map[string]string{}); got == 2048 {
 		t.Errorf("with --allow-unlimited, resourceLimits {} still got the default limit")
 	}
+	if got := cpuLimit(t, lastID); got != 0 {
+		t.Errorf("with --allow-unlimited, resourceLimits {} got a limit of %v CPUs", got)
+	}
+}
+
+// cpuLimit is how many CPUs sandbox id's cgroup allows (0: no limit).
+func cpuLimit(t *testing.T, id string) float64 {
+	t.Helper()
+	for _, d := range cgroupDirs(t, id) {
+		if b, err := os.ReadFile(filepath.Join(d, "cpu.max")); err == nil { // v2: "quota period"
+			var quota string
+			var period float64
+			fmt.Sscan(string(b), &quota, &period)
+			q, err := strconv.ParseFloat(quota, 64)
+			if err != nil || period == 0 {
+				return 0 // "max"
+			}
+			return q / period
+		}
+		quota, err1 := os.ReadFile(filepath.Join(d, "cpu.cfs_quota_us"))
+		period, err2 := os.ReadFile(filepath.Join(d, "cpu.cfs_period_us"))
+		if err1 == nil && err2 == nil {
+			q, _ := strconv.ParseFloat(strings.TrimSpace(string(quota)), 64)
+			p, _ := strconv.ParseFloat(strings.TrimSpace(string(period)), 64)
+			if q < 0 || p == 0 {
+				return 0
+			}
+			return q / p
+		}
+	}
+	t.Fatalf("no cpu cgroup for sandbox %s", id)
+	return 0
 }
 
 // TestOpenFilesBoundedPerSandbox: the processes a sandbox may have, each
