@@ -403,6 +403,13 @@ func TestProxyNeverReachesTheHost(t *testing.T) {
 	refused("10.98.0.1", "10.98.0.1")
 	refused("10.97.3.4", "10.97.3.4")
 	refused("anyip.test", "10.97.3.4")
+	// Whatever the policy: a rule that allows the address, or a name of
+	// it, changes nothing.
+	allow := egress.Policy{DefaultAction: egress.Deny, Egress: []egress.Rule{
+		{Action: egress.Allow, Target: "10.99.0.0/16"}, {Action: egress.Allow, Target: "inside.test"}}}
+	client, addr = proxyFor(t, egress.New(nil, egress.Options{Policy: &allow}).NewProxy(nil))
+	refused("10.99.0.1", "10.99.0.1")
+	refused("inside.test", "10.99.0.1")
 	if n := accepted.Load(); n != 0 {
 		t.Errorf("the host's listener accepted %d connections through the proxy", n)
 	}
