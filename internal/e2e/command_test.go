@@ -41,8 +41,12 @@ func TestCommandRun(t *testing.T) {
 	}
 
 	t.Run("ctrl-c", func(t *testing.T) {
+		// The command has a child in a session of its own (setsid), which
+		// a signal to the command's process group would not reach. It
+		// prints its pid once that child runs.
 		token := fmt.Sprintf("1000.%d", time.Now().UnixNano()%1000000)
-		p := startOsb(t, bin, env, "command", "run", sb, "--", "sh", "-c", "echo $$; exec sleep "+token)
+		p := startOsb(t, bin, env, "command", "run", sb, "--", "sh", "-c", "setsid sleep 1"+token+
+			` & while [ "$(tr '\0' ' ' </proc/$!/cmdline)" != "sleep 1`+token+` " ]; do :; done; echo $$; exec sleep `+token)
 		pid := strings.TrimSpace(p.stdoutLine(t))
 		p.cmd.Process.Signal(os.Interrupt)
 		p.stderrUntil(t, "Interrupted: command ")
@@ -52,6 +56,13 @@ func TestCommandRun(t *testing.T) {
 		gone := osb(t, bin, env, "command", "run", sb, "--", "sh", "-c", "kill -0 "+pid+" 2>/dev/null || echo gone")
 		if gone.stdout != "gone\n" {
 			t.Errorf("remote process %s after Ctrl-C: %q %q", pid, gone.stdout, gone.stderr)
+		}
+		// Only a command line that starts with the child's: not the shell's
+		// that looks for it.
+		left := osb(t, bin, env, "command", "run", sb, "--", "sh", "-c",
+			`for f in /proc/[0-9]*/cmdline; do case "$(tr '\0' ' ' <$f)" in "sleep 1`+token+` "*) echo left;; esac; done`)
+		if left.stdout != "" {
+			t.Errorf("the command's setsid child (sleep 1%s) after Ctrl-C: %q %q", token, left.stdout, left.stderr)
 		}
 	})
 

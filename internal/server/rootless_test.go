@@ -17,7 +17,7 @@ var rootlessAttacks = []string{
 	"TestSandboxSeesNoHostFiles", "TestSandboxCannotRemountOrEscapeItsRoot",
 	"TestSandboxSeesOnlyItsOwnProcesses", "TestSandboxNetworkIsItsOwn", "TestServerCloseLeavesNothing",
 	"TestImageSandboxBoundary", "TestNamedVolumeSharedKeptAndReadOnly",
-	"TestEgressRefusesTheHostsAddresses", "TestDeadExecdIsRestarted", "TestUnreachableExecdAnswers502", "TestSandboxKernelQuotas", "TestSandboxShmIsBounded",
+	"TestEgressRefusesTheHostsAddresses", "TestEgressAddressRulesFromInsideASandbox", "TestEgressCapsTunnelsFromInsideASandbox", "TestExecdMemoryStaysBoundedForASlowReader", "TestDeadExecdIsRestarted", "TestUnreachableExecdAnswers502", "TestSandboxKernelQuotas", "TestSandboxShmIsBounded",
 	"TestSandboxCannotTakeTheKeyQuota", "TestInitReapsWhileExecdRestartWaits",
 }
 

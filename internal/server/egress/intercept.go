@@ -19,12 +19,14 @@ import (
 func (p *Proxy) InterceptWith(ca *CA, roots *x509.CertPool) {
 	p.ca = ca
 	p.https = &http.Transport{
-		DialContext:           p.dial,
-		Proxy:                 nil, // never chain to the server's own proxy settings
-		TLSClientConfig:       &tls.Config{RootCAs: roots, NextProtos: []string{"http/1.1"}},
-		TLSHandshakeTimeout:   30 * time.Second,
-		ResponseHeaderTimeout: 5 * time.Minute,
-		IdleConnTimeout:       30 * time.Second,
+		DialContext:            p.dial,
+		Proxy:                  nil, // never chain to the server's own proxy settings
+		TLSClientConfig:        &tls.Config{RootCAs: roots, NextProtos: []string{"http/1.1"}},
+		TLSHandshakeTimeout:    30 * time.Second,
+		ResponseHeaderTimeout:  5 * time.Minute,
+		IdleConnTimeout:        30 * time.Second,
+		MaxIdleConns:           maxIdleUpstream,
+		MaxResponseHeaderBytes: maxHeaderBytes,
 	}
 }
 

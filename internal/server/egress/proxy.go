@@ -63,17 +63,30 @@ func (s *Sidecar) NewProxy(dial DialFunc) *Proxy {
 		dial = PublicDial
 	}
 	p := &Proxy{sc: s, dial: dial, ln: newConnListener(), mitmLn: newConnListener(), tunnels: map[net.Conn]bool{}}
-	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 30 * time.Second}
+	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 30 * time.Second, MaxHeaderBytes: maxHeaderBytes}
 	p.mitmSrv = &http.Server{Handler: http.HandlerFunc(p.serveIntercepted), ReadHeaderTimeout: 30 * time.Second,
-		IdleTimeout: 2 * time.Minute, ConnContext: tunnelContext}
+		IdleTimeout: 2 * time.Minute, ConnContext: tunnelContext, MaxHeaderBytes: maxHeaderBytes}
 	p.http = &http.Transport{
-		DialContext:           dial,
-		Proxy:                 nil, // never chain to the server's own proxy settings
-		ResponseHeaderTimeout: 5 * time.Minute,
-		IdleConnTimeout:       30 * time.Second,
+		DialContext:            dial,
+		Proxy:                  nil, // never chain to the server's own proxy settings
+		ResponseHeaderTimeout:  5 * time.Minute,
+		IdleConnTimeout:        30 * time.Second,
+		MaxIdleConns:           maxIdleUpstream,
+		MaxResponseHeaderBytes: maxHeaderBytes,
 	}
 	return p
 }
+
+// What one connection through the proxy may make the server hold outside
+// the sandbox's cgroup, so that MaxConns bounds a sandbox's cost: headers
+// of at most maxHeaderBytes each way (net/http's defaults, 1 MiB in and
+// 10 MiB back, would let 256 connections hold gigabytes), and at most
+// maxIdleUpstream upstream connections kept for reuse (net/http keeps two
+// per host, without bound across hosts).
+const (
+	maxHeaderBytes  = 32 << 10
+	maxIdleUpstream = 16
+)
 
 // MaxConns is how many connections one sandbox may have open to its egress
 // proxy at once: plain HTTP, tunnels (intercepted or not) and idle ones

@@ -403,6 +403,13 @@ func TestProxyNeverReachesTheHost(t *testing.T) {
 	refused("10.98.0.1", "10.98.0.1")
 	refused("10.97.3.4", "10.97.3.4")
 	refused("anyip.test", "10.97.3.4")
+	// Whatever the policy: a rule that allows the address, or a name of
+	// it, changes nothing.
+	allow := egress.Policy{DefaultAction: egress.Deny, Egress: []egress.Rule{
+		{Action: egress.Allow, Target: "10.99.0.0/16"}, {Action: egress.Allow, Target: "inside.test"}}}
+	client, addr = proxyFor(t, egress.New(nil, egress.Options{Policy: &allow}).NewProxy(nil))
+	refused("10.99.0.1", "10.99.0.1")
+	refused("inside.test", "10.99.0.1")
 	if n := accepted.Load(); n != 0 {
 		t.Errorf("the host's listener accepted %d connections through the proxy", n)
 	}
@@ -542,6 +549,61 @@ func TestProxyCapsConnectionsPerSandbox(t *testing.T) {
 			break
 		} else if time.Now().After(deadline) {
 			t.Fatalf("no place after a tunnel closed: %q", st)
+		}
+	}
+}
+
+// TestProxyBoundsWhatAConnectionHolds: what one connection makes the
+// server hold outside the sandbox's cgroup is bounded, so that the cap on
+// connections bounds a sandbox's cost (docs/security.md): a request or an
+// answer with headers over 32 KiB is refused, and requests to many hosts
+// over one connection leave at most 16 upstream connections open for
+// reuse, not one per host.
+func TestProxyBoundsWhatAConnectionHolds(t *testing.T) {
+	var open atomic.Int32
+	big := strings.Repeat("x", 64<<10)
+	up := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/big" {
+			w.Header().Set("X-Big", big)
+		}
+		fmt.Fprint(w, "hi")
+	}))
+	up.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		switch s {
+		case http.StateNew:
+			open.Add(1)
+		case http.StateClosed, http.StateHijacked:
+			open.Add(-1)
+		}
+	}
+	up.Start()
+	defer up.Close()
+	network := fakeNet{}
+	for i := range 64 {
+		network[fmt.Sprintf("h%d.example.test:80", i)] = up.Listener.Addr().String()
+	}
+	client, _ := proxyFor(t, egress.New(nil, egress.Options{}).NewProxy(network.dial))
+
+	req, _ := http.NewRequest("GET", "http://h0.example.test/", nil)
+	req.Header.Set("X-Big", big)
+	if resp, err := client.Do(req); err != nil {
+		t.Fatal(err)
+	} else if resp.Body.Close(); resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
+		t.Errorf("a request with 64 KiB of headers: %d, want 431", resp.StatusCode)
+	}
+	if status, body := get(t, client, "GET", "http://h0.example.test/big", ""); status != 502 {
+		t.Errorf("an answer with 64 KiB of headers: %d %q, want 502", status, body)
+	}
+	for i := range 64 {
+		if status, body := get(t, client, "GET", fmt.Sprintf("http://h%d.example.test/", i), ""); status != 200 || body != "hi" {
+			t.Fatalf("request %d: %d %q", i, status, body)
+		}
+	}
+	// Idle upstream connections are closed after 30 s; the excess ones
+	// must be gone long before that.
+	for deadline := time.Now().Add(15 * time.Second); open.Load() > 16; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d upstream connections left open by requests to 64 hosts over one connection", open.Load())
 		}
 	}
 }
