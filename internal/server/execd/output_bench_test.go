@@ -68,8 +68,8 @@ func BenchmarkLineFrames(b *testing.B) {
 	out := make([]byte, 0, writeSize+textPiece)
 	spill := func(b []byte) []byte { return b[:0] }
 	stamp := frameEnd(nil, 1795967002970)
-	lines := lineFramer{rule: commandLines, emit: func(line []byte) {
-		out = appendOutputFrame(out, "stdout", line, stamp, spill)
+	lines := lineFramer{rule: commandLines, emit: func(line []byte, plain bool) {
+		out = appendOutputFrame(out, "stdout", line, plain, stamp, spill)
 	}}
 	b.SetBytes(int64(len(read)))
 	for b.Loop() {
