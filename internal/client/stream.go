@@ -135,6 +135,10 @@ type EventReader struct {
 	inText   bool
 	textType string
 	execTime int64
+	// The last output frame's timestamp tail and its value: execd stamps
+	// the lines of one read alike, so most tails are the one before.
+	lastTail []byte
+	lastTS   int64
 }
 
 // NewEventReader reads events from r.
@@ -445,12 +449,24 @@ func (r *EventReader) quickOutput(frame []byte) bool {
 		}
 		r.text, data, q = text, text, n-1
 	}
-	ts, ok := timestampTail(body[q+1:])
+	ts, ok := r.timestamp(body[q+1:])
 	if !ok {
 		return false
 	}
 	r.ev = Event{Type: typ, Data: data, Timestamp: ts}
 	return true
+}
+
+// timestamp is timestampTail(tail), remembered for the next frame.
+func (r *EventReader) timestamp(tail []byte) (int64, bool) {
+	if len(r.lastTail) > 0 && bytes.Equal(tail, r.lastTail) {
+		return r.lastTS, true
+	}
+	ts, ok := timestampTail(tail)
+	if ok {
+		r.lastTail, r.lastTS = append(r.lastTail[:0], tail...), ts
+	}
+	return ts, ok
 }
 
 // timestampTail reads the end of an execd output frame: `,"timestamp":N}`

@@ -325,12 +325,25 @@ func FuzzQuickOutput(f *testing.F) {
 		if !quick.quickOutput(frame) {
 			return
 		}
-		if !general.decode(frame, "") {
-			t.Fatalf("only the shortcut took %q", frame)
-		}
-		q, g := quick.Event(), general.Event()
-		if q.Type != g.Type || !bytes.Equal(q.Data, g.Data) || q.Timestamp != g.Timestamp {
-			t.Fatalf("%q: shortcut %s %q %d, decoder %s %q %d", frame, q.Type, q.Data, q.Timestamp, g.Type, g.Data, g.Timestamp)
-		}
+		checkQuickOutput(t, &quick, &general, frame)
+		// Again after the frame before had another timestamp, and the same.
+		quick.quickOutput([]byte(`{"type":"stdout","text":"x","timestamp":1795967002970}`))
+		checkQuickOutput(t, &quick, &general, frame)
+		quick.quickOutput(frame)
+		checkQuickOutput(t, &quick, &general, frame)
 	})
+}
+
+func checkQuickOutput(t *testing.T, quick, general *EventReader, frame []byte) {
+	t.Helper()
+	if !quick.quickOutput(frame) {
+		t.Fatalf("the shortcut took %q once, not twice", frame)
+	}
+	if !general.decode(frame, "") {
+		t.Fatalf("only the shortcut took %q", frame)
+	}
+	q, g := quick.Event(), general.Event()
+	if q.Type != g.Type || !bytes.Equal(q.Data, g.Data) || q.Timestamp != g.Timestamp {
+		t.Fatalf("%q: shortcut %s %q %d, decoder %s %q %d", frame, q.Type, q.Data, q.Timestamp, g.Type, g.Data, g.Timestamp)
+	}
 }

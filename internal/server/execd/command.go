@@ -755,7 +755,7 @@ func (es *eventStream) ping() { es.send(frame{Type: "ping", Text: "pong"}) }
 
 // output sends one line of output as its own frame.
 func (es *eventStream) output(kind string, line []byte) {
-	es.out = appendOutputFrame(es.out, kind, line, frameEnd(nil, time.Now().UnixMilli()), es.spill)
+	es.out = appendOutputFrame(es.out, kind, line, false, frameEnd(nil, time.Now().UnixMilli()), es.spill)
 	es.flush()
 }
 
@@ -810,8 +810,8 @@ func newCommandOutput(es *eventStream) *commandOutput {
 // alike; the last line goes when r ends.
 func (out *commandOutput) pump(r *drainer, kind string) {
 	var stamp []byte
-	lines := lineFramer{rule: commandLines, emit: func(line []byte) {
-		out.es.out = appendOutputFrame(out.es.out, kind, line, stamp, out.es.spill)
+	lines := lineFramer{rule: commandLines, emit: func(line []byte, plain bool) {
+		out.es.out = appendOutputFrame(out.es.out, kind, line, plain, stamp, out.es.spill)
 	}}
 	buf := make([]byte, outputChunk)
 	for {

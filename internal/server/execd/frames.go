@@ -17,14 +17,15 @@ import (
 const textPiece = 32 << 10
 
 // appendOutputFrame appends the frame of one output line of kind (stdout
-// or stderr), blank line included, ending with stamp (frameEnd of its
+// or stderr), blank line included (plain: the line is known to be all
+// jsontext.Plain, and is copied as it is), ending with stamp (frameEnd of its
 // timestamp ts): what json.Marshal gives for frame{Type: kind, Text: line,
 // TextBase64: ..., Timestamp: ts} and "\n\n".
 // Whenever dst has grown to writeSize, spill takes it (and gives back what
 // to append to), also within a line, which is encoded textPiece at a time:
 // dst never holds more than writeSize and one piece's encoding, however
 // long the line.
-func appendOutputFrame(dst []byte, kind string, line, stamp []byte, spill func([]byte) []byte) []byte {
+func appendOutputFrame(dst []byte, kind string, line []byte, plain bool, stamp []byte, spill func([]byte) []byte) []byte {
 	dst = append(append(append(dst, `{"type":"`...), kind...), '"')
 	if len(line) == 0 { // omitempty, as in frame
 		return append(dst, stamp...)
@@ -38,9 +39,13 @@ func appendOutputFrame(dst []byte, kind string, line, stamp []byte, spill func([
 				n = textPiece
 			}
 		}
-		var ok bool
-		dst, ok = jsontext.Append(dst, rest[:n], true)
-		valid = valid && ok
+		if plain {
+			dst = append(dst, rest[:n]...)
+		} else {
+			var ok bool
+			dst, ok = jsontext.Append(dst, rest[:n], true)
+			valid = valid && ok
+		}
 		rest = rest[n:]
 		if len(dst) >= writeSize {
 			dst = spill(dst)

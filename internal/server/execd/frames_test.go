@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/osb-dev/osb/internal/jsontext"
 )
 
 // marshalledFrame is what encoding/json gives for an output line's frame:
@@ -28,7 +30,7 @@ func marshalledFrame(t testing.TB, kind string, line []byte, ts int64) []byte {
 // encoding plus one piece.
 func encodeFrame(t testing.TB, kind string, line []byte, ts int64) []byte {
 	var spilled []byte
-	out := appendOutputFrame([]byte("prefix"), kind, line, frameEnd(nil, ts), func(b []byte) []byte {
+	out := appendOutputFrame([]byte("prefix"), kind, line, false, frameEnd(nil, ts), func(b []byte) []byte {
 		if len(b) > writeSize+6*textPiece+64 {
 			t.Errorf("a spill of %d bytes", len(b))
 		}
@@ -73,4 +75,61 @@ func FuzzOutputFrame(f *testing.F) {
 			t.Errorf("%q:\n got %s\nwant %s", line, got, want)
 		}
 	})
+}
+
+// commandFrames is what a command's pipe reader sends for output read in
+// the given pieces: each line's frame, encoded as lineFramer says it may
+// be (plain lines copied as they are).
+func commandFrames(t testing.TB, pieces ...[]byte) (frames []byte, lines [][]byte) {
+	stamp := frameEnd(nil, 1795967002970)
+	keep := func(b []byte) []byte { frames = append(frames, b...); return b[:0] }
+	var out []byte
+	lf := lineFramer{rule: commandLines, emit: func(line []byte, plain bool) {
+		if plain && len(line) > 0 && jsontext.Plain(line, true) != len(line) {
+			t.Errorf("%q is not plain", line)
+		}
+		lines = append(lines, bytes.Clone(line))
+		out = appendOutputFrame(out, "stdout", line, plain, stamp, keep)
+	}}
+	for _, p := range pieces {
+		lf.write(p)
+	}
+	lf.flush()
+	return append(frames, out...), lines
+}
+
+// The frames of lines found plain are encoding/json's too: the plain test
+// (which finds the lines' ends as well) misses nothing that needs escaping.
+func TestPlainLineFramesAreWhatEncodingJSONWrites(t *testing.T) {
+	var in []byte
+	for c := range 256 {
+		for at := range 20 { // every byte at every place of a 16-byte turn and after
+			line := []byte(strings.Repeat("0", 19))
+			line = append(append(line[:at:at], byte(c)), line[at:]...)
+			in = append(append(in, line...), '\n')
+		}
+	}
+	in = append(in, "^|~ plain, <>&\"\\ not\r\nlast"...)
+	checkCommandFrames(t, in)
+}
+
+func FuzzPlainLineFrames(f *testing.F) {
+	f.Add([]byte("hello\nw<o>rld\r\n~^|\xff\xe2\x80\xa8\n"), 3)
+	f.Fuzz(func(t *testing.T, in []byte, cut int) {
+		if cut < 0 || cut > len(in) {
+			cut = len(in) / 2
+		}
+		checkCommandFrames(t, in[:cut], in[cut:])
+	})
+}
+
+func checkCommandFrames(t *testing.T, pieces ...[]byte) {
+	got, lines := commandFrames(t, pieces...)
+	var want []byte
+	for _, line := range lines {
+		want = append(want, marshalledFrame(t, "stdout", line, 1795967002970)...)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("got %.300q\nwant %.300q", got, want)
+	}
 }

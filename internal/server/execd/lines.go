@@ -3,6 +3,8 @@ package execd
 import (
 	"bytes"
 	"unicode/utf8"
+
+	"github.com/osb-dev/osb/internal/jsontext"
 )
 
 // Output of commands and session runs travels as lines, one stdout or
@@ -40,9 +42,14 @@ const (
 // slice emit gets is only valid during the call (it may be the caller's
 // own buffer, or one lineFramer reuses): emit copies what it keeps. Feed it
 // with write, then call flush once the stream has ended.
+//
+// emit's plain says that the line is all jsontext.Plain (with HTML
+// escaping, as frames have it): nothing in it to escape. commandLines
+// finds a line's end with that same scan, so a frame's encoding needs no
+// second look at a line of plain text, the most common kind.
 type lineFramer struct {
 	rule lineRule
-	emit func(line []byte)
+	emit func(line []byte, plain bool)
 	line []byte // the line being assembled
 	cr   bool   // commandLines: the last byte was a \r, so a \n now ends nothing
 }
@@ -53,7 +60,7 @@ func (lf *lineFramer) write(p []byte) {
 		return
 	}
 	for len(p) > 0 {
-		i := lineEnd(p)
+		i, plain := plainLineEnd(p)
 		if i < 0 {
 			lf.add(p)
 			lf.cr = false
@@ -62,7 +69,7 @@ func (lf *lineFramer) write(p []byte) {
 		switch {
 		case i > 0 && len(lf.line) == 0 && i <= maxLine:
 			// A whole line within p, the common case: no copy.
-			lf.emit(p[:i])
+			lf.emit(p[:i], plain)
 			lf.cr = p[i] == '\r'
 			p = p[i+1:]
 			continue
@@ -78,10 +85,22 @@ func (lf *lineFramer) write(p []byte) {
 		case term == '\n' && lf.cr:
 			// The \n of a \r\n: the line ended at the \r.
 		default:
-			lf.emit([]byte("\n"))
+			lf.emit([]byte("\n"), false)
 		}
 		lf.cr = term == '\r'
 	}
+}
+
+// plainLineEnd is lineEnd(p), and whether p[:i] is all jsontext.Plain.
+func plainLineEnd(p []byte) (i int, plain bool) {
+	n := jsontext.Plain(p, true)
+	if n < len(p) && (p[n] == '\n' || p[n] == '\r') {
+		return n, true
+	}
+	if i = lineEnd(p[n:]); i >= 0 {
+		i += n
+	}
+	return i, false
 }
 
 // lineEnd is the index of the first \r or \n in p, or -1: bytes.IndexAny,
@@ -127,7 +146,7 @@ const keptLine = 64 << 10
 // end sends the line assembled so far, if it is not empty.
 func (lf *lineFramer) end() {
 	if len(lf.line) > 0 {
-		lf.emit(lf.line)
+		lf.emit(lf.line, false)
 		lf.line = lf.line[:0]
 		if cap(lf.line) > keptLine {
 			lf.line = nil
@@ -145,7 +164,7 @@ func (lf *lineFramer) add(b []byte) {
 		if cut == 0 {
 			cut = maxLine
 		}
-		lf.emit(lf.line[:cut])
+		lf.emit(lf.line[:cut], false)
 		lf.line = lf.line[:copy(lf.line, lf.line[cut:])]
 	}
 }

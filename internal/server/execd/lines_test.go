@@ -17,7 +17,7 @@ import (
 // the lines it emitted.
 func cut(rule lineRule, pieces ...string) []string {
 	var got []string
-	lf := lineFramer{rule: rule, emit: func(line []byte) { got = append(got, string(line)) }}
+	lf := lineFramer{rule: rule, emit: func(line []byte, _ bool) { got = append(got, string(line)) }}
 	for _, p := range pieces {
 		lf.write([]byte(p))
 	}

@@ -278,7 +278,7 @@ func (rn *runner) runScript(es *eventStream, s *session, cwd string, req *RunInS
 	s.discardStale()
 	token := newCommandID()
 	scan := &sentinelScanner{mark: []byte("\x1eOSB-" + token + ":")}
-	lines := lineFramer{rule: sessionLines, emit: func(line []byte) { es.output("stdout", line) }}
+	lines := lineFramer{rule: sessionLines, emit: func(line []byte, _ bool) { es.output("stdout", line) }}
 	started := time.Now()
 	if _, err := io.WriteString(s.stdin, shellScript(cwd, req.Command, token)); err != nil {
 		s.close()
