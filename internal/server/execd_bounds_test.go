@@ -26,6 +26,7 @@ import (
 // agent) holds a bounded amount of its output, not all of it. The client
 // here reads the first bytes of the stream and then nothing.
 func TestExecdMemoryStaysBoundedForASlowReader(t *testing.T) {
+	t.Parallel()
 	c := isolatedClient(t)
 	if cg := sandbox.Cgroups(); !cg.Available {
 		// Without a memory limit the unbounded case would take the host's memory.
@@ -127,6 +128,7 @@ func ioWritten(pid int) int64 {
 // a new execd on the same socket, the sandbox's log and events say so, and
 // the sandbox goes on serving commands.
 func TestDeadExecdIsRestarted(t *testing.T) {
+	t.Parallel()
 	c := isolatedClient(t)
 	id := c.create(nil)
 	if out, _ := c.sh(id, "echo before"); out != "before" {
@@ -175,6 +177,7 @@ func TestDeadExecdIsRestarted(t *testing.T) {
 // a connection that stays usable (the server does not panic on them), and
 // the sandbox's events tell of it.
 func TestUnreachableExecdAnswers502(t *testing.T) {
+	t.Parallel()
 	c := isolatedClient(t)
 	id := c.create(nil)
 	sb, _ := c.srv.Sandbox(id)
@@ -200,6 +203,7 @@ func TestUnreachableExecdAnswers502(t *testing.T) {
 // sandbox gets the memory the official CLI asks for by default (2Gi), as
 // its metrics show, unless the server accepts unlimited sandboxes.
 func TestEmptyLimitsGetTheDefaults(t *testing.T) {
+	t.Parallel()
 	if cg := sandbox.Cgroups(); !cg.Available {
 		t.Skip("no cgroups for limits here: " + cg.Reason)
 	}
@@ -231,6 +235,7 @@ func TestEmptyLimitsGetTheDefaults(t *testing.T) {
 // at its open-files limit, hold at most a quarter of the host's file-max,
 // and root in the sandbox cannot raise that limit.
 func TestOpenFilesBoundedPerSandbox(t *testing.T) {
+	t.Parallel()
 	c := isolatedClient(t)
 	if cg := sandbox.Cgroups(); !cg.Available {
 		t.Skip("no cgroups for a pids limit here: " + cg.Reason)
@@ -262,6 +267,7 @@ func TestOpenFilesBoundedPerSandbox(t *testing.T) {
 // of its own: sandbox.TestSandboxesDoNotShareUserQuotas is the attack);
 // rootless, all share the server's user's, and each gets a quarter.
 func TestSandboxKernelQuotas(t *testing.T) {
+	t.Parallel()
 	c := isolatedClient(t)
 	raw, err := os.ReadFile("/proc/sys/fs/inotify/max_user_instances")
 	if err != nil {

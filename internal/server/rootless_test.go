@@ -24,6 +24,7 @@ var rootlessAttacks = []string{
 // by an ordinary user (rootless user namespaces): this test binary runs
 // them again as nobody.
 func TestIsolationHoldsRootless(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs the isolation tests again as another user; skipped under -short")
 	}
