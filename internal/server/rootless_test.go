@@ -35,10 +35,6 @@ func TestIsolationHoldsRootless(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(self)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// A directory everyone may enter, with the binary and a home for nobody.
 	dir, err := os.MkdirTemp("", "osb-rootless-")
 	if err != nil {
@@ -47,7 +43,13 @@ func TestIsolationHoldsRootless(t *testing.T) {
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	os.Chmod(dir, 0o755)
 	bin, home := filepath.Join(dir, "server.test"), filepath.Join(dir, "home")
-	if err := os.WriteFile(bin, b, 0o755); err != nil {
+	// cp writes the copy, not this process: a descriptor of ours open for
+	// writing would be inherited by whatever another test forks at the
+	// time, and exec would then fail with "text file busy".
+	if out, err := exec.Command("cp", self, bin).CombinedOutput(); err != nil {
+		t.Fatalf("copying the test binary: %v\n%s", err, out)
+	}
+	if err := os.Chmod(bin, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Mkdir(home, 0o755); err != nil {
