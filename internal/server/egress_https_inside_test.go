@@ -23,6 +23,7 @@ import (
 // is one loopback TLS server of this test, reached by name through the
 // server's EgressDial and trusted through EgressRoots.
 func TestHTTPSCredentialsFromInsideASandbox(t *testing.T) {
+	t.Parallel()
 	const token = "sk-inside-DO-NOT-LEAK-77"
 	var mu sync.Mutex
 	var seen []string

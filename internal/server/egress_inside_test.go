@@ -23,6 +23,7 @@ import (
 // "Outside" is a loopback server of this test, reached by name through the
 // server's EgressDial; nothing else is dialled.
 func TestEgressFromInsideASandbox(t *testing.T) {
+	t.Parallel()
 	var direct atomic.Int32
 	outside := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !strings.HasSuffix(r.Host, ".example.test") {
@@ -74,6 +75,7 @@ func TestEgressFromInsideASandbox(t *testing.T) {
 // has no sidecar port, its policy is kept by the lifecycle server; its
 // egress proxy still applies that policy, live, and says so.
 func TestTemplateSandboxEgressFollowsItsPolicy(t *testing.T) {
+	t.Parallel()
 	outside := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "%s answered", r.Host)
 	}))
@@ -132,6 +134,7 @@ func exampleDial(port int, outside *httptest.Server) func(context.Context, strin
 // only targets the proxy must refuse before connecting: the test's service
 // listens on loopback only, so nothing is sent anywhere even if it did not.
 func TestEgressRefusesTheHostsAddresses(t *testing.T) {
+	t.Parallel()
 	var hits atomic.Int32
 	service := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
 	defer service.Close()

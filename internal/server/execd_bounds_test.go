@@ -32,6 +32,7 @@ import (
 // as it does as root; where no cgroups give the sandbox a memory limit,
 // the 1 GiB written is what an unbounded execd would take from the host.
 func TestExecdMemoryStaysBoundedForASlowReader(t *testing.T) {
+	t.Parallel()
 	c := isolatedClient(t)
 	id := c.create(nil) // 512Mi, where cgroups can be made
 	e := c.endpoint(id, 44772, false)
@@ -156,6 +157,7 @@ func ioWritten(pid int) int64 {
 // a new execd on the same socket, the sandbox's log and events say so, and
 // the sandbox goes on serving commands.
 func TestDeadExecdIsRestarted(t *testing.T) {
+	t.Parallel()
 	c := isolatedClient(t)
 	id := c.create(nil)
 	if out, _ := c.sh(id, "echo before"); out != "before" {
@@ -255,6 +257,7 @@ func TestInitReapsWhileExecdRestartWaits(t *testing.T) {
 // a connection that stays usable (the server does not panic on them), and
 // the sandbox's events tell of it.
 func TestUnreachableExecdAnswers502(t *testing.T) {
+	t.Parallel()
 	c := isolatedClient(t)
 	id := c.create(nil)
 	sb, _ := c.srv.Sandbox(id)
@@ -280,6 +283,7 @@ func TestUnreachableExecdAnswers502(t *testing.T) {
 // sandbox gets the memory the official CLI asks for by default (2Gi), as
 // its metrics show, unless the server accepts unlimited sandboxes.
 func TestEmptyLimitsGetTheDefaults(t *testing.T) {
+	t.Parallel()
 	if cg := sandbox.Cgroups(); !cg.Available {
 		t.Skip("no cgroups for limits here: " + cg.Reason)
 	}
@@ -351,6 +355,7 @@ func cpuLimit(t *testing.T, id string) float64 {
 // states the bound when it starts); root in the sandbox cannot raise its
 // limit.
 func TestOpenFilesBoundedPerSandbox(t *testing.T) {
+	t.Parallel()
 	log := &cmdtest.SyncBuffer{}
 	c := newClient(t, func(o *server.Options) { o.Log = log })
 	if !c.srv.Isolated() {
@@ -422,6 +427,7 @@ func pidsMax(t *testing.T, id string) int {
 // of its own: sandbox.TestSandboxesDoNotShareUserQuotas is the attack);
 // rootless, all share the server's user's, and each gets a quarter.
 func TestSandboxKernelQuotas(t *testing.T) {
+	t.Parallel()
 	c := isolatedClient(t)
 	raw, err := os.ReadFile("/proc/sys/fs/inotify/max_user_instances")
 	if err != nil {

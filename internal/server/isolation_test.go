@@ -73,6 +73,7 @@ func (c *client) sh(id, script string) (string, int) {
 }
 
 func TestSandboxSeesNoHostFiles(t *testing.T) {
+	t.Parallel()
 	c := isolatedClient(t)
 	a, b := c.create(nil), c.create(nil)
 	if _, code := c.sh(b, "echo secret-of-b > /workspace/b-marker"); code != 0 {
@@ -99,6 +100,7 @@ func TestSandboxSeesNoHostFiles(t *testing.T) {
 }
 
 func TestSandboxCannotRemountOrEscapeItsRoot(t *testing.T) {
+	t.Parallel()
 	c := isolatedClient(t)
 	id := c.create(nil)
 	script := `mount -o remount,rw /usr 2>/dev/null && echo remounted; mount -o remount,bind,rw /usr 2>/dev/null && echo remounted-bind
@@ -135,9 +137,17 @@ print(' '.join(sorted(os.listdir('/'))))
 	}
 }
 
+// canary is in the environment of this test binary, and so of every server
+// it runs, from before any test starts: set by one test, it would keep the
+// test from running beside the others.
+var canary = func() string {
+	v := "osb-canary-" + randomWord()
+	os.Setenv("OSB_ATTACK_CANARY", v)
+	return v
+}()
+
 func TestSandboxSeesOnlyItsOwnProcesses(t *testing.T) {
-	canary := "osb-canary-" + randomWord()
-	t.Setenv("OSB_ATTACK_CANARY", canary) // in the server's environment
+	t.Parallel()
 	c := isolatedClient(t)
 	id := c.create(nil)
 	out, _ := c.sh(id, "cat /proc/1/cmdline | tr '\\0' ' '; echo; cat /proc/[0-9]*/environ /proc/[0-9]*/cmdline 2>/dev/null | tr '\\0' '\\n' >/tmp/all; grep -c -e "+canary[:8]+"''"+canary[8:]+" -e 'osb serv''er' /tmp/all; ls /proc | grep -c '^[0-9]'")
@@ -162,6 +172,7 @@ func TestSandboxSeesOnlyItsOwnProcesses(t *testing.T) {
 }
 
 func TestSandboxNetworkIsItsOwn(t *testing.T) {
+	t.Parallel()
 	c := isolatedClient(t)
 	host, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -216,6 +227,7 @@ func TestSandboxNetworkIsItsOwn(t *testing.T) {
 }
 
 func TestSandboxLimitsHoldAndTheServerStaysResponsive(t *testing.T) {
+	t.Parallel()
 	c := isolatedClient(t)
 	if cg := sandbox.Cgroups(); !cg.Available {
 		t.Skip("no cgroups for limits here: " + cg.Reason)
@@ -282,6 +294,7 @@ print(n)
 // /dev/shm is 64 MiB, as on the real platform, not half the host's
 // memory: writing more fails there.
 func TestSandboxShmIsBounded(t *testing.T) {
+	t.Parallel()
 	c := isolatedClient(t)
 	id := c.create(nil)
 	out, code := c.sh(id, `df -k /dev/shm | awk 'NR == 2 { print $2 }'
@@ -297,6 +310,7 @@ rm -f /dev/shm/fill`)
 // of its own processes, by any cgroup file it can find or mount, and so a
 // fork bomb that fills its process cap leaves execd serving.
 func TestSandboxCannotMoveItsInitOrExecdIntoItsCap(t *testing.T) {
+	t.Parallel()
 	c := isolatedClient(t)
 	if cg := sandbox.Cgroups(); !cg.Available {
 		t.Skip("no cgroups for limits here: " + cg.Reason)
@@ -401,6 +415,7 @@ func cgroupDirs(t *testing.T, id string) []string {
 }
 
 func TestServerCloseLeavesNothing(t *testing.T) {
+	t.Parallel()
 	c := isolatedClient(t)
 	ids := []string{c.create(nil), c.create(nil)}
 	var pids []int

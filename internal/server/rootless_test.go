@@ -25,6 +25,7 @@ var rootlessAttacks = []string{
 // by an ordinary user (rootless user namespaces): this test binary runs
 // them again as nobody.
 func TestIsolationHoldsRootless(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs the isolation tests again as another user; skipped under -short")
 	}
@@ -32,10 +33,6 @@ func TestIsolationHoldsRootless(t *testing.T) {
 		t.Skip("needs root to run the tests as another user")
 	}
 	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(self)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +44,13 @@ func TestIsolationHoldsRootless(t *testing.T) {
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	os.Chmod(dir, 0o755)
 	bin, home := filepath.Join(dir, "server.test"), filepath.Join(dir, "home")
-	if err := os.WriteFile(bin, b, 0o755); err != nil {
+	// cp writes the copy, not this process: a descriptor of ours open for
+	// writing would be inherited by whatever another test forks at the
+	// time, and exec would then fail with "text file busy".
+	if out, err := exec.Command("cp", self, bin).CombinedOutput(); err != nil {
+		t.Fatalf("copying the test binary: %v\n%s", err, out)
+	}
+	if err := os.Chmod(bin, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Mkdir(home, 0o755); err != nil {

@@ -24,6 +24,7 @@ func volumeBody(vols ...map[string]any) map[string]any {
 // A host directory is mounted only under an allowed prefix; elsewhere the
 // create is refused with the real server's code, and nothing is made.
 func TestHostVolumeAllowedOnlyUnderPrefix(t *testing.T) {
+	t.Parallel()
 	allowed := t.TempDir()
 	c := newClient(t, func(o *server.Options) { o.AllowHostPaths = []string{allowed} })
 	if !c.srv.Isolated() {
@@ -52,6 +53,7 @@ func TestHostVolumeAllowedOnlyUnderPrefix(t *testing.T) {
 // A named volume outlives its sandbox and is shared by two; readOnly is
 // enforced inside; subPath mounts a part of it.
 func TestNamedVolumeSharedKeptAndReadOnly(t *testing.T) {
+	t.Parallel()
 	c := isolatedClient(t)
 	rw := map[string]any{"name": "cache", "pvc": map[string]any{"claimName": "shared-cache"}, "mountPath": "/cache"}
 	a := c.create(volumeBody(rw))
@@ -92,6 +94,7 @@ func TestNamedVolumeSharedKeptAndReadOnly(t *testing.T) {
 // A named volume made with deleteOnSandboxTermination goes with its
 // sandbox, unless another sandbox still mounts it.
 func TestNamedVolumeDeletedWithItsSandbox(t *testing.T) {
+	t.Parallel()
 	c := isolatedClient(t)
 	vol := func(claim string, del bool) map[string]any {
 		return volumeBody(map[string]any{"name": "v", "pvc": map[string]any{"claimName": claim, "deleteOnSandboxTermination": del}, "mountPath": "/v"})

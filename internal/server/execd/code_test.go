@@ -186,6 +186,7 @@ func TestCodeInterpreter(t *testing.T) {
 // TestCodeRequestErrors: what is wrong with a request is said before any
 // Jupyter starts, in execd's shape.
 func TestCodeRequestErrors(t *testing.T) {
+	t.Parallel()
 	sb := newSandbox(t)
 	srv := httptest.NewServer(New(sb, Options{}))
 	t.Cleanup(srv.Close)
@@ -221,7 +222,8 @@ func TestCodeRequestErrors(t *testing.T) {
 	}
 }
 
-// TestCodeWithoutJupyter: a sandbox without Jupyter says so.
+// TestCodeWithoutJupyter: a sandbox without Jupyter says so. Not parallel:
+// it hides Jupyter from the whole process (a package variable and PATH).
 func TestCodeWithoutJupyter(t *testing.T) {
 	sb, err := sandbox.New(sandbox.Config{ID: newCommandID(), Dir: t.TempDir() + "/sb", Env: map[string]string{JupyterEnv: "/nonexistent/jupyter-server"}})
 	if err != nil {

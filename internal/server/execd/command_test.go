@@ -122,6 +122,7 @@ func lines(texts ...string) string {
 }
 
 func TestCommandStreamFraming(t *testing.T) {
+	t.Parallel()
 	eachMode(t, func(t *testing.T, sb *sandbox.Sandbox, url string) {
 		r := call(t, "POST", url+"/command", map[string]any{"command": `echo hi; echo err >&2; printf 'a\r\nb'`})
 		if r.status != 200 || r.header.Get("Content-Type") != "text/event-stream" || r.header.Get("X-Accel-Buffering") != "no" {
@@ -157,6 +158,7 @@ func TestCommandStreamFraming(t *testing.T) {
 }
 
 func TestCommandExitCodes(t *testing.T) {
+	t.Parallel()
 	eachMode(t, func(t *testing.T, sb *sandbox.Sandbox, url string) {
 		cases := []struct {
 			req  map[string]any
@@ -187,6 +189,7 @@ func TestCommandExitCodes(t *testing.T) {
 }
 
 func TestCommandCwdEnvAndUser(t *testing.T) {
+	t.Parallel()
 	eachMode(t, func(t *testing.T, sb *sandbox.Sandbox, url string) {
 		if err := sb.FS().MkdirAll("workspace/sub dir", 0o755); err != nil {
 			t.Fatal(err)
@@ -212,6 +215,7 @@ func TestCommandCwdEnvAndUser(t *testing.T) {
 }
 
 func TestCommandValidation(t *testing.T) {
+	t.Parallel()
 	sb := startSandbox(t, false)
 	srv := httptest.NewServer(New(sb, Options{}))
 	defer srv.Close()
@@ -241,6 +245,7 @@ func TestCommandValidation(t *testing.T) {
 }
 
 func TestCommandOutputBytes(t *testing.T) {
+	t.Parallel()
 	sb := startSandbox(t, false)
 	srv := httptest.NewServer(New(sb, Options{}))
 	defer srv.Close()
@@ -276,6 +281,7 @@ func waitFinished(t *testing.T, url, id string) map[string]any {
 }
 
 func TestBackgroundStatusAndLogs(t *testing.T) {
+	t.Parallel()
 	eachMode(t, func(t *testing.T, sb *sandbox.Sandbox, url string) {
 		evs := events(t, url+"/command", map[string]any{"background": true,
 			"command": `echo out1; echo err1 >&2; while [ ! -e go ]; do sleep 0.02; done; echo second; exit 4`})
@@ -327,6 +333,7 @@ func TestBackgroundStatusAndLogs(t *testing.T) {
 }
 
 func TestCommandLookupErrors(t *testing.T) {
+	t.Parallel()
 	sb := startSandbox(t, false)
 	srv := httptest.NewServer(New(sb, Options{}))
 	defer srv.Close()
@@ -394,6 +401,7 @@ func rest(t *testing.T, r *client.EventReader) streamSummary {
 }
 
 func TestInterrupt(t *testing.T) {
+	t.Parallel()
 	eachMode(t, func(t *testing.T, sb *sandbox.Sandbox, url string) {
 		// A command that dies of SIGTERM.
 		id, first, r, closeFn := startStreaming(t, url+"/command", map[string]any{"command": "echo started; exec sleep 100"})
@@ -421,6 +429,7 @@ func TestInterrupt(t *testing.T) {
 }
 
 func TestSandboxKillEndsCommands(t *testing.T) {
+	t.Parallel()
 	eachMode(t, func(t *testing.T, sb *sandbox.Sandbox, url string) {
 		bg := summarize(events(t, url+"/command", map[string]any{"command": "sleep 1000", "background": true}))
 		sid := createSession(t, url, nil)
@@ -449,6 +458,7 @@ func TestSandboxKillEndsCommands(t *testing.T) {
 // Ctrl-C on `osb command run` does) also ends what it started in a session
 // of its own (setsid), which its process group does not hold.
 func TestInterruptEndsChildrenInTheirOwnSession(t *testing.T) {
+	t.Parallel()
 	eachMode(t, func(t *testing.T, sb *sandbox.Sandbox, url string) {
 		marker := "sleep 4711" + strconv.Itoa(os.Getpid())
 		id, first, r, closeFn := startStreaming(t, url+"/command", map[string]any{"command": "setsid " + marker + " & echo started; wait"})

@@ -12,6 +12,7 @@ import (
 // names, and every later command, foreground or background, and every new
 // session sees it: over the sandbox env, under the request's envs.
 func TestEnvFileReachesCommands(t *testing.T) {
+	t.Parallel()
 	eachMode(t, func(t *testing.T, sb *sandbox.Sandbox, url string) {
 		// What the Python SDK 1.1.1 runs for set_env("GREETING", "hello world").
 		setEnv := `if [ -z "${EXECD_ENVS:-}" ]; then echo unset >&2; exit 1; fi

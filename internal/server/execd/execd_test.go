@@ -25,6 +25,7 @@ func get(t *testing.T, h http.Handler, path string, hdr ...string) *httptest.Res
 }
 
 func TestPingAndUnknownRoutes(t *testing.T) {
+	t.Parallel()
 	h := New(newSandbox(t), Options{})
 	if r := get(t, h, "/ping"); r.Code != 200 || r.Body.Len() != 0 {
 		t.Errorf("ping: %d %q", r.Code, r.Body)
@@ -45,6 +46,7 @@ func TestPingAndUnknownRoutes(t *testing.T) {
 // HEAD is no method of execd: even on a GET route it is a plain-text 404,
 // and the token is still checked first.
 func TestHeadIsNotFound(t *testing.T) {
+	t.Parallel()
 	sb := newSandbox(t)
 	for _, path := range []string{"/ping", "/files/download?path=/workspace/a.txt", "/metrics", "/nope"} {
 		req := httptest.NewRequest(http.MethodHead, path, nil)
@@ -63,6 +65,7 @@ func TestHeadIsNotFound(t *testing.T) {
 }
 
 func TestAccessToken(t *testing.T) {
+	t.Parallel()
 	h := New(newSandbox(t), Options{AccessToken: "s3cret"})
 	for _, path := range []string{"/ping", "/nope"} {
 		r := get(t, h, path)
@@ -78,6 +81,7 @@ func TestAccessToken(t *testing.T) {
 }
 
 func TestMetrics(t *testing.T) {
+	t.Parallel()
 	sb := newSandbox(t)
 	awaitMemoryUse(t, sb)
 	h := New(sb, Options{MetricsInterval: 50 * time.Millisecond})
@@ -96,6 +100,7 @@ func TestMetrics(t *testing.T) {
 // busy it looks depends on everything else the machine does, so only the
 // bounds are checked.
 func TestMetricsStayInBounds(t *testing.T) {
+	t.Parallel()
 	sb := newSandbox(t)
 	cmd, err := sb.Command(t.Context(), sandbox.CommandSpec{Shell: "while :; do :; done"})
 	if err != nil {
@@ -118,6 +123,7 @@ func TestMetricsStayInBounds(t *testing.T) {
 }
 
 func TestMetricsWatchFraming(t *testing.T) {
+	t.Parallel()
 	sb := newSandbox(t)
 	srv := httptest.NewServer(New(sb, Options{MetricsInterval: 50 * time.Millisecond}))
 	defer srv.Close()

@@ -92,6 +92,7 @@ func meta(path string, mode int) part {
 func content(s string) part { return part{"file", "blob", s} }
 
 func TestUploadDownloadByteExact(t *testing.T) {
+	t.Parallel()
 	_, base := fileServer(t)
 	big := make([]byte, 3<<20)
 	for i := range big {
@@ -111,6 +112,7 @@ func TestUploadDownloadByteExact(t *testing.T) {
 }
 
 func TestUploadSemantics(t *testing.T) {
+	t.Parallel()
 	sb, base := fileServer(t)
 	// Parents are created; mode applies; relative paths start at /workspace.
 	upload(t, base, meta("deep/er/f.txt", 640), content("one")).expect(t, 200)
@@ -141,6 +143,7 @@ func TestUploadSemantics(t *testing.T) {
 }
 
 func TestUploadKeepsWhatItReplaces(t *testing.T) {
+	t.Parallel()
 	sb, base := fileServer(t)
 	target := hostPath(sb, "/workspace/kept")
 	os.WriteFile(target, []byte("old"), 0o600)
@@ -160,6 +163,7 @@ func TestUploadKeepsWhatItReplaces(t *testing.T) {
 // TestBrokenUploadLeavesTheTarget cuts an upload half way through its file
 // part: the file it was replacing stays as it was, and nothing is left over.
 func TestBrokenUploadLeavesTheTarget(t *testing.T) {
+	t.Parallel()
 	sb := newSandbox(t)
 	closed := make(chan struct{})
 	srv := httptest.NewUnstartedServer(New(sb, Options{}))
@@ -201,6 +205,7 @@ func mustRead(t *testing.T, p string) string {
 }
 
 func TestUploadErrors(t *testing.T) {
+	t.Parallel()
 	sb, base := fileServer(t)
 	os.WriteFile(hostPath(sb, "/workspace/plain"), nil, 0o644)
 	cases := []struct {
@@ -246,6 +251,7 @@ func TestUploadErrors(t *testing.T) {
 }
 
 func TestDownloadHeadersAndRanges(t *testing.T) {
+	t.Parallel()
 	sb, base := fileServer(t)
 	os.WriteFile(hostPath(sb, "/workspace/digits.bin"), []byte("0123456789"), 0o644)
 	u := base + "/files/download" + q("path", "/workspace/digits.bin")
@@ -292,6 +298,7 @@ func TestDownloadHeadersAndRanges(t *testing.T) {
 }
 
 func TestDownloadErrorsAndLines(t *testing.T) {
+	t.Parallel()
 	sb, base := fileServer(t)
 	os.WriteFile(hostPath(sb, "/workspace/lines"), []byte("l1\nl2\r\nl3\nl4"), 0o644)
 	os.WriteFile(hostPath(sb, "/workspace/ünï.txt"), []byte("u"), 0o644)
@@ -322,6 +329,7 @@ func TestDownloadErrorsAndLines(t *testing.T) {
 }
 
 func TestInfo(t *testing.T) {
+	t.Parallel()
 	sb, base := fileServer(t)
 	os.MkdirAll(hostPath(sb, "/workspace/f"), 0o755)
 	os.WriteFile(hostPath(sb, "/workspace/f/a.txt"), []byte("abc"), 0o640)
@@ -392,6 +400,7 @@ func tree(t *testing.T, sb *sandbox.Sandbox) {
 }
 
 func TestSearch(t *testing.T) {
+	t.Parallel()
 	sb, base := fileServer(t)
 	tree(t, sb)
 	search := func(pairs ...string) answer { return call(t, "GET", base+"/files/search"+q(pairs...), nil) }
@@ -422,6 +431,7 @@ func TestSearch(t *testing.T) {
 }
 
 func TestListDirectory(t *testing.T) {
+	t.Parallel()
 	sb, base := fileServer(t)
 	tree(t, sb)
 	list := func(pairs ...string) answer { return call(t, "GET", base+"/directories/list"+q(pairs...), nil) }
@@ -454,6 +464,7 @@ func TestListDirectory(t *testing.T) {
 }
 
 func TestMkdirAndRemove(t *testing.T) {
+	t.Parallel()
 	sb, base := fileServer(t)
 	os.MkdirAll(hostPath(sb, "/workspace/old"), 0o700)
 	call(t, "POST", base+"/directories", map[string]any{
@@ -501,6 +512,7 @@ func TestMkdirAndRemove(t *testing.T) {
 }
 
 func TestMove(t *testing.T) {
+	t.Parallel()
 	sb, base := fileServer(t)
 	os.WriteFile(hostPath(sb, "/workspace/a"), []byte("A"), 0o644)
 	os.WriteFile(hostPath(sb, "/workspace/b"), []byte("B"), 0o644)
@@ -521,6 +533,7 @@ func TestMove(t *testing.T) {
 }
 
 func TestReplaceAndPermissions(t *testing.T) {
+	t.Parallel()
 	sb, base := fileServer(t)
 	f := hostPath(sb, "/workspace/conf")
 	os.WriteFile(f, []byte("host=localhost port=1 host=localhost"), 0o600)
@@ -568,6 +581,7 @@ func TestReplaceAndPermissions(t *testing.T) {
 // TestPathsCannotEscape checks that no request reaches a file outside the
 // sandbox: not through "..", an absolute path, nor a symlink.
 func TestPathsCannotEscape(t *testing.T) {
+	t.Parallel()
 	sb, base := fileServer(t)
 	outside := filepath.Join(t.TempDir(), "secret")
 	os.WriteFile(outside, []byte("host secret"), 0o644)
@@ -622,6 +636,7 @@ func TestPathsCannotEscape(t *testing.T) {
 // parts fail as the kernel says, and an unisolated sandbox shows nothing of
 // the host.
 func TestSystemFilesAreReadable(t *testing.T) {
+	t.Parallel()
 	if !sandbox.Probe().Available {
 		t.Skip("no namespaces here: " + sandbox.Probe().Reason)
 	}

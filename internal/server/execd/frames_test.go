@@ -45,6 +45,7 @@ func encodeFrame(t testing.TB, kind string, line []byte, ts int64) []byte {
 }
 
 func TestOutputFrameIsWhatEncodingJSONWrites(t *testing.T) {
+	t.Parallel()
 	var all []byte
 	for c := range 256 {
 		all = append(all, byte(c))

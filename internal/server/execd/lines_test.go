@@ -26,6 +26,7 @@ func cut(rule lineRule, pieces ...string) []string {
 }
 
 func TestLineFramer(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		in               string
 		command, session []string
@@ -61,6 +62,7 @@ func TestLineFramer(t *testing.T) {
 	}
 }
 
+// Not parallel: it lowers the cap, a package variable, for the test.
 func TestLineFramerSplitsOnlyOverTheCap(t *testing.T) {
 	defer func(n int) { maxLine = n }(maxLine)
 	maxLine = 8
@@ -86,6 +88,7 @@ func TestLineFramerSplitsOnlyOverTheCap(t *testing.T) {
 }
 
 func TestCommandOutputLines(t *testing.T) {
+	t.Parallel()
 	eachMode(t, func(t *testing.T, sb *sandbox.Sandbox, url string) {
 		cases := []struct {
 			command        string
@@ -116,6 +119,7 @@ func TestCommandOutputLines(t *testing.T) {
 }
 
 func TestCommandLongAndManyLines(t *testing.T) {
+	t.Parallel()
 	sb := startSandbox(t, false)
 	srv := httptest.NewServer(New(sb, Options{}))
 	defer srv.Close()
@@ -141,17 +145,24 @@ func TestCommandLongAndManyLines(t *testing.T) {
 	if n != 200000 {
 		t.Errorf("%d events, want 200000", n)
 	}
+}
 
-	// Over the cap, a line comes in pieces of the cap.
+// TestCommandLineOverTheCap: over the cap, a line comes in pieces of the
+// cap. Not parallel: it lowers the cap, a package variable, for the test.
+func TestCommandLineOverTheCap(t *testing.T) {
+	sb := startSandbox(t, false)
+	srv := httptest.NewServer(New(sb, Options{}))
+	defer srv.Close()
 	defer func(n int) { maxLine = n }(maxLine)
 	maxLine = 1 << 16
-	s = summarize(events(t, srv.URL+"/command", map[string]any{"command": `head -c 150000 /dev/zero | tr '\0' y; echo`}))
+	s := summarize(events(t, srv.URL+"/command", map[string]any{"command": `head -c 150000 /dev/zero | tr '\0' y; echo`}))
 	if want := lines(strings.Repeat("y", 1<<16), strings.Repeat("y", 1<<16), strings.Repeat("y", 150000-2<<16)); s.stdout != want {
 		t.Errorf("a line over the cap: %.200s", s.stdout)
 	}
 }
 
 func TestSessionOutputLines(t *testing.T) {
+	t.Parallel()
 	eachMode(t, func(t *testing.T, sb *sandbox.Sandbox, url string) {
 		sid := createSession(t, url, nil)
 		cases := []struct{ command, stdout string }{
@@ -175,6 +186,7 @@ func TestSessionOutputLines(t *testing.T) {
 
 // A client may interrupt a command as soon as init has named it.
 func TestInterruptRightAfterInit(t *testing.T) {
+	t.Parallel()
 	eachMode(t, func(t *testing.T, sb *sandbox.Sandbox, url string) {
 		for i := range 40 {
 			resp := open(t, "POST", url+"/command", map[string]any{"command": "sleep 30"})

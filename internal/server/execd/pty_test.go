@@ -198,6 +198,7 @@ func connectedFrame(id, mode string) string {
 }
 
 func TestPTYRoutes(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(New(newSandbox(t), Options{}))
 	defer srv.Close()
 	url := srv.URL
@@ -255,6 +256,7 @@ func TestPTYRoutes(t *testing.T) {
 }
 
 func TestPTYShell(t *testing.T) {
+	t.Parallel()
 	eachMode(t, func(t *testing.T, sb *sandbox.Sandbox, url string) {
 		id := createPTY(t, url, map[string]string{"cwd": "/tmp"})
 		p := dialPTY(t, url, id, "")
@@ -294,6 +296,7 @@ func allBytes(n int) []byte {
 }
 
 func TestPTYPipeMode(t *testing.T) {
+	t.Parallel()
 	eachMode(t, func(t *testing.T, sb *sandbox.Sandbox, url string) {
 		id := createPTY(t, url, map[string]string{"command": "cat; echo to-stderr >&2; exit 3"})
 		p := dialPTY(t, url, id, "?pty=0")
@@ -320,6 +323,7 @@ func TestPTYPipeMode(t *testing.T) {
 }
 
 func TestPTYReplay(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(New(newSandbox(t), Options{}))
 	defer srv.Close()
 	url := srv.URL
@@ -397,6 +401,7 @@ func TestPTYReplay(t *testing.T) {
 }
 
 func TestPTYSingleHolderAndTakeover(t *testing.T) {
+	t.Parallel()
 	eachMode(t, func(t *testing.T, sb *sandbox.Sandbox, url string) {
 		id := createPTY(t, url, nil)
 		first := dialPTY(t, url, id, "?pty=0")
@@ -427,6 +432,7 @@ func TestPTYSingleHolderAndTakeover(t *testing.T) {
 }
 
 func TestPTYSignalAndDelete(t *testing.T) {
+	t.Parallel()
 	eachMode(t, func(t *testing.T, sb *sandbox.Sandbox, url string) {
 		id := createPTY(t, url, map[string]string{"command": "trap 'echo got-int; exit 9' INT; echo ready; while :; do sleep 0.05; done"})
 		p := dialPTY(t, url, id, "?pty=0")
@@ -459,6 +465,7 @@ func TestPTYSignalAndDelete(t *testing.T) {
 // A command that ends without reading its input: input that can no
 // longer be written is reported once, and the exit frame still comes.
 func TestPTYCommandEndsBeforeItsInput(t *testing.T) {
+	t.Parallel()
 	eachMode(t, func(t *testing.T, sb *sandbox.Sandbox, url string) {
 		id := createPTY(t, url, map[string]string{"command": "exit 3"})
 		p := dialPTY(t, url, id, "?pty=0")

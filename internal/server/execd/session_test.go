@@ -33,6 +33,7 @@ func sessionRun(t *testing.T, url, sid string, body map[string]any) streamSummar
 }
 
 func TestSessionKeepsState(t *testing.T) {
+	t.Parallel()
 	eachMode(t, func(t *testing.T, sb *sandbox.Sandbox, url string) {
 		sid := createSession(t, url, map[string]string{"cwd": "/workspace/proj"})
 		if _, err := sb.FS().Stat("workspace/proj"); err != nil {
@@ -79,6 +80,7 @@ func TestSessionKeepsState(t *testing.T) {
 }
 
 func TestSessionTimeout(t *testing.T) {
+	t.Parallel()
 	eachMode(t, func(t *testing.T, sb *sandbox.Sandbox, url string) {
 		sid := createSession(t, url, nil)
 		// The run's children are killed; the stream ends as on execd, with a
@@ -105,6 +107,7 @@ func TestSessionTimeout(t *testing.T) {
 }
 
 func TestSessionLifecycleErrors(t *testing.T) {
+	t.Parallel()
 	sb := startSandbox(t, false)
 	srv := httptest.NewServer(New(sb, Options{}))
 	defer srv.Close()
@@ -144,6 +147,7 @@ func TestSessionLifecycleErrors(t *testing.T) {
 }
 
 func TestSentinelScanner(t *testing.T) {
+	t.Parallel()
 	mark := []byte("\x1eOSB-abc:")
 	input := "out\xc3\xa9put \x1eOSB-ab no\n" + string(mark) + "17\n"
 	// Fed whole and a few bytes at a time, the output is the same and
