@@ -41,7 +41,7 @@ func (s *Server) execdFor(rec *record) http.Handler {
 // deaths the init told of are over: the sandbox's status stops saying
 // execd is down (execdDown).
 func (s *Server) noteExecdServing(rec *record) {
-	d, ok := rec.sb.ExecdDeaths()
+	d, ok := rec.sb.ExecdDeathsNow()
 	if !ok || !d.Restarted {
 		return
 	}

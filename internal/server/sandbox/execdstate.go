@@ -74,8 +74,23 @@ func writeExecdState(d ExecdDown) {
 }
 
 // ExecdDeaths is what the sandbox's init last wrote of its agent's
-// deaths; false when it never died (or the sandbox has no agent).
+// deaths; false when it never died (or the sandbox has no agent). As with
+// EntrypointExit, a look holds for exitRecheck: a list of thousands of
+// sandboxes opens each file once in that time.
 func (s *Sandbox) ExecdDeaths() (ExecdDown, bool) {
+	now := time.Now().UnixNano()
+	if last := s.execdLooked.Load(); last != 0 && now-last < int64(exitRecheck) {
+		d := s.execdSeen.Load()
+		return *d, d.Deaths > 0
+	}
+	d, ok := s.ExecdDeathsNow()
+	s.execdSeen.Store(&d)
+	s.execdLooked.Store(now)
+	return d, ok
+}
+
+// ExecdDeathsNow is ExecdDeaths read now.
+func (s *Sandbox) ExecdDeathsNow() (ExecdDown, bool) {
 	if !s.agent {
 		return ExecdDown{}, false
 	}
