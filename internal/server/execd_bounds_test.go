@@ -155,7 +155,8 @@ func ioWritten(pid int) int64 {
 // from the host, as the OOM killer would), requests in the meantime answer
 // at once, never hang and never crash the server; the sandbox's init starts
 // a new execd on the same socket, the sandbox's log and events say so, and
-// the sandbox goes on serving commands.
+// the sandbox goes on serving commands. From the death until the new execd
+// answers, the sandbox stays Running and its status says execd is down.
 func TestDeadExecdIsRestarted(t *testing.T) {
 	t.Parallel()
 	c := isolatedClient(t)
@@ -164,14 +165,23 @@ func TestDeadExecdIsRestarted(t *testing.T) {
 		t.Fatalf("before: %q", out)
 	}
 	sb, _ := c.srv.Sandbox(id)
+	usual := sandboxStatus(t, c, id)
 	for round := range 2 {
 		agent := processNamed(t, sb, "osb-sandbox-agent")
 		if err := syscall.Kill(agent, syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}
+		st := awaitStatusReason(t, c, id, "EXECD_UNAVAILABLE")
+		if st["state"] != "Running" || !strings.Contains(st["message"].(string), "execd killed by SIGKILL") ||
+			!strings.Contains(st["message"].(string), []string{"died once", "died 2 times"}[round]) {
+			t.Errorf("round %d: while execd is down, the status is %v", round, st)
+		}
 		awaitExecd(t, c, id, round)
 		if pid := processNamed(t, sb, "osb-sandbox-agent"); pid == agent {
 			t.Fatalf("round %d: execd %d still there after SIGKILL", round, pid)
+		}
+		if st := sandboxStatus(t, c, id); st["reason"] != usual["reason"] || st["message"] != usual["message"] {
+			t.Errorf("round %d: once execd answers again, the status is %v", round, st)
 		}
 	}
 	if s := c.state(id); s != "Running" {
@@ -184,6 +194,27 @@ func TestDeadExecdIsRestarted(t *testing.T) {
 	events := string(c.expect(200, c.do("GET", "/sandboxes/"+id+"/diagnostics/events", nil)).body)
 	if n := strings.Count(events, " ExecdRestarted: execd died and the sandbox's init started a new one\n"); n != 2 {
 		t.Errorf("the sandbox's events tell %d restarts, want 2:\n%s", n, events)
+	}
+}
+
+// sandboxStatus is sandbox id's status, as GET /v1/sandboxes/{id} shows it.
+func sandboxStatus(t *testing.T, c *client, id string) map[string]any {
+	t.Helper()
+	return c.expect(200, c.do("GET", "/sandboxes/"+id, nil)).json(t)["status"].(map[string]any)
+}
+
+// awaitStatusReason waits until sandbox id's status has reason, and
+// returns that status.
+func awaitStatusReason(t *testing.T, c *client, id, reason string) map[string]any {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		st := sandboxStatus(t, c, id)
+		if st["reason"] == reason {
+			return st
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the status never got reason %s: %v", reason, st)
+		}
 	}
 }
 

@@ -33,7 +33,35 @@ func (s *Server) execdFor(rec *record) http.Handler {
 		}
 	}
 	restarted := func() { s.noteEvent(rec.id, "ExecdRestarted", "execd died and the sandbox's init started a new one") }
-	return execd.Remote(sock, execd.Watch{Unreachable: unreachable, Restarted: restarted}, apiKeyHeader, SecureAccessHeader)
+	serving := func() { s.noteExecdServing(rec) }
+	return execd.Remote(sock, execd.Watch{Unreachable: unreachable, Restarted: restarted, NewAgent: serving}, apiKeyHeader, SecureAccessHeader)
+}
+
+// noteExecdServing records, when a new execd first answers, that the
+// deaths the init told of are over: the sandbox's status stops saying
+// execd is down (execdDown).
+func (s *Server) noteExecdServing(rec *record) {
+	d, ok := rec.sb.ExecdDeathsNow()
+	if !ok || !d.Restarted {
+		return
+	}
+	s.mu.Lock()
+	rec.execdServed = max(rec.execdServed, d.Deaths)
+	s.mu.Unlock()
+}
+
+// execdDown is why a running sandbox's status says its execd is down,
+// from its death until a restarted one answers; ok is false while it
+// serves. Call with Server.mu held.
+func (rec *record) execdDown() (message string, ok bool) {
+	if rec.state != stateRunning || rec.sb == nil {
+		return "", false
+	}
+	d, ok := rec.sb.ExecdDeaths()
+	if !ok || d.Deaths <= rec.execdServed {
+		return "", false
+	}
+	return d.Message(), true
 }
 
 // startEgress opens the egress proxy inside an isolated sandbox's network

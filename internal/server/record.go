@@ -32,6 +32,8 @@ const (
 	reasonPaused      = "CONTAINER_PAUSED"
 	reasonExited      = "CONTAINER_EXITED"
 	reasonExitedError = "CONTAINER_EXITED_ERROR"
+	// Running, but its execd died and no new one answers yet (isolation.go).
+	reasonExecdDown = "EXECD_UNAVAILABLE"
 )
 
 // record is one sandbox known to the server. Immutable fields are set at
@@ -67,6 +69,8 @@ type record struct {
 	reason    string
 	changedAt time.Time
 	events    []event // lifecycle history for diagnostics (diagnostics.go)
+	// execdServed is how many execd deaths are over: a new one answered.
+	execdServed int
 
 	egressIntent egress.Policy // template sandboxes only: their stored egress policy (networkpolicy.go)
 }
@@ -110,9 +114,13 @@ func (rec *record) view(full bool) sandboxJSON {
 	if rec.exitMsg != "" {
 		message = rec.exitMsg
 	}
+	reason := rec.reason
+	if down, ok := rec.execdDown(); ok {
+		reason, message = reasonExecdDown, down
+	}
 	v := sandboxJSON{
 		ID: rec.id,
-		Status: statusJSON{State: rec.state, Reason: rec.reason, Message: message,
+		Status: statusJSON{State: rec.state, Reason: reason, Message: message,
 			LastTransitionAt: formatTime(rec.changedAt)},
 		Extensions: rec.extensions,
 		Platform:   rec.platform,

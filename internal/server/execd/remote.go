@@ -20,6 +20,7 @@ const AgentHeader = "Osb-Agent-Id"
 type Watch struct {
 	Unreachable func(error) // a request the agent did not answer
 	Restarted   func()      // an answer came from another agent than the last one
+	NewAgent    func()      // the first answer of an agent process, the sandbox's first one included
 }
 
 // Remote is the execd API of an isolated sandbox, served by its agent on the
@@ -60,6 +61,9 @@ func Remote(sock string, watch Watch, dropHeaders ...string) http.Handler {
 				lastAgent = id
 			}
 			mu.Unlock()
+			if id != "" && id != prev && watch.NewAgent != nil {
+				watch.NewAgent()
+			}
 			if prev != "" && id != "" && id != prev && watch.Restarted != nil {
 				watch.Restarted()
 			}

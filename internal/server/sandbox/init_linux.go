@@ -191,6 +191,7 @@ type agentWatch struct {
 	pid      int           // 0 while a restart waits
 	pending  chan struct{} // closed once a waiting restart has run; nil when none waits
 	restarts int
+	deaths   int // every death, for the server's view (ExecdDown)
 	last     time.Time
 }
 
@@ -233,7 +234,9 @@ func (a *agentWatch) exited(st unix.WaitStatus) {
 	}
 	delay := min(time.Duration(a.restarts)*500*time.Millisecond, 5*time.Second)
 	a.restarts++
+	a.deaths++
 	a.pending = make(chan struct{})
+	writeExecdState(ExecdDown{Deaths: a.deaths, How: how, At: time.Now().Add(delay)})
 	time.AfterFunc(delay, func() { a.restart(how) })
 }
 
@@ -247,9 +250,11 @@ func (a *agentWatch) restart(how string) {
 	pid, err := startAgent(a.cfg, a.ln)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "osb sandbox init: execd %s and could not be restarted: %v\n", how, err)
+		writeExecdState(ExecdDown{Deaths: a.deaths, How: how, At: a.last, Failed: true})
 		return
 	}
 	a.pid = pid
+	writeExecdState(ExecdDown{Deaths: a.deaths, How: how, At: a.last, Restarted: true})
 	fmt.Fprintf(os.Stderr, "osb sandbox init: execd %s; restarted\n", how)
 }
 

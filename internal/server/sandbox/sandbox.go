@@ -114,6 +114,9 @@ type Sandbox struct {
 	// for (exit.go).
 	exit       atomic.Pointer[entrypointExit]
 	exitLooked atomic.Int64
+	// The agent's deaths as last read (execdstate.go).
+	execdSeen   atomic.Pointer[ExecdDown]
+	execdLooked atomic.Int64
 
 	killOnce sync.Once
 	killErr  error         // set before killed is closed
