@@ -29,7 +29,10 @@ func Main() int {
 // Run executes one command line over f and returns the exit code. Tests call
 // it in-process with buffered streams.
 func Run(ctx context.Context, f *cmdutil.Factory, args []string) int {
-	root := NewCmdRoot(f)
+	return run(ctx, f, newRunRoot(f, args), args)
+}
+
+func run(ctx context.Context, f *cmdutil.Factory, root *cobra.Command, args []string) int {
 	root.SetArgs(args)
 	root.SetIn(f.IOStreams.In)
 	root.SetOut(f.IOStreams.Out)

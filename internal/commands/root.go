@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/osb-dev/osb/internal/build"
 	"github.com/osb-dev/osb/internal/cmdutil"
@@ -29,6 +30,22 @@ import (
 
 // NewCmdRoot builds the whole command tree over f.
 func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
+	root := newBareRoot(f)
+	addAll(root, f)
+	return root
+}
+
+func addAll(root *cobra.Command, f *cmdutil.Factory) {
+	for _, sub := range subcommands {
+		root.AddCommand(sub.build(f))
+	}
+	addHelpTopics(root)
+	root.AddCommand(newCmdCompletion(f), newCmdVersion(f))
+	strictHelp(root)
+}
+
+// newBareRoot is osb with its flags and hooks and no commands under it.
+func newBareRoot(f *cmdutil.Factory) *cobra.Command {
 	var noColor, proxy, noProxy bool
 	root := &cobra.Command{
 		Use:           "osb",
@@ -93,29 +110,81 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 	pf.BoolVarP(&f.Verbose, "verbose", "v", false, "Log each HTTP request to stderr.")
 	pf.BoolVar(&noColor, "no-color", false, "Disable colored output.")
 	root.Flags().Bool("version", false, "Show the version and exit.")
-
-	root.AddCommand(
-		codecmd.NewCmdCode(f),
-		command.NewCmdCommand(f),
-		configcmd.NewCmdConfig(f),
-		cp.NewCmdCp(f),
-		credentialvault.NewCmdCredentialVault(f),
-		devops.NewCmdDevops(f),
-		diagnostics.NewCmdDiagnostics(f),
-		egress.NewCmdEgress(f),
-		file.NewCmdFile(f),
-		mcpcmd.NewCmdMCP(f),
-		sandbox.NewCmdSandbox(f),
-		servercmd.NewCmdServer(f),
-		command.NewCmdShellAlias(f),
-		skills.NewCmdSkills(f),
-		snapshot.NewCmdSnapshot(f),
-		template.NewCmdTemplate(f),
-	)
-	addHelpTopics(root)
-	root.AddCommand(newCmdCompletion(f), newCmdVersion(f))
-	strictHelp(root)
 	return root
+}
+
+// subcommands are the command groups under osb, by name, so that a command
+// line that starts with one builds only that group (see newRunRoot).
+var subcommands = []struct {
+	name  string
+	build func(*cmdutil.Factory) *cobra.Command
+}{
+	{"code", codecmd.NewCmdCode},
+	{"command", command.NewCmdCommand},
+	{"config", configcmd.NewCmdConfig},
+	{"cp", cp.NewCmdCp},
+	{"credential-vault", credentialvault.NewCmdCredentialVault},
+	{"devops", devops.NewCmdDevops},
+	{"diagnostics", diagnostics.NewCmdDiagnostics},
+	{"egress", egress.NewCmdEgress},
+	{"file", file.NewCmdFile},
+	{"mcp", mcpcmd.NewCmdMCP},
+	{"sandbox", sandbox.NewCmdSandbox},
+	{"server", servercmd.NewCmdServer},
+	{"shell", command.NewCmdShellAlias},
+	{"skills", skills.NewCmdSkills},
+	{"snapshot", snapshot.NewCmdSnapshot},
+	{"template", template.NewCmdTemplate},
+}
+
+// newRunRoot is the tree that args run in. When args name a command group,
+// after none or some of the root's own flags, only that group is built
+// under the root: building every group's commands and flags is a
+// millisecond or so that every command would pay. Anything else (help,
+// completion, --version, a word that names no group) gets the whole tree,
+// which those need to list, complete or suggest commands.
+func newRunRoot(f *cmdutil.Factory, args []string) *cobra.Command {
+	root := newBareRoot(f)
+	if build := groupIn(root.PersistentFlags(), args); build != nil {
+		// osb's own completion command is in the whole tree only.
+		root.CompletionOptions.DisableDefaultCmd = true
+		root.AddCommand(build(f))
+		return root
+	}
+	addAll(root, f)
+	return root
+}
+
+// groupIn is the builder of the group args name past the root's flags, or
+// nil when the first word names none or a flag before it is not plainly one
+// of the root's (combined shorthands, "--" and the like).
+func groupIn(flags *pflag.FlagSet, args []string) func(*cmdutil.Factory) *cobra.Command {
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		if !strings.HasPrefix(arg, "-") {
+			for _, sub := range subcommands {
+				if sub.name == arg {
+					return sub.build
+				}
+			}
+			return nil
+		}
+		name, _, hasValue := strings.Cut(strings.TrimLeft(arg, "-"), "=")
+		var flag *pflag.Flag
+		switch {
+		case strings.HasPrefix(arg, "--"):
+			flag = flags.Lookup(name)
+		case len(name) == 1:
+			flag = flags.ShorthandLookup(name)
+		}
+		if flag == nil || arg == "--" {
+			return nil
+		}
+		if !hasValue && flag.NoOptDefVal == "" {
+			i++ // the flag's value is the next argument
+		}
+	}
+	return nil
 }
 
 func versionText() string {

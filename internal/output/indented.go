@@ -33,11 +33,15 @@ const ItemSep = ",\n    "
 type IndentedRun struct {
 	JSON []byte
 	Ends []int
+	// Room is how many bytes before the first item in JSON are free. With
+	// room for ItemSep the list writes what comes before the run there,
+	// and run and separator go out in one write rather than two.
+	Room int
 }
 
 // each calls fn with each item of the run.
 func (r *IndentedRun) each(fn func(Indented)) {
-	start := 0
+	start := r.Room
 	for _, end := range r.Ends {
 		fn(Indented(r.JSON[start:end]))
 		start = end + len(ItemSep)

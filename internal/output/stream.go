@@ -148,13 +148,19 @@ func writeRun(w *bufio.Writer, run *IndentedRun, n *int) error {
 	if len(run.Ends) == 0 {
 		return nil
 	}
+	lead := ItemSep
 	if *n == 0 {
-		w.WriteString("[\n    ")
-	} else {
-		w.WriteString(ItemSep)
+		lead = "[\n    "
 	}
 	*n += len(run.Ends)
-	out := run.JSON[:run.Ends[len(run.Ends)-1]]
+	end := run.Ends[len(run.Ends)-1]
+	out := run.JSON[run.Room:end]
+	if run.Room >= len(lead) {
+		out = run.JSON[run.Room-len(lead) : end]
+		copy(out, lead)
+	} else {
+		w.WriteString(lead)
+	}
 	if len(out) > w.Available() {
 		// Written from out itself rather than copied through w's buffer:
 		// bufio writes a slice larger than its buffer straight through

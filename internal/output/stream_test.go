@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -136,6 +137,59 @@ func TestWriteJSONIndentedRun(t *testing.T) {
 	if gathered, _ := JSON(obj); string(gathered) != string(want) {
 		t.Errorf("gathered:\n%s", firstDiff(string(gathered), string(want)))
 	}
+}
+
+// A run with room before its first item goes out with what comes before
+// it (the list's opening or the separator) in one write.
+func TestWriteJSONIndentedRunWithRoom(t *testing.T) {
+	var items []any
+	runs := []*IndentedRun{{}, {}}
+	for i := range 100 {
+		it := map[string]any{"id": fmt.Sprint(i), "text": strings.Repeat("x", 2000)}
+		items = append(items, it)
+		run := runs[i/50]
+		if len(run.Ends) == 0 {
+			run.Room = len(ItemSep)
+			run.JSON = append(run.JSON, "??????"...)
+		} else {
+			run.JSON = append(run.JSON, ItemSep...)
+		}
+		b, _ := marshal(it)
+		run.JSON = indent(run.JSON, b, "    ", "  ")
+		run.Ends = append(run.Ends, len(run.JSON))
+	}
+	wants := []string{"[\n    " + string(runs[0].JSON[6:]), ItemSep + string(runs[1].JSON[6:])}
+	obj := Obj{{"items", StreamedList(func(add func(any) error) error {
+		for _, run := range runs {
+			if err := add(run); err != nil {
+				return err
+			}
+		}
+		return nil
+	})}}
+	var w writeLog
+	if err := WriteJSON(&w, obj); err != nil {
+		t.Fatal(err)
+	}
+	if want, _ := JSON(Obj{{"items", items}}); w.all.String() != string(want) {
+		t.Errorf("streamed:\n%s", firstDiff(w.all.String(), string(want)))
+	}
+	for i, want := range wants {
+		if !slices.Contains(w.writes, want) {
+			t.Errorf("run %d did not go out in one write with what comes before it; writes: %.60q", i, w.writes)
+		}
+	}
+}
+
+// writeLog keeps each write it gets.
+type writeLog struct {
+	all    bytes.Buffer
+	writes []string
+}
+
+func (w *writeLog) Write(p []byte) (int, error) {
+	w.writes = append(w.writes, string(p))
+	return w.all.Write(p)
 }
 
 func firstDiff(got, want string) string {

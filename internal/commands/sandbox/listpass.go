@@ -52,8 +52,12 @@ type pageBuffer struct {
 var pageBuffers = sync.Pool{New: func() any { return new(pageBuffer) }}
 
 func (b *pageBuffer) reset() {
-	b.out, b.ids, b.ends, b.idEnds = b.out[:0], b.ids[:0], b.ends[:0], b.idEnds[:0]
+	b.out, b.ids, b.ends, b.idEnds = append(b.out[:0], runRoom...), b.ids[:0], b.ends[:0], b.idEnds[:0]
 }
+
+// runRoom starts out: the room the page's run leaves for the separator
+// before it (see output.IndentedRun).
+const runRoom = output.ItemSep
 
 // begin starts a record in out: the separator, after the first.
 func (b *pageBuffer) begin() {
@@ -87,12 +91,12 @@ func (b *pageBuffer) page(p client.Pagination) *passPage {
 		return page
 	}
 	ids := string(b.ids)
-	start, idStart := 0, 0
+	start, idStart := len(runRoom), 0
 	for i, end := range b.ends {
 		page.Items[i] = passRecord{ID: ids[idStart:b.idEnds[i]], JSON: b.out[start:end:end], buf: b}
 		start, idStart = end+len(output.ItemSep), b.idEnds[i]
 	}
-	b.run = output.IndentedRun{JSON: b.out, Ends: b.ends}
+	b.run = output.IndentedRun{JSON: b.out, Ends: b.ends, Room: len(runRoom)}
 	return page
 }
 
@@ -137,11 +141,11 @@ func decodedPage(c *client.Client, raw []byte, b *pageBuffer) (*passPage, error)
 // passThrough prints a page from its bytes into b; ok is false when the
 // page is not one it takes.
 func (b *pageBuffer) passThrough(raw []byte) (p client.Pagination, ok bool) {
-	b.reset()
 	if need := 2 * len(raw); cap(b.out) < need {
 		// About what the records need printed, so that out seldom grows.
 		b.out = make([]byte, 0, need)
 	}
+	b.reset()
 	s := newScan(raw)
 	var seenItems, seenPagination bool
 	if !s.open('{') {
