@@ -69,6 +69,12 @@ func startGated(cmd *exec.Cmd, move func(pid int) error) error {
 	err := move(cmd.Process.Pid)
 	if err == nil && gate != nil {
 		_, err = gate.WriteString("\n")
+		if errors.Is(err, syscall.EPIPE) {
+			// The wrapper ended before its gate opened (a timeout or a
+			// kill got there first), so it ran nothing of its own: how it
+			// ended is Wait's to tell, not a failure to confine it.
+			return nil
+		}
 	}
 	if err != nil {
 		kill(-cmd.Process.Pid, syscall.SIGKILL)
