@@ -144,6 +144,18 @@ func TestCodeInterpreter(t *testing.T) {
 			"init\nexecution_count 5\nresult {\"text\":\"41\"}\nexecution_complete\n" {
 			t.Errorf("run after the interrupt:\n%s", got)
 		}
+		// Interrupted as soon as it is named, before the kernel has begun
+		// it (a kernel ignores SIGINT between cells), the run still stops.
+		evs = codeRun(t, url, map[string]any{"context": ctx, "code": "import time\ntime.sleep(5)\nprint('not interrupted')"}, func(ev *client.Event) {
+			if ev.Type == client.EventInit {
+				if r := call(t, "DELETE", url+"/code?id="+id, nil); r.status != 200 || r.body != "" {
+					t.Errorf("interrupt: %d %s", r.status, r.body)
+				}
+			}
+		})
+		if got := render(evs); got != "init\nexecution_count 6\nerror KeyboardInterrupt: \n" {
+			t.Errorf("run interrupted before it began:\n%s", got)
+		}
 
 		// A kernel that dies is reported; a new context works.
 		if got := render(codeRun(t, url, map[string]any{"context": ctx, "code": "import os; os._exit(1)"}, nil)); !strings.HasPrefix(got, "init\nerror KernelDied: ") {
