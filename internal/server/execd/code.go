@@ -363,8 +363,9 @@ type run struct {
 // takes), output, results, then the error or execution_complete.
 func (j *jupyterServer) stream(es *eventStream, r *http.Request, c *codeContext, kc *kernelConn, msgID string, release func()) {
 	started := time.Now()
-	run := &run{es: es, release: release}
-	defer c.begun()
+	// Whether it had begun is cleared before the context is free for the
+	// next run, which marks its own.
+	run := &run{es: es, release: func() { c.begun(); release() }}
 	run.es.sendCode(codeFrame{Type: "init", Text: c.ID})
 	tick := time.NewTicker(pingInterval)
 	defer tick.Stop()
@@ -372,6 +373,7 @@ func (j *jupyterServer) stream(es *eventStream, r *http.Request, c *codeContext,
 		select {
 		case <-r.Context().Done():
 			// The client left: stop the code, as the real execd does.
+			c.begun()
 			j.interrupt(c)
 			return
 		case <-tick.C:
