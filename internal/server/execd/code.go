@@ -198,6 +198,9 @@ func (j *jupyterServer) interruptCode(w http.ResponseWriter, r *http.Request) {
 		j.rn.interrupt(w, r)
 		return
 	}
+	if c.deferInterrupt() {
+		return
+	}
 	if err := j.interrupt(c); err != nil {
 		writeError(w, http.StatusInternalServerError, codeRuntime, "error interruptting code context. "+err.Error())
 	}
@@ -272,6 +275,7 @@ func (j *jupyterServer) runCode(w http.ResponseWriter, r *http.Request) {
 			// Nobody reads the run: whatever prepare made is undone.
 			go func() {
 				if p := <-prep; p.err == nil {
+					p.c.begun()
 					p.kc.close()
 					p.release()
 				}
@@ -315,7 +319,9 @@ func (j *jupyterServer) prepare(c *codeContext, release func(), req *RunCodeRequ
 		p.release()
 		return p
 	}
+	p.c.sent()
 	if p.msgID, p.err = p.kc.execute(ctx, req.Code); p.err != nil {
+		p.c.begun()
 		p.kc.close()
 		p.release()
 	}
@@ -357,7 +363,9 @@ type run struct {
 // takes), output, results, then the error or execution_complete.
 func (j *jupyterServer) stream(es *eventStream, r *http.Request, c *codeContext, kc *kernelConn, msgID string, release func()) {
 	started := time.Now()
-	run := &run{es: es, release: release}
+	// Whether it had begun is cleared before the context is free for the
+	// next run, which marks its own.
+	run := &run{es: es, release: func() { c.begun(); release() }}
 	run.es.sendCode(codeFrame{Type: "init", Text: c.ID})
 	tick := time.NewTicker(pingInterval)
 	defer tick.Stop()
@@ -365,6 +373,7 @@ func (j *jupyterServer) stream(es *eventStream, r *http.Request, c *codeContext,
 		select {
 		case <-r.Context().Done():
 			// The client left: stop the code, as the real execd does.
+			c.begun()
 			j.interrupt(c)
 			return
 		case <-tick.C:
@@ -382,6 +391,11 @@ func (j *jupyterServer) stream(es *eventStream, r *http.Request, c *codeContext,
 			}
 			if m.Parent.MsgID != msgID {
 				continue
+			}
+			// Any message of the run but its status comes once the
+			// kernel has begun it, and so takes SIGINT.
+			if m.Header.MsgType != "status" && c.begun() {
+				j.interrupt(c)
 			}
 			run.handle(m.Header.MsgType, &reply)
 			if run.idle && run.replied {

@@ -53,14 +53,23 @@ func codeRun(t *testing.T, url string, body any, onEvent func(*client.Event)) []
 }
 
 // render shows a run's events one a line: type, then what it carries.
+// Consecutive output of one stream is one line: how a kernel cuts its
+// output into messages depends on its timing (ipykernel sends what a
+// write left after 0.2s, so a print under load may come in two parts).
 func render(evs []*client.Event) string {
 	var b strings.Builder
-	for _, ev := range evs {
+	for i := 0; i < len(evs); i++ {
+		ev := evs[i]
 		switch ev.Type {
 		case client.EventInit, client.EventComplete:
 			b.WriteString(ev.Type)
 		case client.EventStdout, client.EventStderr:
-			fmt.Fprintf(&b, "%s %q", ev.Type, ev.Data)
+			data := string(ev.Data)
+			for i+1 < len(evs) && evs[i+1].Type == ev.Type {
+				i++
+				data += string(evs[i].Data)
+			}
+			fmt.Fprintf(&b, "%s %q", ev.Type, data)
 		case client.EventCount:
 			fmt.Fprintf(&b, "%s %d", ev.Type, ev.ExecutionCount)
 		case client.EventResult:
@@ -114,9 +123,15 @@ func TestCodeInterpreter(t *testing.T) {
 			t.Errorf("traceback %q", tb)
 		}
 
-		// A run that never ends is interrupted by DELETE /code?id=.
+		// A run that never ends is interrupted by DELETE /code?id=, once
+		// all it prints first has come: interrupted inside its print, the
+		// run would end without the rest of the line.
+		var out string
 		evs = codeRun(t, url, map[string]any{"context": ctx, "code": "import time\nprint('looping', flush=True)\nwhile True: time.sleep(0.05)"}, func(ev *client.Event) {
-			if ev.Type == client.EventStdout {
+			if ev.Type != client.EventStdout {
+				return
+			}
+			if out += string(ev.Data); out == "looping\n" {
 				if r := call(t, "DELETE", url+"/code?id="+id, nil); r.status != 200 || r.body != "" {
 					t.Errorf("interrupt: %d %s", r.status, r.body)
 				}
@@ -128,6 +143,18 @@ func TestCodeInterpreter(t *testing.T) {
 		if got := render(codeRun(t, url, map[string]any{"context": ctx, "code": "x"}, nil)); got !=
 			"init\nexecution_count 5\nresult {\"text\":\"41\"}\nexecution_complete\n" {
 			t.Errorf("run after the interrupt:\n%s", got)
+		}
+		// Interrupted as soon as it is named, before the kernel has begun
+		// it (a kernel ignores SIGINT between cells), the run still stops.
+		evs = codeRun(t, url, map[string]any{"context": ctx, "code": "import time\ntime.sleep(5)\nprint('not interrupted')"}, func(ev *client.Event) {
+			if ev.Type == client.EventInit {
+				if r := call(t, "DELETE", url+"/code?id="+id, nil); r.status != 200 || r.body != "" {
+					t.Errorf("interrupt: %d %s", r.status, r.body)
+				}
+			}
+		})
+		if got := render(evs); got != "init\nexecution_count 6\nerror KeyboardInterrupt: \n" {
+			t.Errorf("run interrupted before it began:\n%s", got)
 		}
 
 		// A kernel that dies is reported; a new context works.

@@ -64,6 +64,37 @@ type codeContext struct {
 	Language string `json:"language"`
 	kernelID string
 	busy     sync.Mutex // one run at a time, as a kernel runs one cell at a time
+
+	// A kernel ignores SIGINT until it begins a cell: an interrupt of a
+	// run sent but not begun waits (pending) for the run to begin.
+	mu               sync.Mutex
+	waiting, pending bool
+}
+
+// sent marks a run's code sent to the kernel and not yet begun.
+func (c *codeContext) sent() {
+	c.mu.Lock()
+	c.waiting, c.pending = true, false
+	c.mu.Unlock()
+}
+
+// begun marks the run begun (or over); it says whether an interrupt came
+// while it waited.
+func (c *codeContext) begun() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p := c.waiting && c.pending
+	c.waiting, c.pending = false, false
+	return p
+}
+
+// deferInterrupt keeps an interrupt for a run that has not begun; false
+// when none waits, and the kernel is to be interrupted now.
+func (c *codeContext) deferInterrupt() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.pending = c.waiting
+	return c.waiting
 }
 
 func newJupyterServer(rn *runner) *jupyterServer {
