@@ -197,6 +197,54 @@ func TestDeadExecdIsRestarted(t *testing.T) {
 	}
 }
 
+// fakeExecdState is an entrypoint that tries, over and over, as any
+// process of a sandbox could, to make the server believe its execd is
+// down: it writes a report of deaths in the init's own format where the
+// agent keeps its state, and to every descriptor of the init it can open.
+// Once it has tried (every way) it says so in /workspace/tried.
+const fakeExecdState = `fake="7 waiting 0 faked by the sandbox"
+while :; do
+	echo "$fake" >/run/osb/execd.state
+	for f in /proc/1/fd/*; do echo "$fake" >>"$f"; done
+	echo >/workspace/tried
+	sleep 0.01
+done 2>/dev/null`
+
+// TestSandboxCannotFakeExecdState: what a sandbox's status says of its
+// execd comes from the init alone, never from what a process in the
+// sandbox writes: through a real death and restart, the status tells that
+// one, and none of what the sandbox faked, then clears once execd answers.
+func TestSandboxCannotFakeExecdState(t *testing.T) {
+	t.Parallel()
+	c := isolatedClient(t)
+	id := c.create(map[string]any{"entrypoint": []string{"sh", "-c", fakeExecdState}})
+	sb, _ := c.srv.Sandbox(id)
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(filepath.Join(sb.FSDir(), "workspace", "tried")); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the entrypoint never tried")
+		}
+	}
+	usual := sandboxStatus(t, c, id)
+	if usual["reason"] != "CONTAINER_RUNNING" {
+		t.Errorf("execd up, while the sandbox fakes its death: %v", usual)
+	}
+	agent := processNamed(t, sb, "osb-sandbox-agent")
+	if err := syscall.Kill(agent, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	st := awaitStatusReason(t, c, id, "EXECD_UNAVAILABLE")
+	if m := st["message"].(string); !strings.HasPrefix(m, "execd killed by SIGKILL") || !strings.Contains(m, "died once") {
+		t.Errorf("execd killed once, while the sandbox fakes its death: %v", st)
+	}
+	awaitExecd(t, c, id, 0)
+	if st := sandboxStatus(t, c, id); st["reason"] != usual["reason"] || st["message"] != usual["message"] {
+		t.Errorf("once execd answers again, while the sandbox fakes its death: %v", st)
+	}
+}
+
 // sandboxStatus is sandbox id's status, as GET /v1/sandboxes/{id} shows it.
 func sandboxStatus(t *testing.T, c *client, id string) map[string]any {
 	t.Helper()

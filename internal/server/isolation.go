@@ -33,32 +33,29 @@ func (s *Server) execdFor(rec *record) http.Handler {
 		}
 	}
 	restarted := func() { s.noteEvent(rec.id, "ExecdRestarted", "execd died and the sandbox's init started a new one") }
-	serving := func() { s.noteExecdServing(rec) }
+	serving := func(agent string) { s.noteExecdServing(rec, sandbox.AgentGeneration(agent)) }
 	return execd.Remote(sock, execd.Watch{Unreachable: unreachable, Restarted: restarted, NewAgent: serving}, apiKeyHeader, SecureAccessHeader)
 }
 
-// noteExecdServing records, when a new execd first answers, that the
-// deaths the init told of are over: the sandbox's status stops saying
-// execd is down (execdDown).
-func (s *Server) noteExecdServing(rec *record) {
-	d, ok := rec.sb.ExecdDeathsNow()
-	if !ok || !d.Restarted {
-		return
-	}
+// noteExecdServing records that the execd the init started after gen
+// deaths answers (execdDown).
+func (s *Server) noteExecdServing(rec *record, gen int) {
 	s.mu.Lock()
-	rec.execdServed = max(rec.execdServed, d.Deaths)
+	rec.execdServed = max(rec.execdServed, gen)
 	s.mu.Unlock()
 }
 
 // execdDown is why a running sandbox's status says its execd is down,
 // from its death until a restarted one answers; ok is false while it
-// serves. Call with Server.mu held.
+// serves. The init says when it died and when it started the next one,
+// and the new one's answers which of them answers: the two come by
+// different ways, in either order. Call with Server.mu held.
 func (rec *record) execdDown() (message string, ok bool) {
 	if rec.state != stateRunning || rec.sb == nil {
 		return "", false
 	}
 	d, ok := rec.sb.ExecdDeaths()
-	if !ok || d.Deaths <= rec.execdServed {
+	if !ok || d.Restarted && d.Deaths <= rec.execdServed {
 		return "", false
 	}
 	return d.Message(), true

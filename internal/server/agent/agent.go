@@ -34,15 +34,17 @@ func init() {
 		return
 	}
 	os.Unsetenv(sandbox.AgentEnv)
+	gen := os.Getenv(sandbox.AgentGenEnv)
+	os.Unsetenv(sandbox.AgentGenEnv)
 	sandbox.CloseOnExecExcept(fdListener, fdReady)
-	if err := run(raw); err != nil {
+	if err := run(raw, gen); err != nil {
 		fmt.Fprintln(os.Stderr, "osb sandbox agent:", err)
 		os.Exit(1)
 	}
 	os.Exit(0)
 }
 
-func run(raw string) error {
+func run(raw, gen string) error {
 	var cfg sandbox.AgentConfig
 	if err := json.Unmarshal([]byte(raw), &cfg); err != nil {
 		return err
@@ -61,7 +63,7 @@ func run(raw string) error {
 		return err
 	}
 	srv := &http.Server{
-		Handler:           withAgentID(unchunkedStreams(execd.New(sb, execd.Options{}))),
+		Handler:           withAgentID(gen, unchunkedStreams(execd.New(sb, execd.Options{}))),
 		ReadHeaderTimeout: 30 * time.Second,
 		ConnContext:       roomySend,
 	}
@@ -72,11 +74,13 @@ func run(raw string) error {
 }
 
 // withAgentID marks every answer with this agent process's id, by which
-// the server tells that a sandbox's execd was restarted (execd.AgentHeader).
-func withAgentID(h http.Handler) http.Handler {
+// the server tells that a sandbox's execd was restarted (execd.AgentHeader):
+// its generation (sandbox.AgentGeneration), which tells the server which
+// of the init's restarts now answers, then a random part.
+func withAgentID(gen string, h http.Handler) http.Handler {
 	b := make([]byte, 8)
 	rand.Read(b)
-	id := hex.EncodeToString(b)
+	id := gen + "." + hex.EncodeToString(b)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set(execd.AgentHeader, id)
 		h.ServeHTTP(w, r)

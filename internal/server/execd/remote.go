@@ -18,9 +18,9 @@ const AgentHeader = "Osb-Agent-Id"
 // Watch is what Remote tells about a sandbox's agent; nil fields are not
 // called.
 type Watch struct {
-	Unreachable func(error) // a request the agent did not answer
-	Restarted   func()      // an answer came from another agent than the last one
-	NewAgent    func()      // the first answer of an agent process, the sandbox's first one included
+	Unreachable func(error)     // a request the agent did not answer
+	Restarted   func()          // an answer came from another agent than the last one
+	NewAgent    func(id string) // the first answer of an agent process (its id), the sandbox's first one included
 }
 
 // Remote is the execd API of an isolated sandbox, served by its agent on the
@@ -62,7 +62,7 @@ func Remote(sock string, watch Watch, dropHeaders ...string) http.Handler {
 			}
 			mu.Unlock()
 			if id != "" && id != prev && watch.NewAgent != nil {
-				watch.NewAgent()
+				watch.NewAgent(id)
 			}
 			if prev != "" && id != "" && id != prev && watch.Restarted != nil {
 				watch.Restarted()

@@ -1,19 +1,20 @@
 package sandbox
 
 import (
+	"bufio"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 )
 
-// The init of a sandbox with an agent writes to execdStateFile, in the
-// agent's directory, each time the agent dies and each time it restarts
-// it, so that the server can show a dead execd in the sandbox's status
-// without asking it.
-const execdStateFile = "execd.state"
+// The init of a sandbox with an agent tells the server, on the pipe it
+// reported the sandbox ready on (fdReady, kept open after that line), each
+// time the agent dies and each time it restarts it, so that the server can
+// show a dead execd in the sandbox's status without asking it. Only the
+// init holds that pipe's end: no process of the sandbox can write to it
+// (the agent's directory, which they share, is theirs to write).
 
 // ExecdDown is what the init last told of its agent's deaths.
 type ExecdDown struct {
@@ -40,7 +41,7 @@ func (d ExecdDown) Message() string {
 	return fmt.Sprintf("execd %s; the next restart is at %s (%s)", d.How, at, times)
 }
 
-// format is the file's one line: deaths, state, time (Unix ns), how.
+// format is one report, a line: deaths, state, time (Unix ns), how.
 func (d ExecdDown) format() string {
 	state := "waiting"
 	if d.Restarted {
@@ -65,41 +66,49 @@ func parseExecdDown(line string) (ExecdDown, bool) {
 		Restarted: f[1] == "restarted", Failed: f[1] == "failed"}, true
 }
 
-// writeExecdState replaces the file whole, so the server never reads half.
-func writeExecdState(d ExecdDown) {
-	tmp := agentDir + "/." + execdStateFile
-	if os.WriteFile(tmp, []byte(d.format()), 0o644) == nil {
-		os.Rename(tmp, agentDir+"/"+execdStateFile)
+// watchExecd keeps the init's reports, read from r (the rest of the ready
+// pipe), until the init is gone.
+func (s *Sandbox) watchExecd(r *bufio.Reader, pipe *os.File) {
+	defer pipe.Close()
+	for {
+		line, err := r.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			// Not a report of the init's: skip to the next line.
+			for err == bufio.ErrBufferFull {
+				_, err = r.ReadSlice('\n')
+			}
+			continue
+		}
+		if err != nil {
+			return
+		}
+		if d, ok := parseExecdDown(string(line)); ok {
+			s.execd.Store(&d)
+		}
 	}
 }
 
-// ExecdDeaths is what the sandbox's init last wrote of its agent's
-// deaths; false when it never died (or the sandbox has no agent). As with
-// EntrypointExit, a look holds for exitRecheck: a list of thousands of
-// sandboxes opens each file once in that time.
+// ExecdDeaths is what the sandbox's init last told of its agent's deaths;
+// false when it never died (or the sandbox has no agent).
 func (s *Sandbox) ExecdDeaths() (ExecdDown, bool) {
-	now := time.Now().UnixNano()
-	if last := s.execdLooked.Load(); last != 0 && now-last < int64(exitRecheck) {
-		d := s.execdSeen.Load()
-		return *d, d.Deaths > 0
+	d := s.execd.Load()
+	if d == nil {
+		return ExecdDown{}, false
 	}
-	d, ok := s.ExecdDeathsNow()
-	s.execdSeen.Store(&d)
-	s.execdLooked.Store(now)
-	return d, ok
+	return *d, true
 }
 
-// ExecdDeathsNow is ExecdDeaths read now.
-func (s *Sandbox) ExecdDeathsNow() (ExecdDown, bool) {
-	if !s.agent {
-		return ExecdDown{}, false
+// AgentGenEnv tells an agent how many agents died in its sandbox before
+// it started: its generation, which it adds to its id (AgentGeneration).
+const AgentGenEnv = "OSB_SANDBOX_AGENT_GEN"
+
+// AgentGeneration is the generation an agent's id (execd.AgentHeader)
+// carries, before its first dot; 0 when it carries none.
+func AgentGeneration(id string) int {
+	g, _, _ := strings.Cut(id, ".")
+	n, err := strconv.Atoi(g)
+	if err != nil || n < 0 {
+		return 0
 	}
-	f, err := os.Open(filepath.Join(s.dir, "agent", execdStateFile))
-	if err != nil {
-		return ExecdDown{}, false
-	}
-	defer f.Close()
-	var buf [256]byte // the file is written by the sandbox's side: bounded
-	n, _ := f.Read(buf[:])
-	return parseExecdDown(string(buf[:n]))
+	return n
 }

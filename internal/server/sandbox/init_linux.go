@@ -123,7 +123,7 @@ func runInit() error {
 		// Kept for the next agent, but not inherited by anything else.
 		syscall.CloseOnExec(cfg.Agent.ListenerFD)
 		ln := os.NewFile(uintptr(cfg.Agent.ListenerFD), "listener")
-		pid, err := startAgent(cfg, ln)
+		pid, err := startAgent(cfg, ln, 0)
 		if err != nil {
 			return fmt.Errorf("agent: %w", err)
 		}
@@ -135,9 +135,11 @@ func runInit() error {
 	// sandbox's processes may wait out an RCU grace period (cgroup v1),
 	// which the server's answer need not. Nothing depends on its being up
 	// by then: a pause catches processes that start while it stops them.
-	ready := os.NewFile(fdReady, "ready")
-	ready.WriteString("ready\n")
-	ready.Close()
+	// The pipe stays open, the init's alone, for its reports of the
+	// agent (reportExecd).
+	syscall.CloseOnExec(fdReady)
+	reports = os.NewFile(fdReady, "ready")
+	reports.WriteString("ready\n")
 	entrypointPID = startEntrypoint(cfg)
 	return nil
 }
@@ -176,6 +178,19 @@ func shareKernelQuotas() {
 	}
 }
 
+// reports is the init's end of the ready pipe, on which it tells the
+// server of its agent's deaths and restarts.
+var reports *os.File
+
+// reportExecd tells the server what became of the agent. The pipe is the
+// init's alone: what the server reads there, no process of the sandbox
+// wrote. A line is shorter than PIPE_BUF, so it arrives whole.
+func reportExecd(d ExecdDown) {
+	if reports != nil {
+		reports.WriteString(d.format())
+	}
+}
+
 // agent is the sandbox's execd as the init keeps it: its listener stays
 // open in the init, so that a new agent takes over the same socket when
 // one dies (an OOM kill, a crash), and requests made meanwhile wait in the
@@ -191,7 +206,7 @@ type agentWatch struct {
 	pid      int           // 0 while a restart waits
 	pending  chan struct{} // closed once a waiting restart has run; nil when none waits
 	restarts int
-	deaths   int // every death, for the server's view (ExecdDown)
+	deaths   int // every death, for the server's view (ExecdDown), and the next agent's generation
 	last     time.Time
 }
 
@@ -236,7 +251,7 @@ func (a *agentWatch) exited(st unix.WaitStatus) {
 	a.restarts++
 	a.deaths++
 	a.pending = make(chan struct{})
-	writeExecdState(ExecdDown{Deaths: a.deaths, How: how, At: time.Now().Add(delay)})
+	reportExecd(ExecdDown{Deaths: a.deaths, How: how, At: time.Now().Add(delay)})
 	time.AfterFunc(delay, func() { a.restart(how) })
 }
 
@@ -247,14 +262,14 @@ func (a *agentWatch) restart(how string) {
 	defer a.mu.Unlock()
 	defer func() { close(a.pending); a.pending = nil }()
 	a.last = time.Now()
-	pid, err := startAgent(a.cfg, a.ln)
+	pid, err := startAgent(a.cfg, a.ln, a.deaths)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "osb sandbox init: execd %s and could not be restarted: %v\n", how, err)
-		writeExecdState(ExecdDown{Deaths: a.deaths, How: how, At: a.last, Failed: true})
+		reportExecd(ExecdDown{Deaths: a.deaths, How: how, At: a.last, Failed: true})
 		return
 	}
 	a.pid = pid
-	writeExecdState(ExecdDown{Deaths: a.deaths, How: how, At: a.last, Restarted: true})
+	reportExecd(ExecdDown{Deaths: a.deaths, How: how, At: a.last, Restarted: true})
 	fmt.Fprintf(os.Stderr, "osb sandbox init: execd %s; restarted\n", how)
 }
 
@@ -293,10 +308,11 @@ func writeExit(code int) {
 	os.WriteFile(agentDir+"/"+exitFile, []byte(strconv.Itoa(code)+"\n"), 0o644)
 }
 
-// startAgent starts the agent on the listener ln. The line it writes once
-// it serves goes nowhere: the init has reported the sandbox ready. Its
-// requests to confine commands are served until it ends.
-func startAgent(cfg initConfig, ln *os.File) (int, error) {
+// startAgent starts the agent on the listener ln, the gen-th to start
+// after gen deaths. The line it writes once it serves goes nowhere: the
+// init has reported the sandbox ready. Its requests to confine commands
+// are served until it ends.
+func startAgent(cfg initConfig, ln *os.File, gen int) (int, error) {
 	a := cfg.Agent
 	ready, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
 	if err != nil {
@@ -310,7 +326,7 @@ func startAgent(cfg initConfig, ln *os.File) (int, error) {
 	defer theirs.Close()
 	cmd := exec.Command("/proc/self/exe")
 	cmd.Args = []string{"osb-sandbox-agent"}
-	cmd.Env = []string{AgentEnv + "=" + a.Config, "PATH=" + envPath(cfg.Env)}
+	cmd.Env = []string{AgentEnv + "=" + a.Config, AgentGenEnv + "=" + strconv.Itoa(gen), "PATH=" + envPath(cfg.Env)}
 	cmd.Dir = "/"
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	cmd.ExtraFiles = []*os.File{ln, ready, theirs}

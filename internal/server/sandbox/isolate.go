@@ -163,7 +163,11 @@ func startIsolated(s *Sandbox, entrypoint []string, log *os.File) (*anchor, erro
 		cfgR.Close()
 		return nil, err
 	}
-	defer ready.Close()
+	defer func() {
+		if ready != nil {
+			ready.Close()
+		}
+	}()
 	files = append(files, cfgR, readyW)
 	cfg := initConfig{Hostname: hostname(s.id), Entrypoint: entrypoint, Env: s.processEnv(nil), Rootless: rootless}
 	if s.limits != nil {
@@ -359,8 +363,9 @@ func startIsolated(s *Sandbox, entrypoint []string, log *os.File) (*anchor, erro
 		err = cerr
 	}
 	cfgW.Close()
+	var reports *bufio.Reader
 	if err == nil {
-		err = a.awaitReady(ready, 10*time.Second)
+		reports, err = a.awaitReady(ready, 10*time.Second)
 	}
 	if err != nil {
 		kill(-cmd.Process.Pid, syscall.SIGKILL)
@@ -370,21 +375,27 @@ func startIsolated(s *Sandbox, entrypoint []string, log *os.File) (*anchor, erro
 		}
 		return nil, fmt.Errorf("sandbox setup failed: %w", err)
 	}
+	go s.watchExecd(reports, ready)
+	ready = nil // watchExecd's now
 	return a, nil
 }
 
-func (a *anchor) awaitReady(r *os.File, timeout time.Duration) error {
+// awaitReady waits for the init's ready line, and returns the pipe's
+// reader, on which the init's reports follow (watchExecd).
+func (a *anchor) awaitReady(r *os.File, timeout time.Duration) (*bufio.Reader, error) {
 	r.SetReadDeadline(time.Now().Add(timeout))
-	line, err := bufio.NewReader(r).ReadString('\n')
+	br := bufio.NewReader(r)
+	line, err := br.ReadString('\n')
 	if err != nil || line != "ready\n" {
-		return fmt.Errorf("no ready signal (%v)", err)
+		return nil, fmt.Errorf("no ready signal (%v)", err)
 	}
+	r.SetReadDeadline(time.Time{})
 	ns, err := os.Readlink(fmt.Sprintf("/proc/%d/ns/pid", a.initPID))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	a.pidNS = ns
-	return a.openNetNS()
+	return br, a.openNetNS()
 }
 
 func hostname(id string) string {

@@ -114,9 +114,8 @@ type Sandbox struct {
 	// for (exit.go).
 	exit       atomic.Pointer[entrypointExit]
 	exitLooked atomic.Int64
-	// The agent's deaths as last read (execdstate.go).
-	execdSeen   atomic.Pointer[ExecdDown]
-	execdLooked atomic.Int64
+	// The agent's deaths as the init last reported them (execdstate.go).
+	execd atomic.Pointer[ExecdDown]
 
 	killOnce sync.Once
 	killErr  error         // set before killed is closed
