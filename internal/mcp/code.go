@@ -30,11 +30,10 @@ func codeRunSchema() *jsonschema.Schema {
 }
 
 type codeRunArgs struct {
-	SandboxID        string  `json:"sandbox_id"`
-	Code             string  `json:"code"`
-	Language         string  `json:"language"`
-	ContextID        *string `json:"context_id"`
-	ConnectIfMissing bool    `json:"connect_if_missing"`
+	target
+	Code      string  `json:"code"`
+	Language  string  `json:"language"`
+	ContextID *string `json:"context_id"`
 }
 
 // runCode follows a code run to its end; the answer is the official SDK's
@@ -43,7 +42,7 @@ func (s *Server) runCode(ctx context.Context, _ *mcp.CallToolRequest, a codeRunA
 	if strings.TrimSpace(a.Code) == "" {
 		return nil, usage("code must not be empty")
 	}
-	dp, err := s.execd(ctx, a.SandboxID, a.ConnectIfMissing)
+	dp, err := s.execd(ctx, a.target)
 	if err != nil {
 		return nil, err
 	}

@@ -39,11 +39,10 @@ func runSchema() *jsonschema.Schema {
 }
 
 type runArgs struct {
-	SandboxID        string  `json:"sandbox_id"`
+	target
 	Command          string  `json:"command"`
 	Background       bool    `json:"background"`
 	WorkingDirectory *string `json:"working_directory"`
-	ConnectIfMissing bool    `json:"connect_if_missing"`
 }
 
 // execution is the official SDK's Execution: what a command run returned.
@@ -90,7 +89,7 @@ func (s *Server) runCommand(ctx context.Context, req *mcp.CallToolRequest, a run
 	if strings.TrimSpace(a.Command) == "" {
 		return nil, usage("command must not be empty")
 	}
-	dp, err := s.execd(ctx, a.SandboxID, a.ConnectIfMissing)
+	dp, err := s.execd(ctx, a.target)
 	if err != nil {
 		return nil, err
 	}
@@ -239,21 +238,13 @@ func interruptSchema() *jsonschema.Schema {
 }
 
 type interruptArgs struct {
-	SandboxID        string `json:"sandbox_id"`
-	ExecutionID      string `json:"execution_id"`
-	ConnectIfMissing bool   `json:"connect_if_missing"`
+	target
+	ExecutionID string `json:"execution_id"`
 }
 
 func (s *Server) interruptCommand(ctx context.Context, _ *mcp.CallToolRequest, a interruptArgs) (*status, error) {
 	if a.ExecutionID == "" {
 		return nil, usage("execution_id must not be empty")
 	}
-	dp, err := s.execd(ctx, a.SandboxID, a.ConnectIfMissing)
-	if err != nil {
-		return nil, err
-	}
-	if err := dp.InterruptCommand(ctx, a.ExecutionID); err != nil {
-		return nil, err
-	}
-	return &status{Status: "interrupted"}, nil
+	return s.act(ctx, a.target, "interrupted", func(dp *client.DataPlane) error { return dp.InterruptCommand(ctx, a.ExecutionID) })
 }

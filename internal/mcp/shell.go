@@ -41,7 +41,7 @@ func shellSchema() *jsonschema.Schema {
 }
 
 type shellArgs struct {
-	SandboxID        string  `json:"sandbox_id"`
+	target
 	SessionID        *string `json:"session_id"`
 	Input            string  `json:"input"`
 	Until            *string `json:"until"`
@@ -49,7 +49,6 @@ type shellArgs struct {
 	TimeoutSeconds   float64 `json:"timeout_seconds"`
 	WorkingDirectory *string `json:"working_directory"`
 	End              bool    `json:"end"`
-	ConnectIfMissing bool    `json:"connect_if_missing"`
 }
 
 type shellResult struct {
@@ -98,7 +97,11 @@ func (s *Server) shellExec(ctx context.Context, _ *mcp.CallToolRequest, a shellA
 			return nil, err
 		}
 	}
-	timedOut := sh.wait(ctx, a.Until, time.Duration(a.IdleMillis)*time.Millisecond, seconds(a.TimeoutSeconds))
+	until := ""
+	if a.Until != nil {
+		until = *a.Until
+	}
+	timedOut := sh.wait(ctx, until, time.Duration(a.IdleMillis)*time.Millisecond, seconds(a.TimeoutSeconds))
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
@@ -115,7 +118,7 @@ func (s *Server) shellExec(ctx context.Context, _ *mcp.CallToolRequest, a shellA
 
 // shellFor returns the shell the call names, or starts one.
 func (s *Server) shellFor(ctx context.Context, a shellArgs) (*shell, error) {
-	id, err := s.admit(ctx, a.SandboxID, a.ConnectIfMissing)
+	id, err := s.admit(ctx, a.target)
 	if err != nil {
 		return nil, err
 	}
@@ -199,24 +202,24 @@ func (sh *shell) append(b []byte) {
 	}
 }
 
-// wait returns once the output not taken yet contains until, the shell
-// ended, it has been quiet for idle (when until is not given), or timeout
-// passed; it reports the last.
-func (sh *shell) wait(ctx context.Context, until *string, idle, timeout time.Duration) (timedOut bool) {
+// wait returns once the shell ended, the output not taken yet contains
+// until (when given), it has been quiet for idle (when until is not given
+// and idle is not 0), or timeout passed; it reports the last.
+func (sh *shell) wait(ctx context.Context, until string, idle, timeout time.Duration) (timedOut bool) {
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
 	quiet := time.NewTimer(idle)
 	defer quiet.Stop()
 	for {
 		sh.mu.Lock()
-		done := sh.exited || (until != nil && *until != "" && strings.Contains(string(sh.out), *until))
+		done := sh.exited || (until != "" && strings.Contains(string(sh.out), until))
 		changed := sh.changed
 		sh.mu.Unlock()
 		if done {
 			return false
 		}
 		var idleC <-chan time.Time
-		if until == nil || *until == "" {
+		if until == "" && idle > 0 {
 			idleC = quiet.C
 		}
 		select {
@@ -270,13 +273,14 @@ func (s *Server) endShell(ctx context.Context, sh *shell, gentle bool) {
 	delete(s.shells.m, sh.id)
 	s.shells.mu.Unlock()
 	ctx = context.WithoutCancel(ctx)
-	if gentle && !sh.awaitExit(ctx, 0) {
+	runsAfter := func(d time.Duration) bool { return sh.wait(ctx, "", 0, d) }
+	if gentle && runsAfter(0) {
 		if _, err := io.WriteString(sh.in, exitLine); err == nil {
-			sh.awaitExit(ctx, endGrace)
+			runsAfter(endGrace)
 		}
 	}
 	_ = sh.dp.DeletePTY(ctx, sh.id)
-	sh.awaitExit(ctx, endGrace)
+	runsAfter(endGrace)
 	sh.stop()
 }
 
@@ -290,25 +294,4 @@ func (s *Server) endShells() {
 		wg.Go(func() { s.endShell(context.Background(), sh, false) })
 	}
 	wg.Wait()
-}
-
-// awaitExit waits up to d for the shell to end; it reports whether it has.
-func (sh *shell) awaitExit(ctx context.Context, d time.Duration) bool {
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	for {
-		sh.mu.Lock()
-		exited, changed := sh.exited, sh.changed
-		sh.mu.Unlock()
-		if exited {
-			return true
-		}
-		select {
-		case <-changed:
-		case <-timer.C:
-			return false
-		case <-ctx.Done():
-			return false
-		}
-	}
 }
