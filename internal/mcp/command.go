@@ -155,35 +155,35 @@ func (r *commandRun) run(ctx context.Context, dp *client.DataPlane, req *client.
 	case err != nil:
 		return nil, err
 	}
-	return r.result(end), nil
-}
-
-// result is the Execution of a run that ended.
-func (r *commandRun) result(end *ops.CommandEnd) *execution {
-	ex := &execution{Result: []executionResult{}, Logs: r.out.logs(), Truncated: r.out.truncation(r.readOn)}
-	if end.ID != "" {
-		ex.ID = &end.ID
-	}
-	if ev := end.Last; ev != nil {
-		ex.ended(ev)
-		if code, ok := ev.ExitCode(); ok && !r.background {
+	ex := newExecution(end, r.out, r.readOn)
+	if end.Last != nil && !r.background {
+		if code, ok := end.Last.ExitCode(); ok {
 			ex.ExitCode = &code
 		}
 	}
-	return ex
+	return ex, nil
 }
 
-// ended records the terminal event ev: its error, or its completion.
-func (ex *execution) ended(ev *client.Event) {
-	if ev.Type != client.EventComplete {
+// newExecution is the Execution of a command or code run that ended: its
+// id, its terminal event (its error, or its completion) and the output
+// out kept; readOn says how to read what out left out.
+func newExecution(end *ops.CommandEnd, out *outputTail, readOn string) *execution {
+	ex := &execution{Result: []executionResult{}, Logs: out.logs(), Truncated: out.truncation(readOn)}
+	if end.ID != "" {
+		ex.ID = &end.ID
+	}
+	switch ev := end.Last; {
+	case ev == nil:
+	case ev.Type != client.EventComplete:
 		e := ev.Error
 		ex.Error = &executionError{Name: e.Name, Value: e.Value, Timestamp: ev.Timestamp, Traceback: append([]string{}, e.Traceback...)}
-		return
+	default:
+		ex.Complete = &executionEnd{Timestamp: ev.Timestamp}
+		if ev.ExecutionTime != nil {
+			ex.Complete.ExecutionTimeInMillis = *ev.ExecutionTime
+		}
 	}
-	ex.Complete = &executionEnd{Timestamp: ev.Timestamp}
-	if ev.ExecutionTime != nil {
-		ex.Complete.ExecutionTimeInMillis = *ev.ExecutionTime
-	}
+	return ex
 }
 
 // Write keeps an output event as the official SDK does: one message, its

@@ -186,9 +186,9 @@ func textCodec(name string) (codec, error) {
 	case "utf-8", "utf8", "":
 		return codec{name: "utf-8", decode: decodeUTF8, encode: func(s string) ([]byte, error) { return []byte(s), nil }}, nil
 	case "latin-1", "latin1", "iso-8859-1", "iso8859-1":
-		return codec{name: "latin-1", decode: decodeLatin1, encode: encodeBelow(256)}, nil
+		return singleByte("latin-1", 256), nil
 	case "ascii", "us-ascii":
-		return codec{name: "ascii", decode: decodeASCII, encode: encodeBelow(128)}, nil
+		return singleByte("ascii", 128), nil
 	}
 	return codec{}, usage("unsupported encoding %q: use utf-8, latin-1 or ascii", name)
 }
@@ -200,25 +200,21 @@ func decodeUTF8(b []byte) (string, error) {
 	return string(b), nil
 }
 
-func decodeLatin1(b []byte) (string, error) {
-	r := make([]rune, len(b))
-	for i, c := range b {
-		r[i] = rune(c)
-	}
-	return string(r), nil
-}
-
-func decodeASCII(b []byte) (string, error) {
-	for i, c := range b {
-		if c >= 128 {
-			return "", fmt.Errorf("byte %#x at offset %d is not ASCII", c, i)
+// singleByte is an encoding whose characters are the ones numbered below
+// limit, one byte each: latin-1 (256) and ascii (128, the only one with
+// bytes it cannot decode).
+func singleByte(name string, limit rune) codec {
+	decode := func(b []byte) (string, error) {
+		r := make([]rune, len(b))
+		for i, c := range b {
+			if rune(c) >= limit {
+				return "", fmt.Errorf("byte %#x at offset %d is not ASCII", c, i)
+			}
+			r[i] = rune(c)
 		}
+		return string(r), nil
 	}
-	return string(b), nil
-}
-
-func encodeBelow(limit rune) func(string) ([]byte, error) {
-	return func(s string) ([]byte, error) {
+	encode := func(s string) ([]byte, error) {
 		out := make([]byte, 0, len(s))
 		for _, r := range s {
 			if r >= limit {
@@ -228,6 +224,7 @@ func encodeBelow(limit rune) func(string) ([]byte, error) {
 		}
 		return out, nil
 	}
+	return codec{name: name, decode: decode, encode: encode}
 }
 
 func writeSchema() *jsonschema.Schema {

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 	"time"
@@ -153,7 +154,7 @@ func (s *Server) createSandbox(ctx context.Context, req *mcp.CallToolRequest, a 
 	if err != nil {
 		return nil, err
 	}
-	s.reg.add(sb.ID)
+	s.registered.Store(sb.ID, true)
 	return s.describe(ctx, sb.ID)
 }
 
@@ -204,7 +205,7 @@ func (s *Server) connect(ctx context.Context, id string, r ops.Readiness) (strin
 	if err := ops.WaitReady(ctx, s.c, sb.ID, r); err != nil {
 		return "", err
 	}
-	s.reg.add(sb.ID)
+	s.registered.Store(sb.ID, true)
 	return sb.ID, nil
 }
 
@@ -237,7 +238,7 @@ func (s *Server) admit(ctx context.Context, t target) (string, error) {
 	if id == "" {
 		return "", usage("sandbox_id must not be empty")
 	}
-	if s.reg.has(id) {
+	if _, ok := s.registered.Load(id); ok {
 		return id, nil
 	}
 	if !t.ConnectIfMissing && !s.opts.AllowAnySandbox {
@@ -268,6 +269,15 @@ func (s *Server) act(ctx context.Context, t target, done string, op func(*client
 	return &status{Status: done}, nil
 }
 
+// notRegisteredError is a tool call on a sandbox this server does not know.
+type notRegisteredError struct{ id string }
+
+func (e *notRegisteredError) Error() string {
+	return fmt.Sprintf("sandbox %q is not registered with this MCP server: create one with sandbox_create, "+
+		"or attach to an existing one with sandbox_connect, then call this tool again "+
+		"(or pass connect_if_missing: true to connect on the way)", e.id)
+}
+
 type sandboxArgs struct {
 	SandboxID string `json:"sandbox_id"`
 }
@@ -277,7 +287,7 @@ type sandboxArgs struct {
 
 func (s *Server) killSandbox(ctx context.Context, _ *mcp.CallToolRequest, a sandboxArgs) (*status, error) {
 	err := ops.WithSandboxID(ctx, s.c, a.SandboxID, func(id string) error {
-		s.reg.remove(id)
+		s.registered.Delete(id)
 		return s.c.DeleteSandbox(ctx, id)
 	})
 	if err != nil {

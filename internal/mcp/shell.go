@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -78,12 +76,6 @@ type shell struct {
 	changed  chan struct{} // closed, and replaced, on every change
 }
 
-// shells are the PTY sessions this server started, by session id.
-type shells struct {
-	mu sync.Mutex
-	m  map[string]*shell
-}
-
 func (s *Server) shellExec(ctx context.Context, _ *mcp.CallToolRequest, a shellArgs) (*shellResult, error) {
 	if a.TimeoutSeconds <= 0 || a.IdleMillis <= 0 {
 		return nil, usage("timeout_seconds and idle_ms must be positive")
@@ -123,9 +115,8 @@ func (s *Server) shellFor(ctx context.Context, a shellArgs) (*shell, error) {
 		return nil, err
 	}
 	if a.SessionID != nil && *a.SessionID != "" {
-		s.shells.mu.Lock()
-		sh := s.shells.m[*a.SessionID]
-		s.shells.mu.Unlock()
+		v, _ := s.shells.Load(*a.SessionID)
+		sh, _ := v.(*shell)
 		if sh == nil || sh.sandbox != id {
 			return nil, usage("no shell %q was started by this server in sandbox %s: leave session_id out to start one", *a.SessionID, id)
 		}
@@ -155,12 +146,7 @@ func (s *Server) shellFor(ctx context.Context, a shellArgs) (*shell, error) {
 	sh := &shell{id: created.ID, sandbox: id, dp: dp, in: pw, stop: stop, max: s.opts.MaxOutput, changed: make(chan struct{})}
 	sess.Out = sh
 	go sh.run(rctx, sess, pr)
-	s.shells.mu.Lock()
-	if s.shells.m == nil {
-		s.shells.m = map[string]*shell{}
-	}
-	s.shells.m[created.ID] = sh
-	s.shells.mu.Unlock()
+	s.shells.Store(created.ID, sh)
 	return sh, nil
 }
 
@@ -269,9 +255,7 @@ const exitLine = "\x15exit\n"
 // session is deleted, which kills what is left, and the exit frame is
 // waited for, so that take reports the exit code.
 func (s *Server) endShell(ctx context.Context, sh *shell, gentle bool) {
-	s.shells.mu.Lock()
-	delete(s.shells.m, sh.id)
-	s.shells.mu.Unlock()
+	s.shells.Delete(sh.id)
 	ctx = context.WithoutCancel(ctx)
 	runsAfter := func(d time.Duration) bool { return sh.wait(ctx, "", 0, d) }
 	if gentle && runsAfter(0) {
@@ -286,12 +270,10 @@ func (s *Server) endShell(ctx context.Context, sh *shell, gentle bool) {
 
 // endShells ends every shell at once, without the grace of a gentle end.
 func (s *Server) endShells() {
-	s.shells.mu.Lock()
-	all := slices.Collect(maps.Values(s.shells.m))
-	s.shells.mu.Unlock()
 	var wg sync.WaitGroup
-	for _, sh := range all {
-		wg.Go(func() { s.endShell(context.Background(), sh, false) })
-	}
+	s.shells.Range(func(_, sh any) bool {
+		wg.Go(func() { s.endShell(context.Background(), sh.(*shell), false) })
+		return true
+	})
 	wg.Wait()
 }
