@@ -30,11 +30,10 @@ func codeRunSchema() *jsonschema.Schema {
 }
 
 type codeRunArgs struct {
-	SandboxID        string  `json:"sandbox_id"`
-	Code             string  `json:"code"`
-	Language         string  `json:"language"`
-	ContextID        *string `json:"context_id"`
-	ConnectIfMissing bool    `json:"connect_if_missing"`
+	target
+	Code      string  `json:"code"`
+	Language  string  `json:"language"`
+	ContextID *string `json:"context_id"`
 }
 
 // runCode follows a code run to its end; the answer is the official SDK's
@@ -43,7 +42,7 @@ func (s *Server) runCode(ctx context.Context, _ *mcp.CallToolRequest, a codeRunA
 	if strings.TrimSpace(a.Code) == "" {
 		return nil, usage("code must not be empty")
 	}
-	dp, err := s.execd(ctx, a.SandboxID, a.ConnectIfMissing)
+	dp, err := s.execd(ctx, a.target)
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +53,7 @@ func (s *Server) runCode(ctx context.Context, _ *mcp.CallToolRequest, a codeRunA
 	if a.ContextID != nil {
 		req.Context.ID = *a.ContextID
 	}
-	run := &codeRun{ex: &execution{Result: []executionResult{}}, out: newOutputTail(s.serverBudget())}
+	run := &codeRun{out: newOutputTail(s.serverBudget()), result: []executionResult{}}
 	end, err := ops.RunCode(ctx, dp, req, ops.CommandRun{Output: run, Grace: interruptWait})
 	switch {
 	case ctx.Err() != nil:
@@ -62,24 +61,21 @@ func (s *Server) runCode(ctx context.Context, _ *mcp.CallToolRequest, a codeRunA
 	case err != nil:
 		return nil, err
 	}
-	ex := run.ex
-	if end.ID != "" {
-		ex.ID = &end.ID
-	}
-	ex.ended(end.Last)
-	ex.Logs, ex.Truncated = run.out.logs(), run.out.truncation(codeReadOn)
+	ex := newExecution(end, run.out, codeReadOn)
+	ex.ExecutionCount, ex.Result = run.count, run.result
 	return ex, nil
 }
 
 // codeReadOn tells how to get output that the budget cut from a run.
 const codeReadOn = "To read all of it, have the code write its output to a file and read that with file_read, range_header for each part."
 
-// codeRun keeps one code run's events (ops.CommandOutput) as the official
+// codeRun keeps one code run's events (ops.CommandOutput) for the official
 // SDK's Execution.
 type codeRun struct {
 	ops.Unbuffered
-	ex  *execution
-	out *outputTail
+	out    *outputTail
+	count  *int
+	result []executionResult
 }
 
 // Write adds one event before the terminal one to the execution.
@@ -91,12 +87,12 @@ func (r *codeRun) Write(ev *client.Event) {
 		}
 	case client.EventCount:
 		n := ev.ExecutionCount
-		r.ex.ExecutionCount = &n
+		r.count = &n
 	case client.EventResult:
 		var bundle struct {
 			Text *string `json:"text"`
 		}
 		json.Unmarshal(ev.Results, &bundle)
-		r.ex.Result = append(r.ex.Result, executionResult{Text: bundle.Text, Timestamp: ev.Timestamp})
+		r.result = append(r.result, executionResult{Text: bundle.Text, Timestamp: ev.Timestamp})
 	}
 }

@@ -39,11 +39,10 @@ func runSchema() *jsonschema.Schema {
 }
 
 type runArgs struct {
-	SandboxID        string  `json:"sandbox_id"`
+	target
 	Command          string  `json:"command"`
 	Background       bool    `json:"background"`
 	WorkingDirectory *string `json:"working_directory"`
-	ConnectIfMissing bool    `json:"connect_if_missing"`
 }
 
 // execution is the official SDK's Execution: what a command run returned.
@@ -90,7 +89,7 @@ func (s *Server) runCommand(ctx context.Context, req *mcp.CallToolRequest, a run
 	if strings.TrimSpace(a.Command) == "" {
 		return nil, usage("command must not be empty")
 	}
-	dp, err := s.execd(ctx, a.SandboxID, a.ConnectIfMissing)
+	dp, err := s.execd(ctx, a.target)
 	if err != nil {
 		return nil, err
 	}
@@ -156,35 +155,35 @@ func (r *commandRun) run(ctx context.Context, dp *client.DataPlane, req *client.
 	case err != nil:
 		return nil, err
 	}
-	return r.result(end), nil
-}
-
-// result is the Execution of a run that ended.
-func (r *commandRun) result(end *ops.CommandEnd) *execution {
-	ex := &execution{Result: []executionResult{}, Logs: r.out.logs(), Truncated: r.out.truncation(r.readOn)}
-	if end.ID != "" {
-		ex.ID = &end.ID
-	}
-	if ev := end.Last; ev != nil {
-		ex.ended(ev)
-		if code, ok := ev.ExitCode(); ok && !r.background {
+	ex := newExecution(end, r.out, r.readOn)
+	if end.Last != nil && !r.background {
+		if code, ok := end.Last.ExitCode(); ok {
 			ex.ExitCode = &code
 		}
 	}
-	return ex
+	return ex, nil
 }
 
-// ended records the terminal event ev: its error, or its completion.
-func (ex *execution) ended(ev *client.Event) {
-	if ev.Type != client.EventComplete {
+// newExecution is the Execution of a command or code run that ended: its
+// id, its terminal event (its error, or its completion) and the output
+// out kept; readOn says how to read what out left out.
+func newExecution(end *ops.CommandEnd, out *outputTail, readOn string) *execution {
+	ex := &execution{Result: []executionResult{}, Logs: out.logs(), Truncated: out.truncation(readOn)}
+	if end.ID != "" {
+		ex.ID = &end.ID
+	}
+	switch ev := end.Last; {
+	case ev == nil:
+	case ev.Type != client.EventComplete:
 		e := ev.Error
 		ex.Error = &executionError{Name: e.Name, Value: e.Value, Timestamp: ev.Timestamp, Traceback: append([]string{}, e.Traceback...)}
-		return
+	default:
+		ex.Complete = &executionEnd{Timestamp: ev.Timestamp}
+		if ev.ExecutionTime != nil {
+			ex.Complete.ExecutionTimeInMillis = *ev.ExecutionTime
+		}
 	}
-	ex.Complete = &executionEnd{Timestamp: ev.Timestamp}
-	if ev.ExecutionTime != nil {
-		ex.Complete.ExecutionTimeInMillis = *ev.ExecutionTime
-	}
+	return ex
 }
 
 // Write keeps an output event as the official SDK does: one message, its
@@ -239,21 +238,13 @@ func interruptSchema() *jsonschema.Schema {
 }
 
 type interruptArgs struct {
-	SandboxID        string `json:"sandbox_id"`
-	ExecutionID      string `json:"execution_id"`
-	ConnectIfMissing bool   `json:"connect_if_missing"`
+	target
+	ExecutionID string `json:"execution_id"`
 }
 
 func (s *Server) interruptCommand(ctx context.Context, _ *mcp.CallToolRequest, a interruptArgs) (*status, error) {
 	if a.ExecutionID == "" {
 		return nil, usage("execution_id must not be empty")
 	}
-	dp, err := s.execd(ctx, a.SandboxID, a.ConnectIfMissing)
-	if err != nil {
-		return nil, err
-	}
-	if err := dp.InterruptCommand(ctx, a.ExecutionID); err != nil {
-		return nil, err
-	}
-	return &status{Status: "interrupted"}, nil
+	return s.act(ctx, a.target, "interrupted", func(dp *client.DataPlane) error { return dp.InterruptCommand(ctx, a.ExecutionID) })
 }

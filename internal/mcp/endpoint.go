@@ -22,16 +22,15 @@ func endpointSchema() *jsonschema.Schema {
 }
 
 type endpointArgs struct {
-	SandboxID        string `json:"sandbox_id"`
-	Port             int    `json:"port"`
-	ConnectIfMissing bool   `json:"connect_if_missing"`
+	target
+	Port int `json:"port"`
 }
 
 func (s *Server) endpoint(ctx context.Context, _ *mcp.CallToolRequest, a endpointArgs) (*ops.EndpointView, error) {
 	if a.Port < 1 || a.Port > 65535 {
 		return nil, usage("port must be between 1 and 65535, got %d", a.Port)
 	}
-	id, err := s.admit(ctx, a.SandboxID, a.ConnectIfMissing)
+	id, err := s.admit(ctx, a.target)
 	if err != nil {
 		return nil, err
 	}

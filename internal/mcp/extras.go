@@ -36,11 +36,10 @@ func logsSchema() *jsonschema.Schema {
 }
 
 type logsArgs struct {
-	SandboxID        string  `json:"sandbox_id"`
-	ExecutionID      string  `json:"execution_id"`
-	Cursor           *string `json:"cursor"`
-	MaxOutput        *int    `json:"max_output"`
-	ConnectIfMissing bool    `json:"connect_if_missing"`
+	target
+	ExecutionID string  `json:"execution_id"`
+	Cursor      *string `json:"cursor"`
+	MaxOutput   *int    `json:"max_output"`
 }
 
 type commandLogs struct {
@@ -73,7 +72,7 @@ func (s *Server) commandLogs(ctx context.Context, _ *mcp.CallToolRequest, a logs
 		}
 		cursor = &n
 	}
-	dp, err := s.execd(ctx, a.SandboxID, a.ConnectIfMissing)
+	dp, err := s.execd(ctx, a.target)
 	if err != nil {
 		return nil, err
 	}
@@ -132,13 +131,9 @@ func uploadSchema() *jsonschema.Schema {
 }
 
 type uploadArgs struct {
-	SandboxID        string  `json:"sandbox_id"`
-	Path             string  `json:"path"`
-	ContentBase64    string  `json:"content_base64"`
-	Mode             int     `json:"mode"`
-	Owner            *string `json:"owner"`
-	Group            *string `json:"group"`
-	ConnectIfMissing bool    `json:"connect_if_missing"`
+	target
+	written
+	ContentBase64 string `json:"content_base64"`
 }
 
 type uploaded struct {
@@ -157,7 +152,7 @@ func (s *Server) uploadFile(ctx context.Context, _ *mcp.CallToolRequest, a uploa
 	if len(data) > s.opts.MaxUpload {
 		return nil, usage("the content is larger than the %d-byte limit of this server (--max-upload)", s.opts.MaxUpload)
 	}
-	if err := s.upload(ctx, a.SandboxID, a.ConnectIfMissing, fileMeta(a.Path, a.Mode, a.Owner, a.Group), data); err != nil {
+	if err := s.upload(ctx, a.target, a.written, data); err != nil {
 		return nil, err
 	}
 	return &uploaded{Status: "written", Size: len(data)}, nil
@@ -172,11 +167,10 @@ func downloadSchema() *jsonschema.Schema {
 }
 
 type downloadArgs struct {
-	SandboxID        string  `json:"sandbox_id"`
-	Path             string  `json:"path"`
-	RangeHeader      *string `json:"range_header"`
-	MaxOutput        *int    `json:"max_output"`
-	ConnectIfMissing bool    `json:"connect_if_missing"`
+	target
+	Path        string  `json:"path"`
+	RangeHeader *string `json:"range_header"`
+	MaxOutput   *int    `json:"max_output"`
 }
 
 type fileBytes struct {
@@ -191,7 +185,7 @@ func (s *Server) downloadFile(ctx context.Context, _ *mcp.CallToolRequest, a dow
 	if err != nil {
 		return nil, err
 	}
-	part, err := s.download(ctx, a.SandboxID, a.Path, a.RangeHeader, a.ConnectIfMissing, b.bytes)
+	part, err := s.download(ctx, a.target, a.Path, a.RangeHeader, b.bytes)
 	if err != nil {
 		return nil, err
 	}

@@ -51,11 +51,10 @@ func readSchema() *jsonschema.Schema {
 }
 
 type readArgs struct {
-	SandboxID        string  `json:"sandbox_id"`
-	Path             string  `json:"path"`
-	Encoding         string  `json:"encoding"`
-	RangeHeader      *string `json:"range_header"`
-	ConnectIfMissing bool    `json:"connect_if_missing"`
+	target
+	Path        string  `json:"path"`
+	Encoding    string  `json:"encoding"`
+	RangeHeader *string `json:"range_header"`
 }
 
 type fileText struct {
@@ -70,7 +69,7 @@ func (s *Server) readFile(ctx context.Context, _ *mcp.CallToolRequest, a readArg
 		return nil, err
 	}
 	b := s.serverBudget()
-	part, err := s.download(ctx, a.SandboxID, a.Path, a.RangeHeader, a.ConnectIfMissing, b.bytes)
+	part, err := s.download(ctx, a.target, a.Path, a.RangeHeader, b.bytes)
 	if err != nil {
 		return nil, err
 	}
@@ -100,11 +99,11 @@ type filePart struct {
 // download reads a file, or the part byteRange names, up to max bytes:
 // JSON text is never shorter than the bytes it carries, so no more can fit
 // in a budget of max.
-func (s *Server) download(ctx context.Context, id, path string, byteRange *string, connect bool, max int) (*filePart, error) {
+func (s *Server) download(ctx context.Context, t target, path string, byteRange *string, max int) (*filePart, error) {
 	if path == "" {
 		return nil, usage("path must not be empty")
 	}
-	dp, err := s.execd(ctx, id, connect)
+	dp, err := s.execd(ctx, t)
 	if err != nil {
 		return nil, err
 	}
@@ -187,9 +186,9 @@ func textCodec(name string) (codec, error) {
 	case "utf-8", "utf8", "":
 		return codec{name: "utf-8", decode: decodeUTF8, encode: func(s string) ([]byte, error) { return []byte(s), nil }}, nil
 	case "latin-1", "latin1", "iso-8859-1", "iso8859-1":
-		return codec{name: "latin-1", decode: decodeLatin1, encode: encodeBelow(256)}, nil
+		return singleByte("latin-1", 256), nil
 	case "ascii", "us-ascii":
-		return codec{name: "ascii", decode: decodeASCII, encode: encodeBelow(128)}, nil
+		return singleByte("ascii", 128), nil
 	}
 	return codec{}, usage("unsupported encoding %q: use utf-8, latin-1 or ascii", name)
 }
@@ -201,25 +200,21 @@ func decodeUTF8(b []byte) (string, error) {
 	return string(b), nil
 }
 
-func decodeLatin1(b []byte) (string, error) {
-	r := make([]rune, len(b))
-	for i, c := range b {
-		r[i] = rune(c)
-	}
-	return string(r), nil
-}
-
-func decodeASCII(b []byte) (string, error) {
-	for i, c := range b {
-		if c >= 128 {
-			return "", fmt.Errorf("byte %#x at offset %d is not ASCII", c, i)
+// singleByte is an encoding whose characters are the ones numbered below
+// limit, one byte each: latin-1 (256) and ascii (128, the only one with
+// bytes it cannot decode).
+func singleByte(name string, limit rune) codec {
+	decode := func(b []byte) (string, error) {
+		r := make([]rune, len(b))
+		for i, c := range b {
+			if rune(c) >= limit {
+				return "", fmt.Errorf("byte %#x at offset %d is not ASCII", c, i)
+			}
+			r[i] = rune(c)
 		}
+		return string(r), nil
 	}
-	return string(b), nil
-}
-
-func encodeBelow(limit rune) func(string) ([]byte, error) {
-	return func(s string) ([]byte, error) {
+	encode := func(s string) ([]byte, error) {
 		out := make([]byte, 0, len(s))
 		for _, r := range s {
 			if r >= limit {
@@ -229,6 +224,7 @@ func encodeBelow(limit rune) func(string) ([]byte, error) {
 		}
 		return out, nil
 	}
+	return codec{name: name, decode: decode, encode: encode}
 }
 
 func writeSchema() *jsonschema.Schema {
@@ -243,14 +239,18 @@ func writeSchema() *jsonschema.Schema {
 }
 
 type writeArgs struct {
-	SandboxID        string  `json:"sandbox_id"`
-	Path             string  `json:"path"`
-	Content          string  `json:"content"`
-	Encoding         string  `json:"encoding"`
-	Mode             int     `json:"mode"`
-	Owner            *string `json:"owner"`
-	Group            *string `json:"group"`
-	ConnectIfMissing bool    `json:"connect_if_missing"`
+	target
+	written
+	Content  string `json:"content"`
+	Encoding string `json:"encoding"`
+}
+
+// written is where a file_write or file_upload goes and what it becomes.
+type written struct {
+	Path  string  `json:"path"`
+	Mode  int     `json:"mode"`
+	Owner *string `json:"owner"`
+	Group *string `json:"group"`
 }
 
 func (s *Server) writeFile(ctx context.Context, _ *mcp.CallToolRequest, a writeArgs) (*status, error) {
@@ -262,28 +262,25 @@ func (s *Server) writeFile(ctx context.Context, _ *mcp.CallToolRequest, a writeA
 	if err != nil {
 		return nil, usage("content cannot be written as %s: %v", codec.name, err)
 	}
-	if err := s.upload(ctx, a.SandboxID, a.ConnectIfMissing, fileMeta(a.Path, a.Mode, a.Owner, a.Group), data); err != nil {
+	if err := s.upload(ctx, a.target, a.written, data); err != nil {
 		return nil, err
 	}
 	return &status{Status: "written"}, nil
 }
 
-func fileMeta(path string, mode int, owner, group *string) client.FileMetadata {
-	return client.FileMetadata{Path: path, Mode: mode, Owner: owner, Group: group}
-}
-
-// upload writes data to meta.Path.
-func (s *Server) upload(ctx context.Context, id string, connect bool, meta client.FileMetadata, data []byte) error {
-	if meta.Path == "" {
+// upload writes data to the file f names.
+func (s *Server) upload(ctx context.Context, t target, f written, data []byte) error {
+	if f.Path == "" {
 		return usage("path must not be empty")
 	}
-	if err := checkMode(meta.Mode); err != nil {
+	if err := checkMode(f.Mode); err != nil {
 		return err
 	}
-	dp, err := s.execd(ctx, id, connect)
+	dp, err := s.execd(ctx, t)
 	if err != nil {
 		return err
 	}
+	meta := client.FileMetadata{Path: f.Path, Mode: f.Mode, Owner: f.Owner, Group: f.Group}
 	return dp.Upload(ctx, meta, bytes.NewReader(data), int64(len(data)))
 }
 
@@ -296,9 +293,8 @@ func checkMode(mode int) error {
 }
 
 type pathsArgs struct {
-	SandboxID        string   `json:"sandbox_id"`
-	Paths            []string `json:"paths"`
-	ConnectIfMissing bool     `json:"connect_if_missing"`
+	target
+	Paths []string `json:"paths"`
 }
 
 func (a pathsArgs) check() error {
@@ -313,32 +309,18 @@ func (a pathsArgs) check() error {
 	return nil
 }
 
-// onPaths runs op on the sandbox's data plane after checking the paths.
-func (s *Server) onPaths(ctx context.Context, a pathsArgs, op func(*client.DataPlane) error) error {
-	if err := a.check(); err != nil {
-		return err
-	}
-	dp, err := s.execd(ctx, a.SandboxID, a.ConnectIfMissing)
-	if err != nil {
-		return err
-	}
-	return op(dp)
-}
-
 func (s *Server) deleteFiles(ctx context.Context, _ *mcp.CallToolRequest, a pathsArgs) (*status, error) {
-	err := s.onPaths(ctx, a, func(dp *client.DataPlane) error { return dp.DeleteFiles(ctx, a.Paths) })
-	if err != nil {
+	if err := a.check(); err != nil {
 		return nil, err
 	}
-	return &status{Status: "deleted"}, nil
+	return s.act(ctx, a.target, "deleted", func(dp *client.DataPlane) error { return dp.DeleteFiles(ctx, a.Paths) })
 }
 
 func (s *Server) deleteDirectories(ctx context.Context, _ *mcp.CallToolRequest, a pathsArgs) (*status, error) {
-	err := s.onPaths(ctx, a, func(dp *client.DataPlane) error { return dp.DeleteDirectories(ctx, a.Paths) })
-	if err != nil {
+	if err := a.check(); err != nil {
 		return nil, err
 	}
-	return &status{Status: "deleted"}, nil
+	return s.act(ctx, a.target, "deleted", func(dp *client.DataPlane) error { return dp.DeleteDirectories(ctx, a.Paths) })
 }
 
 func searchSchema() *jsonschema.Schema {
@@ -349,10 +331,9 @@ func searchSchema() *jsonschema.Schema {
 }
 
 type searchArgs struct {
-	SandboxID        string `json:"sandbox_id"`
-	Path             string `json:"path"`
-	Pattern          string `json:"pattern"`
-	ConnectIfMissing bool   `json:"connect_if_missing"`
+	target
+	Path    string `json:"path"`
+	Pattern string `json:"pattern"`
 }
 
 // entryInfo is the official SDK's EntryInfo.
@@ -379,7 +360,7 @@ func (s *Server) searchFiles(ctx context.Context, _ *mcp.CallToolRequest, a sear
 	if a.Path == "" || a.Pattern == "" {
 		return nil, usage("path and pattern must not be empty")
 	}
-	dp, err := s.execd(ctx, a.SandboxID, a.ConnectIfMissing)
+	dp, err := s.execd(ctx, a.target)
 	if err != nil {
 		return nil, err
 	}
@@ -414,14 +395,13 @@ func mkdirSchema() *jsonschema.Schema {
 }
 
 type mkdirArgs struct {
-	SandboxID string `json:"sandbox_id"`
-	Entries   []struct {
+	target
+	Entries []struct {
 		Path  string  `json:"path"`
 		Mode  *int    `json:"mode"`
 		Owner *string `json:"owner"`
 		Group *string `json:"group"`
 	} `json:"entries"`
-	ConnectIfMissing bool `json:"connect_if_missing"`
 }
 
 func (s *Server) createDirectories(ctx context.Context, _ *mcp.CallToolRequest, a mkdirArgs) (*status, error) {
@@ -442,14 +422,7 @@ func (s *Server) createDirectories(ctx context.Context, _ *mcp.CallToolRequest, 
 		}
 		dirs[e.Path] = client.Permission{Mode: mode, Owner: e.Owner, Group: e.Group}
 	}
-	dp, err := s.execd(ctx, a.SandboxID, a.ConnectIfMissing)
-	if err != nil {
-		return nil, err
-	}
-	if err := dp.CreateDirectories(ctx, dirs); err != nil {
-		return nil, err
-	}
-	return &status{Status: "created"}, nil
+	return s.act(ctx, a.target, "created", func(dp *client.DataPlane) error { return dp.CreateDirectories(ctx, dirs) })
 }
 
 func moveSchema() *jsonschema.Schema {
@@ -461,12 +434,11 @@ func moveSchema() *jsonschema.Schema {
 }
 
 type moveArgs struct {
-	SandboxID string `json:"sandbox_id"`
-	Entries   []struct {
+	target
+	Entries []struct {
 		Source      string `json:"source"`
 		Destination string `json:"destination"`
 	} `json:"entries"`
-	ConnectIfMissing bool `json:"connect_if_missing"`
 }
 
 func (s *Server) moveFiles(ctx context.Context, _ *mcp.CallToolRequest, a moveArgs) (*status, error) {
@@ -480,14 +452,7 @@ func (s *Server) moveFiles(ctx context.Context, _ *mcp.CallToolRequest, a moveAr
 		}
 		moves[i] = client.Move{Src: e.Source, Dest: e.Destination}
 	}
-	dp, err := s.execd(ctx, a.SandboxID, a.ConnectIfMissing)
-	if err != nil {
-		return nil, err
-	}
-	if err := dp.MoveFiles(ctx, moves); err != nil {
-		return nil, err
-	}
-	return &status{Status: "moved"}, nil
+	return s.act(ctx, a.target, "moved", func(dp *client.DataPlane) error { return dp.MoveFiles(ctx, moves) })
 }
 
 func replaceSchema() *jsonschema.Schema {
@@ -500,13 +465,12 @@ func replaceSchema() *jsonschema.Schema {
 }
 
 type replaceArgs struct {
-	SandboxID string `json:"sandbox_id"`
-	Entries   []struct {
+	target
+	Entries []struct {
 		Path       string `json:"path"`
 		OldContent string `json:"old_content"`
 		NewContent string `json:"new_content"`
 	} `json:"entries"`
-	ConnectIfMissing bool `json:"connect_if_missing"`
 }
 
 type replaceCount struct {
@@ -534,7 +498,7 @@ func (s *Server) replaceContents(ctx context.Context, _ *mcp.CallToolRequest, a 
 		edits[e.Path] = client.Replacement{Old: e.OldContent, New: e.NewContent}
 		order = append(order, e.Path)
 	}
-	dp, err := s.execd(ctx, a.SandboxID, a.ConnectIfMissing)
+	dp, err := s.execd(ctx, a.target)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 	"time"
@@ -153,7 +154,7 @@ func (s *Server) createSandbox(ctx context.Context, req *mcp.CallToolRequest, a 
 	if err != nil {
 		return nil, err
 	}
-	s.reg.add(sb.ID)
+	s.registered.Store(sb.ID, true)
 	return s.describe(ctx, sb.ID)
 }
 
@@ -197,49 +198,84 @@ func (s *Server) connectSandbox(ctx context.Context, _ *mcp.CallToolRequest, a c
 // connect finds the sandbox named by id (or a unique prefix of it), waits
 // for it as r says, registers it and returns its full id.
 func (s *Server) connect(ctx context.Context, id string, r ops.Readiness) (string, error) {
-	var full string
-	err := ops.WithSandboxID(ctx, s.c, id, func(cand string) error {
-		sb, err := s.c.GetSandbox(ctx, cand)
-		full = sb.ID
-		return err
-	})
+	sb, err := s.sandbox(ctx, id)
 	if err != nil {
 		return "", err
 	}
-	if err := ops.WaitReady(ctx, s.c, full, r); err != nil {
+	if err := ops.WaitReady(ctx, s.c, sb.ID, r); err != nil {
 		return "", err
 	}
-	s.reg.add(full)
-	return full, nil
+	s.registered.Store(sb.ID, true)
+	return sb.ID, nil
+}
+
+// sandbox fetches the sandbox named by id or a unique prefix of it.
+func (s *Server) sandbox(ctx context.Context, id string) (*client.Sandbox, error) {
+	var sb *client.Sandbox
+	err := ops.WithSandboxID(ctx, s.c, id, func(cand string) (err error) {
+		sb, err = s.c.GetSandbox(ctx, cand)
+		return err
+	})
+	return sb, err
 }
 
 // defaultReadiness is how a sandbox is connected to on first use: the
 // official SDK's connect defaults.
 var defaultReadiness = ops.Readiness{Timeout: 30 * time.Second, Poll: ops.ReadyPoll}
 
+// target is the sandbox a gated tool acts on: the arguments every such
+// tool takes.
+type target struct {
+	SandboxID        string `json:"sandbox_id"`
+	ConnectIfMissing bool   `json:"connect_if_missing"`
+}
+
 // admit returns the full id of a sandbox a gated tool may act on: one this
 // server registered, or, when the caller asked for it or --allow-any-sandbox
 // is on, one it connects to now.
-func (s *Server) admit(ctx context.Context, id string, connectIfMissing bool) (string, error) {
+func (s *Server) admit(ctx context.Context, t target) (string, error) {
+	id := t.SandboxID
 	if id == "" {
 		return "", usage("sandbox_id must not be empty")
 	}
-	if s.reg.has(id) {
+	if _, ok := s.registered.Load(id); ok {
 		return id, nil
 	}
-	if !connectIfMissing && !s.opts.AllowAnySandbox {
+	if !t.ConnectIfMissing && !s.opts.AllowAnySandbox {
 		return "", &ops.ExitError{Code: ops.ExitUsage, Err: &notRegisteredError{id: id}}
 	}
 	return s.connect(ctx, id, defaultReadiness)
 }
 
 // execd resolves the data plane of a sandbox the registry admits.
-func (s *Server) execd(ctx context.Context, id string, connectIfMissing bool) (*client.DataPlane, error) {
-	full, err := s.admit(ctx, id, connectIfMissing)
+func (s *Server) execd(ctx context.Context, t target) (*client.DataPlane, error) {
+	full, err := s.admit(ctx, t)
 	if err != nil {
 		return nil, err
 	}
 	return s.c.DataPlane(ctx, full, client.PortExecd)
+}
+
+// act runs op on the data plane of the sandbox t names; done is the
+// answer's status.
+func (s *Server) act(ctx context.Context, t target, done string, op func(*client.DataPlane) error) (*status, error) {
+	dp, err := s.execd(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	if err := op(dp); err != nil {
+		return nil, err
+	}
+	return &status{Status: done}, nil
+}
+
+// notRegisteredError is a tool call on a sandbox this server does not know.
+type notRegisteredError struct{ id string }
+
+func (e *notRegisteredError) Error() string {
+	return fmt.Sprintf("sandbox %q is not registered with this MCP server: create one with sandbox_create, "+
+		"or attach to an existing one with sandbox_connect, then call this tool again "+
+		"(or pass connect_if_missing: true to connect on the way)", e.id)
 }
 
 type sandboxArgs struct {
@@ -250,8 +286,8 @@ type sandboxArgs struct {
 // act on any sandbox, registered or not; so does osb.
 
 func (s *Server) killSandbox(ctx context.Context, _ *mcp.CallToolRequest, a sandboxArgs) (*status, error) {
-	err := s.onSandbox(ctx, a.SandboxID, func(id string) error {
-		s.reg.remove(id)
+	err := ops.WithSandboxID(ctx, s.c, a.SandboxID, func(id string) error {
+		s.registered.Delete(id)
 		return s.c.DeleteSandbox(ctx, id)
 	})
 	if err != nil {
@@ -260,22 +296,12 @@ func (s *Server) killSandbox(ctx context.Context, _ *mcp.CallToolRequest, a sand
 	return &status{Status: "killed"}, nil
 }
 
-// onSandbox runs op with the full id of the sandbox named by id or a
-// unique prefix of it.
-func (s *Server) onSandbox(ctx context.Context, id string, op func(id string) error) error {
-	return ops.WithSandboxID(ctx, s.c, id, op)
-}
-
 func (s *Server) sandboxInfo(ctx context.Context, _ *mcp.CallToolRequest, a sandboxArgs) (*ops.SandboxView, error) {
-	var info ops.SandboxView
-	err := s.onSandbox(ctx, a.SandboxID, func(id string) error {
-		sb, err := s.c.GetSandbox(ctx, id)
-		info = ops.NewSandboxView(sb)
-		return err
-	})
+	sb, err := s.sandbox(ctx, a.SandboxID)
 	if err != nil {
 		return nil, err
 	}
+	info := ops.NewSandboxView(sb)
 	return &info, nil
 }
 
@@ -345,7 +371,7 @@ func (s *Server) renewSandbox(ctx context.Context, _ *mcp.CallToolRequest, a ren
 		return nil, usage("timeout_seconds must be positive")
 	}
 	var out renewed
-	err := s.onSandbox(ctx, a.SandboxID, func(id string) error {
+	err := ops.WithSandboxID(ctx, s.c, a.SandboxID, func(id string) error {
 		at := time.Now().Add(seconds(a.TimeoutSeconds))
 		got, err := s.c.RenewSandbox(ctx, id, at)
 		out.ExpiresAt = got
@@ -364,13 +390,8 @@ func (s *Server) renewSandbox(ctx context.Context, _ *mcp.CallToolRequest, a ren
 // gatedSchema is the input of tools that take only a registered sandbox.
 func gatedSchema() *jsonschema.Schema { return args(sandboxIDParam(), connectIfMissingParam()) }
 
-type gatedArgs struct {
-	SandboxID        string `json:"sandbox_id"`
-	ConnectIfMissing bool   `json:"connect_if_missing"`
-}
-
-func (s *Server) sandboxMetrics(ctx context.Context, _ *mcp.CallToolRequest, a gatedArgs) (*ops.MetricsView, error) {
-	dp, err := s.execd(ctx, a.SandboxID, a.ConnectIfMissing)
+func (s *Server) sandboxMetrics(ctx context.Context, _ *mcp.CallToolRequest, a target) (*ops.MetricsView, error) {
+	dp, err := s.execd(ctx, a)
 	if err != nil {
 		return nil, err
 	}
@@ -384,8 +405,8 @@ func (s *Server) sandboxMetrics(ctx context.Context, _ *mcp.CallToolRequest, a g
 
 // healthcheck answers false, not an error, when the sandbox does not
 // answer: that is the question asked.
-func (s *Server) healthcheck(ctx context.Context, _ *mcp.CallToolRequest, a gatedArgs) (*ops.HealthView, error) {
-	full, err := s.admit(ctx, a.SandboxID, a.ConnectIfMissing)
+func (s *Server) healthcheck(ctx context.Context, _ *mcp.CallToolRequest, a target) (*ops.HealthView, error) {
+	full, err := s.admit(ctx, a)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"slices"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -30,12 +31,18 @@ type Options struct {
 
 // Server is the MCP server: the selected tools over one API client.
 type Server struct {
-	c      *client.Client
-	opts   Options
-	reg    *registry
-	shells shells
-	srv    *mcp.Server
-	tools  []string // served, in catalogue order
+	c     *client.Client
+	opts  Options
+	srv   *mcp.Server
+	tools []string // served, in catalogue order
+
+	// registered holds the ids of the sandboxes this server process created
+	// or connected to. Tools that reach into a sandbox act only on these, so
+	// an agent cannot wander into sandboxes it was never given. It lives as
+	// long as the process, shared by every client session, and is never
+	// persisted.
+	registered sync.Map // sandbox id: true
+	shells     sync.Map // session id: the *shell shell_exec started
 }
 
 const instructions = "Tools to create and use isolated OpenSandbox sandboxes. Keep the sandbox_id that " +
@@ -56,7 +63,7 @@ func New(opts Options) (*Server, error) {
 	if opts.MaxUpload <= 0 {
 		opts.MaxUpload = DefaultMaxUpload
 	}
-	s := &Server{c: opts.Client, opts: opts, reg: newRegistry(), tools: names}
+	s := &Server{c: opts.Client, opts: opts, tools: names}
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "osb", Title: "OpenSandbox (osb)", Version: opts.Version},
 		&mcp.ServerOptions{Instructions: instructions})
 	inputs := map[string]*jsonschema.Schema{}

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -41,7 +39,7 @@ func shellSchema() *jsonschema.Schema {
 }
 
 type shellArgs struct {
-	SandboxID        string  `json:"sandbox_id"`
+	target
 	SessionID        *string `json:"session_id"`
 	Input            string  `json:"input"`
 	Until            *string `json:"until"`
@@ -49,7 +47,6 @@ type shellArgs struct {
 	TimeoutSeconds   float64 `json:"timeout_seconds"`
 	WorkingDirectory *string `json:"working_directory"`
 	End              bool    `json:"end"`
-	ConnectIfMissing bool    `json:"connect_if_missing"`
 }
 
 type shellResult struct {
@@ -79,12 +76,6 @@ type shell struct {
 	changed  chan struct{} // closed, and replaced, on every change
 }
 
-// shells are the PTY sessions this server started, by session id.
-type shells struct {
-	mu sync.Mutex
-	m  map[string]*shell
-}
-
 func (s *Server) shellExec(ctx context.Context, _ *mcp.CallToolRequest, a shellArgs) (*shellResult, error) {
 	if a.TimeoutSeconds <= 0 || a.IdleMillis <= 0 {
 		return nil, usage("timeout_seconds and idle_ms must be positive")
@@ -98,7 +89,11 @@ func (s *Server) shellExec(ctx context.Context, _ *mcp.CallToolRequest, a shellA
 			return nil, err
 		}
 	}
-	timedOut := sh.wait(ctx, a.Until, time.Duration(a.IdleMillis)*time.Millisecond, seconds(a.TimeoutSeconds))
+	until := ""
+	if a.Until != nil {
+		until = *a.Until
+	}
+	timedOut := sh.wait(ctx, until, time.Duration(a.IdleMillis)*time.Millisecond, seconds(a.TimeoutSeconds))
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
@@ -115,14 +110,13 @@ func (s *Server) shellExec(ctx context.Context, _ *mcp.CallToolRequest, a shellA
 
 // shellFor returns the shell the call names, or starts one.
 func (s *Server) shellFor(ctx context.Context, a shellArgs) (*shell, error) {
-	id, err := s.admit(ctx, a.SandboxID, a.ConnectIfMissing)
+	id, err := s.admit(ctx, a.target)
 	if err != nil {
 		return nil, err
 	}
 	if a.SessionID != nil && *a.SessionID != "" {
-		s.shells.mu.Lock()
-		sh := s.shells.m[*a.SessionID]
-		s.shells.mu.Unlock()
+		v, _ := s.shells.Load(*a.SessionID)
+		sh, _ := v.(*shell)
 		if sh == nil || sh.sandbox != id {
 			return nil, usage("no shell %q was started by this server in sandbox %s: leave session_id out to start one", *a.SessionID, id)
 		}
@@ -152,12 +146,7 @@ func (s *Server) shellFor(ctx context.Context, a shellArgs) (*shell, error) {
 	sh := &shell{id: created.ID, sandbox: id, dp: dp, in: pw, stop: stop, max: s.opts.MaxOutput, changed: make(chan struct{})}
 	sess.Out = sh
 	go sh.run(rctx, sess, pr)
-	s.shells.mu.Lock()
-	if s.shells.m == nil {
-		s.shells.m = map[string]*shell{}
-	}
-	s.shells.m[created.ID] = sh
-	s.shells.mu.Unlock()
+	s.shells.Store(created.ID, sh)
 	return sh, nil
 }
 
@@ -199,24 +188,24 @@ func (sh *shell) append(b []byte) {
 	}
 }
 
-// wait returns once the output not taken yet contains until, the shell
-// ended, it has been quiet for idle (when until is not given), or timeout
-// passed; it reports the last.
-func (sh *shell) wait(ctx context.Context, until *string, idle, timeout time.Duration) (timedOut bool) {
+// wait returns once the shell ended, the output not taken yet contains
+// until (when given), it has been quiet for idle (when until is not given
+// and idle is not 0), or timeout passed; it reports the last.
+func (sh *shell) wait(ctx context.Context, until string, idle, timeout time.Duration) (timedOut bool) {
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
 	quiet := time.NewTimer(idle)
 	defer quiet.Stop()
 	for {
 		sh.mu.Lock()
-		done := sh.exited || (until != nil && *until != "" && strings.Contains(string(sh.out), *until))
+		done := sh.exited || (until != "" && strings.Contains(string(sh.out), until))
 		changed := sh.changed
 		sh.mu.Unlock()
 		if done {
 			return false
 		}
 		var idleC <-chan time.Time
-		if until == nil || *until == "" {
+		if until == "" && idle > 0 {
 			idleC = quiet.C
 		}
 		select {
@@ -266,49 +255,25 @@ const exitLine = "\x15exit\n"
 // session is deleted, which kills what is left, and the exit frame is
 // waited for, so that take reports the exit code.
 func (s *Server) endShell(ctx context.Context, sh *shell, gentle bool) {
-	s.shells.mu.Lock()
-	delete(s.shells.m, sh.id)
-	s.shells.mu.Unlock()
+	s.shells.Delete(sh.id)
 	ctx = context.WithoutCancel(ctx)
-	if gentle && !sh.awaitExit(ctx, 0) {
+	runsAfter := func(d time.Duration) bool { return sh.wait(ctx, "", 0, d) }
+	if gentle && runsAfter(0) {
 		if _, err := io.WriteString(sh.in, exitLine); err == nil {
-			sh.awaitExit(ctx, endGrace)
+			runsAfter(endGrace)
 		}
 	}
 	_ = sh.dp.DeletePTY(ctx, sh.id)
-	sh.awaitExit(ctx, endGrace)
+	runsAfter(endGrace)
 	sh.stop()
 }
 
 // endShells ends every shell at once, without the grace of a gentle end.
 func (s *Server) endShells() {
-	s.shells.mu.Lock()
-	all := slices.Collect(maps.Values(s.shells.m))
-	s.shells.mu.Unlock()
 	var wg sync.WaitGroup
-	for _, sh := range all {
-		wg.Go(func() { s.endShell(context.Background(), sh, false) })
-	}
+	s.shells.Range(func(_, sh any) bool {
+		wg.Go(func() { s.endShell(context.Background(), sh.(*shell), false) })
+		return true
+	})
 	wg.Wait()
-}
-
-// awaitExit waits up to d for the shell to end; it reports whether it has.
-func (sh *shell) awaitExit(ctx context.Context, d time.Duration) bool {
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	for {
-		sh.mu.Lock()
-		exited, changed := sh.exited, sh.changed
-		sh.mu.Unlock()
-		if exited {
-			return true
-		}
-		select {
-		case <-changed:
-		case <-timer.C:
-			return false
-		case <-ctx.Done():
-			return false
-		}
-	}
 }

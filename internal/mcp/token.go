@@ -7,9 +7,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
+
+	"github.com/osb-dev/osb/internal/config"
 )
 
 // TokenEnv holds the HTTP token when it is not read from a file.
@@ -68,7 +69,7 @@ func (t TokenSource) stored() (string, error) {
 		return "", err
 	}
 	token = base64.RawURLEncoding.EncodeToString(raw)
-	if err := writeSecret(t.Stored, token+"\n"); err != nil {
+	if err := config.WriteFile(t.Stored, []byte(token+"\n")); err != nil {
 		return "", fmt.Errorf("cannot store the MCP token: %w", err)
 	}
 	return token, nil
@@ -88,28 +89,4 @@ func readToken(path string) (string, error) {
 		return "", err
 	}
 	return strings.TrimSpace(string(b)), nil
-}
-
-// writeSecret creates path with mode 0600, whole or not at all.
-func writeSecret(path, content string) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".mcp-token-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.WriteString(content); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

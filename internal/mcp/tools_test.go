@@ -12,6 +12,7 @@ import (
 
 	"github.com/osb-dev/osb/internal/client"
 	osbmcp "github.com/osb-dev/osb/internal/mcp"
+	"github.com/osb-dev/osb/internal/ops"
 )
 
 // The whole life of a sandbox through the official tools.
@@ -278,9 +279,7 @@ func TestAllowAnySandbox(t *testing.T) {
 
 func waitRunning(t *testing.T, c *client.Client, id string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := c.WaitReady(ctx, id, 50*time.Millisecond); err != nil {
+	if err := ops.WaitReady(context.Background(), c, id, ops.Readiness{Timeout: time.Minute, Poll: 50 * time.Millisecond}); err != nil {
 		t.Fatal(err)
 	}
 }

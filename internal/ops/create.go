@@ -32,16 +32,57 @@ func WaitReady(ctx context.Context, c *client.Client, id string, r Readiness) er
 	if poll <= 0 {
 		poll = ReadyPoll
 	}
-	err := c.WaitReady(wctx, id, poll)
-	var notReady *client.NotReadyError
-	if !errors.As(err, &notReady) {
-		return err
+	tick := time.NewTicker(poll)
+	defer tick.Stop()
+	reason := "no answer yet"
+	for wctx.Err() == nil {
+		ready, why, err := readyOnce(wctx, c, id)
+		switch {
+		case ready:
+			return nil
+		case err != nil && wctx.Err() == nil:
+			return err
+		case err == nil:
+			reason = why
+		}
+		select {
+		case <-tick.C:
+		case <-wctx.Done():
+		}
 	}
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	return &ExitError{Code: ExitTimeout,
-		Err: fmt.Errorf("sandbox %s was not ready within %s (%s)", id, r.Timeout, notReady.Reason)}
+	return &ExitError{Code: ExitTimeout, Err: fmt.Errorf("sandbox %s was not ready within %s (%s)", id, r.Timeout, reason)}
+}
+
+// readyOnce checks readiness once. A sandbox that is not ready yet gives
+// false and the reason; an error means it never will be (Failed,
+// Terminated, gone) or the lifecycle server refused to say.
+func readyOnce(ctx context.Context, c *client.Client, id string) (ready bool, reason string, err error) {
+	sb, err := c.GetSandbox(ctx, id)
+	if err != nil {
+		return false, "", err
+	}
+	switch sb.Status.State {
+	case "Running":
+	case "Failed", "Terminated":
+		msg := fmt.Sprintf("sandbox %s is %s", id, sb.Status.State)
+		if m := sb.Status.Message; m != nil && *m != "" {
+			msg += ": " + *m
+		}
+		return false, "", errors.New(msg)
+	default:
+		return false, "state " + sb.Status.State, nil
+	}
+	dp, err := c.DataPlane(ctx, id, client.PortExecd)
+	if err == nil {
+		err = dp.Ping(ctx)
+	}
+	if err != nil {
+		return false, "execd: " + err.Error(), nil
+	}
+	return true, "", nil
 }
 
 // Create makes a sandbox and waits until it is ready; one that never

@@ -25,7 +25,7 @@ type SandboxView struct {
 	CreatedAt  *client.Time      `json:"created_at" table:"4"`
 	Image      *ImageView        `json:"image" table:"3"`
 	SnapshotID *string           `json:"snapshot_id"`
-	Platform   *PlatformView     `json:"platform"`
+	Platform   *client.Platform  `json:"platform"`
 	Allocation *AllocationView   `json:"allocation"`
 	Metadata   map[string]string `json:"metadata"`
 	Extensions map[string]string `json:"extensions"`
@@ -55,12 +55,6 @@ type ImageAuthView struct {
 // MaskedPassword stands for a registry password in every view.
 const MaskedPassword = "********"
 
-// PlatformView is the platform a sandbox was provisioned for.
-type PlatformView struct {
-	OS   string `json:"os"`
-	Arch string `json:"arch"`
-}
-
 // AllocationView is a sandbox's pool allocation.
 type AllocationView struct {
 	Mode    *string `json:"mode"`
@@ -77,6 +71,7 @@ func NewSandboxView(sb *client.Sandbox) SandboxView {
 		ExpiresAt:  sb.ExpiresAt,
 		CreatedAt:  sb.CreatedAt,
 		SnapshotID: sb.SnapshotID,
+		Platform:   sb.Platform,
 		Metadata:   sb.Metadata,
 		Extensions: sb.Extensions,
 	}
@@ -89,9 +84,6 @@ func NewSandboxView(sb *client.Sandbox) SandboxView {
 		if sb.Image.Auth != nil {
 			v.Image.Auth = &ImageAuthView{Username: sb.Image.Auth.Username, Password: MaskedPassword}
 		}
-	}
-	if sb.Platform != nil {
-		v.Platform = &PlatformView{OS: sb.Platform.OS, Arch: sb.Platform.Arch}
 	}
 	if a := sb.Allocation; a != nil {
 		v.Allocation = &AllocationView{Mode: a.Mode, PoolRef: a.PoolRef, State: a.State}

@@ -72,9 +72,11 @@ type Session struct {
 	acks []int64 // sent, at each ping not answered yet
 	ack  int64   // sent, as of the last pong
 
-	pending    []byte // input read and not sent: it goes on the next connection
-	hasPending bool
-	readErr    error
+	// Only the writer of one connection at a time uses these: pending,
+	// input read and not sent, goes on the next connection; readErr is
+	// set before the input's channel is closed.
+	pending []byte
+	readErr error
 }
 
 // Result is how a run ended.
@@ -166,12 +168,11 @@ func (s *Session) setConn(c *client.PTYConn) {
 	s.mu.Unlock()
 }
 
-// readChunks streams Stdin in chunks; a nil chunk marks its end (nil
-// Stdin sends only the end), after which readErr holds a read error.
+// readChunks streams Stdin in chunks; the channel is closed at its end
+// (at once for a nil Stdin), after readErr is set for a read error.
 func (s *Session) readChunks() <-chan []byte {
 	ch := make(chan []byte, 16)
 	if s.Stdin == nil {
-		ch <- nil
 		close(ch)
 		return ch
 	}
@@ -185,11 +186,8 @@ func (s *Session) readChunks() <-chan []byte {
 			}
 			if err != nil {
 				if !errors.Is(err, io.EOF) {
-					s.mu.Lock()
 					s.readErr = &stdinError{err}
-					s.mu.Unlock()
 				}
-				ch <- nil
 				return
 			}
 		}
@@ -316,29 +314,28 @@ func (s *Session) writeStdin(ctx context.Context, conn *client.PTYConn, connecte
 	case <-connected:
 	}
 	for {
-		chunk, ok := s.takePending()
-		if !ok {
+		chunk, ok := s.pending, true
+		s.pending = nil
+		if chunk == nil {
 			select {
 			case <-ctx.Done():
 				return
 			case chunk, ok = <-input:
 			}
-			if !ok {
-				return
-			}
 		}
 		if ctx.Err() != nil {
-			s.setPending(chunk)
+			s.pending = chunk
 			return
 		}
 		var err error
 		switch {
 		case s.stopped():
-			continue // the command no longer reads: what comes is dropped, as a closed pipe drops it
-		case chunk != nil:
+			// The command no longer reads: what comes is dropped, as a
+			// closed pipe drops it.
+		case ok:
 			err = s.send(ctx, conn, chunk)
-		case s.readError() != nil:
-			err = s.readError()
+		case s.readErr != nil:
+			err = s.readErr
 		case s.Terminal || s.end != nil: // a terminal has no end; a StartCommand input needs none
 		case s.canEOF:
 			err = conn.CloseStdin(ctx)
@@ -347,23 +344,10 @@ func (s *Session) writeStdin(ctx context.Context, conn *client.PTYConn, connecte
 			broken <- err
 			return
 		}
+		if !ok {
+			return
+		}
 	}
-}
-
-// setPending keeps a chunk not sent for the next connection; takePending
-// hands it over.
-func (s *Session) setPending(chunk []byte) {
-	s.mu.Lock()
-	s.pending, s.hasPending = chunk, true
-	s.mu.Unlock()
-}
-
-func (s *Session) takePending() ([]byte, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	chunk, ok := s.pending, s.hasPending
-	s.pending, s.hasPending = nil, false
-	return chunk, ok
 }
 
 func (s *Session) send(ctx context.Context, conn *client.PTYConn, chunk []byte) error {
@@ -378,12 +362,6 @@ func (s *Session) send(ctx context.Context, conn *client.PTYConn, chunk []byte) 
 	s.acks = append(s.acks, sent)
 	s.mu.Unlock()
 	return conn.Ping(ctx)
-}
-
-func (s *Session) readError() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.readErr
 }
 
 func (s *Session) stopped() bool {

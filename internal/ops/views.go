@@ -2,7 +2,6 @@ package ops
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/output"
@@ -99,12 +98,6 @@ func (v ListView[T]) moreNote() string {
 		msg += fmt.Sprintf(" (%d in all)", pg.TotalItems)
 	}
 	return msg + fmt.Sprintf(": the next one with --page %d%s.", pg.Page+1, v.More)
-}
-
-// FormatTime renders a time osb computed itself: RFC 3339 in UTC, with a
-// fraction only when it is not zero.
-func FormatTime(t time.Time) string {
-	return t.UTC().Format(time.RFC3339Nano)
 }
 
 // CheckPageFlags rejects --page and --page-size values below 1 when they
