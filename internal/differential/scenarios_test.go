@@ -266,6 +266,27 @@ func scenarios() []scenario {
 			{host: []string{"sh", "-c", `printf '[{"name":"a","pvc":{"claimName":"x"},"mountPath":"relative"}]' >rel.json`}},
 			o("sandbox create -i debian:bookworm -m scenario={run} --volumes-file rel.json"),
 		}},
+		// The key syscalls, which Docker's default seccomp profile refuses
+		// in every container and osb server's init in every sandbox:
+		// add_key, request_key and keyctl (x86_64 numbers) as perl (in
+		// every Debian image, perl-base) calls them.
+		{name: "key-syscalls", steps: []step{
+			create(""),
+			o("command run {sb} -- perl -e '" + keyCalls + "'"),
+		}},
+		// execd killed from inside the sandbox, as the OOM killer or a
+		// crash would end it: the command that killed it, then what the
+		// sandbox says and does a moment later, and once more after a
+		// command. The sleep lets the command's id reach osb before its
+		// execd dies.
+		{name: "execd-killed", steps: []step{
+			create(""),
+			{name: "kill", osb: words("command run {sb} -- sh -c 'sleep 2; " + killExecd + "'")},
+			{name: "status", osb: words("sandbox get {sb} -o json")},
+			{name: "command", osb: words("command run {sb} -- echo alive")},
+			{name: "health", osb: words("sandbox health {sb}")},
+			{name: "status-after", osb: words("sandbox get {sb} -o json")},
+		}},
 		{name: "platform-limits", steps: []step{
 			create(""),
 			{name: "egress", osb: words("egress get {sb}")},
@@ -292,6 +313,19 @@ func scenarios() []scenario {
 		}},
 	}
 }
+
+// keyCalls prints what add_key, request_key and keyctl return and their
+// errno, in perl (no single quotes: the scenario's line holds it in them).
+const keyCalls = `my ($t, $d, $p) = ("user", "osb-differential", "x");` +
+	` my $r = syscall(248, $t, $d, $p, 1, -3); printf("add_key: %d errno %d\n", $r, $! + 0);` +
+	` $r = syscall(249, $t, $d, 0, 0); printf("request_key: %d errno %d\n", $r, $! + 0);` +
+	` $r = syscall(250, 0, -3, 0); printf("keyctl: %d errno %d\n", $r, $! + 0);`
+
+// killExecd sends SIGKILL to the sandbox's execd, found by its program's
+// name in /proc: the real one is /opt/opensandbox/execd, osb server's
+// osb-sandbox-agent. The brackets keep the shell that runs it from
+// matching itself.
+const killExecd = `for p in /proc/[0-9]*; do read -r a <$p/cmdline; case $a in */exec[d]*|osb-sandbox-agen[t]*) kill -9 ${p#/proc/};; esac; done 2>/dev/null`
 
 // makeTree is the local tree the cp scenario copies: modes, an mtime in
 // the past, a symlink and an empty directory.

@@ -105,30 +105,41 @@ func roomySend(ctx context.Context, c net.Conn) context.Context {
 // the agent's only client is the server's proxy, which frames them again
 // for its own client, and net/http writes each chunk of a chunked answer
 // in two writes (its header and the first 4 KiB buffered, then the rest),
-// hundreds of thousands a second for a command that prints a lot.
+// hundreds of thousands a second for a command that prints a lot. Such a
+// stream ends with execd.StreamEnd once the handler is done, so that the
+// proxy tells it from one cut off by the agent's death.
 func unchunkedStreams(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h.ServeHTTP(streamWriter{w}, r)
+		sw := &streamWriter{ResponseWriter: w}
+		h.ServeHTTP(sw, r)
+		if sw.stream {
+			io.WriteString(w, execd.StreamEnd)
+		}
 	})
 }
 
 // streamWriter is an answer that, once it turns out to be an event
 // stream, is sent as it is written (Transfer-Encoding identity, which
 // net/http takes to mean: no chunks, and close the connection at the end).
-type streamWriter struct{ http.ResponseWriter }
+type streamWriter struct {
+	http.ResponseWriter
+	stream bool
+}
 
-func (w streamWriter) WriteHeader(code int) {
+func (w *streamWriter) WriteHeader(code int) {
 	if w.Header().Get("Content-Type") == "text/event-stream" {
 		w.Header().Set("Transfer-Encoding", "identity")
+		w.Header().Set(execd.StreamEndHeader, "1")
+		w.stream = true
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
 
 // Unwrap gives http.ResponseController (flushes, full duplex) and
 // WebSocket upgrades the connection's own writer.
-func (w streamWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+func (w *streamWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // ReadFrom keeps net/http's copy for downloads (sendfile where it can).
-func (w streamWriter) ReadFrom(r io.Reader) (int64, error) {
+func (w *streamWriter) ReadFrom(r io.Reader) (int64, error) {
 	return w.ResponseWriter.(io.ReaderFrom).ReadFrom(r)
 }

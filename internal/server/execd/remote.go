@@ -15,6 +15,16 @@ import (
 // init started a new one). Remote removes it before the answer goes on.
 const AgentHeader = "Osb-Agent-Id"
 
+// StreamEndHeader marks an agent's answer that is an event stream sent
+// without chunks (its end is the connection's): it ends with StreamEnd,
+// which Remote removes. Without it the stream was cut off (the agent died)
+// and Remote cuts its own answer off too, as the real execd's connection
+// breaks when it dies, rather than end it as if it were complete.
+const StreamEndHeader = "Osb-Stream-End"
+
+// StreamEnd is the mark: NUL bytes, which no event (JSON text) holds.
+const StreamEnd = "\x00osb-stream-end\x00"
+
 // Watch is what Remote tells about a sandbox's agent; nil fields are not
 // called.
 type Watch struct {
@@ -55,6 +65,10 @@ func Remote(sock string, watch Watch, dropHeaders ...string) http.Handler {
 		ModifyResponse: func(resp *http.Response) error {
 			id := resp.Header.Get(AgentHeader)
 			resp.Header.Del(AgentHeader)
+			if resp.Header.Get(StreamEndHeader) != "" {
+				resp.Header.Del(StreamEndHeader)
+				resp.Body = &endChecked{body: resp.Body}
+			}
 			mu.Lock()
 			prev := lastAgent
 			if id != "" {
@@ -143,3 +157,68 @@ func (b *guardedBody) cut() {
 	b.gone = true
 	b.mu.Unlock()
 }
+
+// endChecked passes on an agent's unchunked stream without its StreamEnd,
+// and makes an end without the mark io.ErrUnexpectedEOF: httputil's proxy
+// then aborts its answer (http.ErrAbortHandler) and the client sees the
+// stream break. Only bytes that may be the start of the mark are held
+// back until more come; events, which never hold a NUL, go on at once.
+type endChecked struct {
+	body io.ReadCloser
+	tail [len(StreamEnd)]byte
+	held int    // tail[:held], the start of the mark, last read
+	owed []byte // read but not yet passed on (a read into a short p)
+	err  error  // the body's error, once owed is passed on
+}
+
+func (b *endChecked) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	for {
+		if len(b.owed) > 0 {
+			n := copy(p, b.owed)
+			b.owed = b.owed[n:]
+			if len(b.owed) == 0 {
+				return n, b.err
+			}
+			return n, nil
+		}
+		buf := p
+		if len(p) <= b.held {
+			buf = make([]byte, len(b.tail)+512)
+		}
+		h := copy(buf, b.tail[:b.held])
+		n, err := b.body.Read(buf[h:])
+		total := h + n
+		k := markStart(buf[:total])
+		copy(b.tail[:], buf[total-k:total])
+		b.held = k
+		if err == io.EOF && string(b.tail[:k]) != StreamEnd {
+			err = io.ErrUnexpectedEOF
+		}
+		out := total - k
+		if len(buf) > 0 && len(p) > 0 && &buf[0] != &p[0] {
+			c := copy(p, buf[:out])
+			if c < out {
+				b.owed, b.err = buf[c:out], err
+				return c, nil
+			}
+		}
+		if out > 0 || err != nil {
+			return out, err
+		}
+	}
+}
+
+// markStart is how many of the last bytes of b are the start of StreamEnd.
+func markStart(b []byte) int {
+	for k := min(len(b), len(StreamEnd)); k > 0; k-- {
+		if string(b[len(b)-k:]) == StreamEnd[:k] {
+			return k
+		}
+	}
+	return 0
+}
+
+func (b *endChecked) Close() error { return b.body.Close() }

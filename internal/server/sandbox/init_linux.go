@@ -112,10 +112,8 @@ func runInit() error {
 		return fmt.Errorf("waiting for the cgroup: %w", err)
 	}
 	cf.Close()
-	if cfg.SharedKeys {
-		if err := refuseKeys(); err != nil {
-			return err
-		}
+	if err := refuseKeys(); err != nil {
+		return err
 	}
 	// Programs are found where the sandbox's own PATH (an image's) says.
 	os.Setenv("PATH", envPath(cfg.Env))

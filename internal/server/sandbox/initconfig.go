@@ -30,9 +30,6 @@ type initConfig struct {
 	// NoFile, when not 0, is the RLIMIT_NOFILE (soft and hard) of every
 	// process of the sandbox (noFileLimit).
 	NoFile uint64
-	// SharedKeys: the sandbox's uids are not its own alone, nor is their
-	// key quota, so the key syscalls are refused in it (keys_linux.go).
-	SharedKeys bool
 	// ProcsFD and ReserveFD, when not 0, are the cgroup.procs of the
 	// cgroup of the sandbox's processes and of the init's and execd's
 	// reserve, opened by the server (confine_linux.go).

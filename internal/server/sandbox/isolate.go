@@ -192,7 +192,6 @@ func startIsolated(s *Sandbox, entrypoint []string, log *os.File) (*anchor, erro
 		}
 		defer idm.close()
 	}
-	cfg.SharedKeys = rootless || ids.mapped != ids.owner
 	// Host-path volumes, whose owners show as the same ids inside: they
 	// are idmapped through the init's own user namespace once it exists.
 	var mapOwners []*os.File

@@ -8,12 +8,13 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The kernel's key quota (kernel.keys.maxkeys, maxbytes) is per host uid.
-// A sandbox that shares its uid with others (every sandbox of a rootless
-// server, or one of a root server whose directory cannot be idmapped) could
-// take all of it: so there the init refuses the key syscalls to itself and
-// every process it starts, with EPERM, as the default seccomp profile of
-// Docker (the real server's runtime) refuses them in every container.
+// The init refuses the key syscalls to itself and every process it starts,
+// with EPERM, as the default seccomp profile of Docker (the real server's
+// runtime) refuses them in every container: a program that works in an
+// osb sandbox works in a real one. It also keeps the kernel's key quota
+// (kernel.keys.maxkeys, maxbytes, per host uid) out of reach where
+// sandboxes share a uid (rootless, or as root where a sandbox's directory
+// cannot be idmapped).
 
 // keyCalls are the numbers of add_key, request_key and keyctl for an
 // audit architecture.
