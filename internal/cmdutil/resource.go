@@ -2,11 +2,11 @@ package cmdutil
 
 import (
 	"context"
-	"github.com/osb-dev/osb/internal/ops"
 
 	"github.com/spf13/cobra"
 
 	"github.com/osb-dev/osb/internal/client"
+	"github.com/osb-dev/osb/internal/ops"
 )
 
 // Resource is a kind of server object named by an id, such as a template or
@@ -28,46 +28,38 @@ type idOptions struct {
 
 // GetVerb shows one object as a record.
 func (r Resource[W, V]) GetVerb(f *Factory, short string) *cobra.Command {
-	opts := &idOptions{}
-	return NewVerb(f, opts, Verb[idOptions]{
-		Name:    "get",
-		Short:   short,
-		Args:    []Arg{r.Arg(&opts.ID)},
-		Formats: TableFormats,
-		Run: func(ctx context.Context, opts *idOptions) error {
-			c, err := opts.Client()
-			if err != nil {
-				return err
-			}
-			w, err := r.Get(ctx, c, opts.ID)
-			if err != nil {
-				return err
-			}
-			return opts.Printer().Object(r.Title+" Info", r.View(w))
-		},
+	return r.verb(f, Verb[idOptions]{Name: "get", Short: short}, func(ctx context.Context, c *client.Client, opts *idOptions) error {
+		w, err := r.Get(ctx, c, opts.ID)
+		if err != nil {
+			return err
+		}
+		return opts.Printer().Object(r.Title+" Info", r.View(w))
 	})
 }
 
 // DeleteVerb deletes one object and says so.
 func (r Resource[W, V]) DeleteVerb(f *Factory, short string) *cobra.Command {
-	opts := &idOptions{}
-	return NewVerb(f, opts, Verb[idOptions]{
-		Name:    "delete",
-		Aliases: []string{"rm"},
-		Short:   short,
-		Args:    []Arg{r.Arg(&opts.ID)},
-		Formats: TableFormats,
-		Run: func(ctx context.Context, opts *idOptions) error {
-			c, err := opts.Client()
-			if err != nil {
-				return err
-			}
-			if err := r.Delete(ctx, c, opts.ID); err != nil {
-				return err
-			}
-			return opts.Printer().Success(r.Title + " deleted: " + opts.ID)
-		},
+	return r.verb(f, Verb[idOptions]{Name: "delete", Aliases: []string{"rm"}, Short: short}, func(ctx context.Context, c *client.Client, opts *idOptions) error {
+		if err := r.Delete(ctx, c, opts.ID); err != nil {
+			return err
+		}
+		return opts.Printer().Success(r.Title + " deleted: " + opts.ID)
 	})
+}
+
+// verb declares a verb on the object its id names.
+func (r Resource[W, V]) verb(f *Factory, v Verb[idOptions], do func(context.Context, *client.Client, *idOptions) error) *cobra.Command {
+	opts := &idOptions{}
+	v.Args = []Arg{r.Arg(&opts.ID)}
+	v.Formats = TableFormats
+	v.Run = func(ctx context.Context, opts *idOptions) error {
+		c, err := opts.Client()
+		if err != nil {
+			return err
+		}
+		return do(ctx, c, opts)
+	}
+	return NewVerb(f, opts, v)
 }
 
 // PageFlags are --page and --page-size of a list verb.

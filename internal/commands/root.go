@@ -3,6 +3,8 @@
 package commands
 
 import (
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -36,8 +38,8 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 }
 
 func addAll(root *cobra.Command, f *cmdutil.Factory) {
-	for _, sub := range subcommands {
-		root.AddCommand(sub.build(f))
+	for _, name := range slices.Sorted(maps.Keys(groups)) {
+		root.AddCommand(groups[name](f))
 	}
 	addHelpTopics(root)
 	root.AddCommand(newCmdCompletion(f), newCmdVersion(f))
@@ -113,28 +115,26 @@ func newBareRoot(f *cmdutil.Factory) *cobra.Command {
 	return root
 }
 
-// subcommands are the command groups under osb, by name, so that a command
-// line that starts with one builds only that group (see newRunRoot).
-var subcommands = []struct {
-	name  string
-	build func(*cmdutil.Factory) *cobra.Command
-}{
-	{"code", codecmd.NewCmdCode},
-	{"command", command.NewCmdCommand},
-	{"config", configcmd.NewCmdConfig},
-	{"cp", cp.NewCmdCp},
-	{"credential-vault", credentialvault.NewCmdCredentialVault},
-	{"devops", devops.NewCmdDevops},
-	{"diagnostics", diagnostics.NewCmdDiagnostics},
-	{"egress", egress.NewCmdEgress},
-	{"file", file.NewCmdFile},
-	{"mcp", mcpcmd.NewCmdMCP},
-	{"sandbox", sandbox.NewCmdSandbox},
-	{"server", servercmd.NewCmdServer},
-	{"shell", command.NewCmdShellAlias},
-	{"skills", skills.NewCmdSkills},
-	{"snapshot", snapshot.NewCmdSnapshot},
-	{"template", template.NewCmdTemplate},
+// groups are the command groups under osb, by name, so that a command line
+// that starts with one builds only that group (see newRunRoot); a test
+// checks each name is the one its group is built with.
+var groups = map[string]func(*cmdutil.Factory) *cobra.Command{
+	"code":             codecmd.NewCmdCode,
+	"command":          command.NewCmdCommand,
+	"config":           configcmd.NewCmdConfig,
+	"cp":               cp.NewCmdCp,
+	"credential-vault": credentialvault.NewCmdCredentialVault,
+	"devops":           devops.NewCmdDevops,
+	"diagnostics":      diagnostics.NewCmdDiagnostics,
+	"egress":           egress.NewCmdEgress,
+	"file":             file.NewCmdFile,
+	"mcp":              mcpcmd.NewCmdMCP,
+	"sandbox":          sandbox.NewCmdSandbox,
+	"server":           servercmd.NewCmdServer,
+	"shell":            command.NewCmdShellAlias,
+	"skills":           skills.NewCmdSkills,
+	"snapshot":         snapshot.NewCmdSnapshot,
+	"template":         template.NewCmdTemplate,
 }
 
 // newRunRoot is the tree that args run in. When args name a command group,
@@ -162,12 +162,7 @@ func groupIn(flags *pflag.FlagSet, args []string) func(*cmdutil.Factory) *cobra.
 	for i := 0; i < len(args); i++ {
 		arg := args[i]
 		if !strings.HasPrefix(arg, "-") {
-			for _, sub := range subcommands {
-				if sub.name == arg {
-					return sub.build
-				}
-			}
-			return nil
+			return groups[arg]
 		}
 		name, _, hasValue := strings.Cut(strings.TrimLeft(arg, "-"), "=")
 		var flag *pflag.Flag

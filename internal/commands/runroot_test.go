@@ -10,22 +10,22 @@ import (
 	"github.com/osb-dev/osb/internal/iostreams"
 )
 
-// Every group under osb is in subcommands, by its own name: a group left
+// Every group under osb is in groups, by its own name: a group left
 // out would still run (in the whole tree), but a name that is wrong would
 // build the wrong group.
-func TestSubcommandsNameEveryGroup(t *testing.T) {
+func TestGroupsNameEveryGroup(t *testing.T) {
 	f := cmdutil.New(testStreams(), func(string) string { return "" })
 	listed := map[string]bool{}
-	for _, sub := range subcommands {
-		if got := sub.build(f).Name(); got != sub.name {
-			t.Errorf("subcommands lists %q for the group named %q", sub.name, got)
+	for name, build := range groups {
+		if got := build(f).Name(); got != name {
+			t.Errorf("groups lists %q for the group named %q", name, got)
 		}
-		listed[sub.name] = true
+		listed[name] = true
 	}
 	others := map[string]bool{"completion": true, "version": true, "help": true, "exit-codes": true, "environment": true, "formatting": true}
 	for _, c := range NewCmdRoot(f).Commands() {
 		if !listed[c.Name()] && !others[c.Name()] {
-			t.Errorf("group %q is not in subcommands", c.Name())
+			t.Errorf("group %q is not in groups", c.Name())
 		}
 	}
 }
@@ -50,8 +50,8 @@ func TestGroupAloneRunsAsInTheWholeTree(t *testing.T) {
 			walk(sub, path)
 		}
 	}
-	for _, sub := range subcommands {
-		walk(sub.build(f), nil)
+	for _, build := range groups {
+		walk(build(f), nil)
 	}
 	// The root's own flags before the group, in each form they take.
 	lines = append(lines,

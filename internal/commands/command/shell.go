@@ -208,37 +208,16 @@ func runShellList(ctx context.Context, opts *shellListOptions) error {
 	return opts.Printer().List("Shell Sessions", views)
 }
 
-type shellKillOptions struct {
-	cmdutil.Base
-	Sandbox    cmdutil.Sandbox
-	SessionIDs []string
-}
-
 func newCmdShellKill(f *cmdutil.Factory) *cobra.Command {
-	opts := &shellKillOptions{}
-	return cmdutil.NewVerb(f, opts, cmdutil.Verb[shellKillOptions]{
+	opts := &endOptions{}
+	return cmdutil.NewVerb(f, opts, cmdutil.Verb[endOptions]{
 		Name:    "kill",
 		Short:   "End shell sessions.",
 		Long:    "End PTY sessions: their shell and what it runs are killed, and a connected client sees the end.",
 		Args:    []cmdutil.Arg{cmdutil.SandboxArg(&opts.Sandbox), cmdutil.StringsArg("SESSION_ID", &opts.SessionIDs)},
 		Formats: cmdutil.TableFormats,
-		Run:     runShellKill,
+		Run: func(ctx context.Context, opts *endOptions) error {
+			return endSessions(ctx, opts, "Killed session: ", opts.SessionIDs, (*client.DataPlane).DeletePTY)
+		},
 	})
-}
-
-func runShellKill(ctx context.Context, opts *shellKillOptions) error {
-	dp, err := opts.Sandbox.Execd(ctx)
-	if err != nil {
-		return err
-	}
-	p := opts.Printer()
-	for _, id := range opts.SessionIDs {
-		if err := dp.DeletePTY(ctx, id); err != nil {
-			return err
-		}
-		if err := p.Success("Killed session: " + id); err != nil {
-			return err
-		}
-	}
-	return nil
 }

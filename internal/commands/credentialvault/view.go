@@ -38,19 +38,11 @@ type authView struct {
 }
 
 func newStateView(st *client.CredentialVaultState) stateView {
-	return stateView{Revision: st.Revision, Credentials: credentialViews(st.Credentials), Bindings: bindingViews(st.Bindings)}
+	return stateView{Revision: st.Revision, Credentials: views(st.Credentials, newCredentialView), Bindings: views(st.Bindings, newBindingView)}
 }
 
 func newCredentialView(c client.CredentialMetadata) credentialView {
 	return credentialView{Name: c.Name, SourceType: c.SourceType, Revision: c.Revision}
-}
-
-func credentialViews(cs []client.CredentialMetadata) []credentialView {
-	out := make([]credentialView, 0, len(cs))
-	for _, c := range cs {
-		out = append(out, newCredentialView(c))
-	}
-	return out
 }
 
 func newBindingView(b client.BindingMetadata) bindingView {
@@ -64,10 +56,11 @@ func newBindingView(b client.BindingMetadata) bindingView {
 	return v
 }
 
-func bindingViews(bs []client.BindingMetadata) []bindingView {
-	out := make([]bindingView, 0, len(bs))
-	for _, b := range bs {
-		out = append(out, newBindingView(b))
+// views is the view of each of xs, an empty list (never null) for none.
+func views[W, V any](xs []W, view func(W) V) []V {
+	out := make([]V, 0, len(xs))
+	for _, x := range xs {
+		out = append(out, view(x))
 	}
 	return out
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -23,31 +24,84 @@ func NewCmdDevops(f *cmdutil.Factory) *cobra.Command {
 		"summary of a sandbox. 'logs' and 'events' are deprecated in favour of\n" +
 		"'osb diagnostics logs' and 'osb diagnostics events'."
 	cmd.AddCommand(
-		newCmdLogs(f),
-		newCmdInspect(f),
-		newCmdEvents(f),
-		newCmdSummary(f),
+		textVerb(f, "logs", "Deprecated: print a sandbox's last log lines; use 'osb diagnostics logs'.",
+			func(fs *cmdutil.FlagSet, opts *textOptions) {
+				fs.IntVarP(&opts.Tail, "tail", "n", 100, "Number of trailing log lines.")
+				fs.StringVarP(&opts.Since, "since", "s", "", "Only logs newer than this duration, e.g. 10m or 1h.")
+			}, runLogs),
+		textVerb(f, "inspect", "Print the server's detailed inspection of a sandbox.", nil,
+			func(ctx context.Context, opts *textOptions) error { return printText(ctx, opts, "inspect", nil) }),
+		textVerb(f, "events", "Deprecated: print a sandbox's last events; use 'osb diagnostics events'.",
+			func(fs *cmdutil.FlagSet, opts *textOptions) {
+				fs.IntVarP(&opts.Limit, "limit", "l", 50, "Maximum number of events.")
+			},
+			runEvents),
+		textVerb(f, "summary", "Print inspection, recent events and recent logs of a sandbox in one go.",
+			func(fs *cmdutil.FlagSet, opts *textOptions) {
+				fs.IntVarP(&opts.Tail, "tail", "n", 50, "Number of trailing log lines.")
+				fs.IntVar(&opts.EventLimit, "event-limit", 20, "Maximum number of events.")
+			}, runSummary),
 	)
 	return cmd
 }
 
-// textOptions is what every devops command has.
+// textOptions is what the devops commands have: the sandbox and the
+// flags of each.
 type textOptions struct {
 	cmdutil.Base
-	Sandbox cmdutil.Sandbox
+	Sandbox    cmdutil.Sandbox
+	Tail       int
+	Since      string
+	Limit      int
+	EventLimit int
 }
 
 // textVerb declares a devops command: SANDBOX_ID, the text as it is (-o raw).
-func textVerb[O any](name, short string, sb *cmdutil.Sandbox, flags func(*cmdutil.FlagSet), run func(context.Context, *O) error) cmdutil.Verb[O] {
-	return cmdutil.Verb[O]{
+func textVerb(f *cmdutil.Factory, name, short string, flags func(*cmdutil.FlagSet, *textOptions), run func(context.Context, *textOptions) error) *cobra.Command {
+	opts := &textOptions{}
+	verb := cmdutil.Verb[textOptions]{
 		Name:    name,
 		Short:   short,
 		Long:    short + " SANDBOX_ID may be any unique prefix of the id.",
-		Args:    []cmdutil.Arg{cmdutil.SandboxArg(sb)},
+		Args:    []cmdutil.Arg{cmdutil.SandboxArg(&opts.Sandbox)},
 		Formats: cmdutil.RawOnly,
-		Flags:   flags,
 		Run:     run,
 	}
+	if flags != nil {
+		verb.Flags = func(fs *cmdutil.FlagSet) { flags(fs, opts) }
+	}
+	return cmdutil.NewVerb(f, opts, verb)
+}
+
+func runLogs(ctx context.Context, opts *textOptions) error {
+	deprecated(opts, "logs", "logs")
+	if err := positive("tail", opts.Tail); err != nil {
+		return err
+	}
+	q := url.Values{"tail": {strconv.Itoa(opts.Tail)}}
+	if opts.Since != "" {
+		q.Set("since", opts.Since)
+	}
+	return printText(ctx, opts, "logs", q)
+}
+
+func runEvents(ctx context.Context, opts *textOptions) error {
+	deprecated(opts, "events", "events")
+	if err := positive("limit", opts.Limit); err != nil {
+		return err
+	}
+	return printText(ctx, opts, "events", url.Values{"limit": {strconv.Itoa(opts.Limit)}})
+}
+
+func runSummary(ctx context.Context, opts *textOptions) error {
+	if err := positive("tail", opts.Tail); err != nil {
+		return err
+	}
+	if err := positive("event-limit", opts.EventLimit); err != nil {
+		return err
+	}
+	q := url.Values{"tail": {strconv.Itoa(opts.Tail)}, "event_limit": {strconv.Itoa(opts.EventLimit)}}
+	return printText(ctx, opts, "summary", q)
 }
 
 // positive rejects a count flag below 1 before any request.

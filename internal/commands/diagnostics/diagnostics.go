@@ -5,6 +5,7 @@ package diagnostics
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/osb-dev/osb/internal/client"
 	"github.com/osb-dev/osb/internal/cmdutil"
 )
 
@@ -17,8 +18,22 @@ func NewCmdDiagnostics(f *cmdutil.Factory) *cobra.Command {
 		"A server that does not implement scoped diagnostics (HTTP 501) is asked for\n" +
 		"its legacy unscoped text instead, with a warning that the scope was not applied."
 	cmd.AddCommand(
-		newCmdLogs(f),
-		newCmdEvents(f),
+		newCmdFetch(f, fetchKind{
+			kind:  client.DiagnosticLogs,
+			title: "Diagnostic Logs",
+			short: "Show a sandbox's diagnostic logs for a scope.",
+			scopeHelp: "Diagnostic log scope. Built-in server scopes: container (the entrypoint's output)\n" +
+				"and all; other scopes are server-defined.",
+			example: "  osb diagnostics logs 3f2a --scope container\n  osb diagnostics logs 3f2a -s all -o json",
+		}),
+		newCmdFetch(f, fetchKind{
+			kind:  client.DiagnosticEvents,
+			title: "Diagnostic Events",
+			short: "Show a sandbox's diagnostic events for a scope.",
+			scopeHelp: "Diagnostic event scope. Built-in server scopes: runtime (the sandbox's state\n" +
+				"changes with their times) and all; other scopes are server-defined.",
+			example: "  osb diagnostics events 3f2a --scope runtime",
+		}),
 	)
 	return cmd
 }

@@ -22,10 +22,20 @@ func NewCmdFile(f *cmdutil.Factory) *cobra.Command {
 		newCmdWrite(f),
 		newCmdUpload(f),
 		newCmdDownload(f),
-		newCmdRm(f),
+		pathsVerb(f, cmdutil.Verb[pathsOptions]{
+			Name:  "rm",
+			Short: "Delete files from the sandbox.",
+			Long: "Delete files in one request. A path that does not exist is not an error;\n" +
+				"a directory is (use 'osb file rmdir').",
+		}, "Deleted Files", "deleted", (*client.DataPlane).DeleteFiles),
 		newCmdMv(f),
 		newCmdMkdir(f),
-		newCmdRmdir(f),
+		pathsVerb(f, cmdutil.Verb[pathsOptions]{
+			Name:  "rmdir",
+			Short: "Delete directories and everything in them.",
+			Long: "Delete each directory with everything below it, like rm -rf. A path that\n" +
+				"does not exist is not an error, and a plain file is deleted too.",
+		}, "Removed Directories", "removed", (*client.DataPlane).DeleteDirectories),
 		newCmdSearch(f),
 		newCmdInfo(f),
 		newCmdChmod(f),
@@ -167,4 +177,15 @@ type pathsOptions struct {
 
 func (o *pathsOptions) args() []cmdutil.Arg {
 	return []cmdutil.Arg{cmdutil.SandboxArg(&o.Sandbox), cmdutil.StringsArg("PATH", &o.Paths)}
+}
+
+// pathsVerb declares rm or rmdir: one request about every path given.
+func pathsVerb(f *cmdutil.Factory, verb cmdutil.Verb[pathsOptions], title, status string, call func(*client.DataPlane, context.Context, []string) error) *cobra.Command {
+	opts := &pathsOptions{}
+	verb.Args = opts.args()
+	verb.Formats = cmdutil.TableFormats
+	verb.Run = func(ctx context.Context, opts *pathsOptions) error {
+		return changePaths(ctx, opts, title, status, func(dp *client.DataPlane) error { return call(dp, ctx, opts.Paths) })
+	}
+	return cmdutil.NewVerb(f, opts, verb)
 }

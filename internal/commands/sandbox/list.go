@@ -17,14 +17,10 @@ import (
 
 type listOptions struct {
 	cmdutil.Base
+	cmdutil.PageFlags
 	States   []string
 	Metadata cmdutil.Pairs
-	Page     int
-	PageSize int
-	// PageSet and PageSizeSet say the flags were given: 0 is then an error.
-	PageSet     bool
-	PageSizeSet bool
-	All         bool
+	All      bool
 }
 
 // sandboxStates are the canonical state names a filter accepts. Resuming is
@@ -49,10 +45,7 @@ func newCmdList(f *cmdutil.Factory) *cobra.Command {
 			fs.StringArrayVarP(&opts.States, "state", "s", nil, "Only sandboxes in this state, any case (repeatable).")
 			fs.Complete("state", sandboxStates...)
 			fs.Pairs(&opts.Metadata, "metadata", "m", "Only sandboxes with this metadata label KEY=VALUE (repeatable).")
-			fs.IntVar(&opts.Page, "page", 0, "Page number, from 1.")
-			fs.Given("page", &opts.PageSet)
-			fs.IntVar(&opts.PageSize, "page-size", 0, "Sandboxes per page, at least 1 (the server allows at most 200).")
-			fs.Given("page-size", &opts.PageSizeSet)
+			opts.PageFlags.Add(fs, "Sandboxes")
 			fs.BoolVar(&opts.All, "all", false, "List every page, printed as one page: pagination says page 1 of 1\n"+
 				"(total_pages 0 when empty), page_size = total_items = the number found.")
 		},
@@ -95,7 +88,7 @@ func (o *listOptions) params() (client.ListSandboxesParams, error) {
 	if o.All && (o.PageSet || o.PageSizeSet) {
 		return p, ops.UsageErrorf("--all lists every page; it cannot be combined with --page or --page-size")
 	}
-	return p, ops.CheckPageFlags(o.PageSet, o.Page, o.PageSizeSet, o.PageSize)
+	return p, o.PageFlags.Check()
 }
 
 func canonicalState(s string) (string, bool) {
