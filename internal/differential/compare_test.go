@@ -25,6 +25,9 @@ var normalisers = []struct {
 	{regexp.MustCompile(`\bsnap_[0-9a-f]+\b`), "<id>"},
 	{regexp.MustCompile(`\b[0-9a-f]{12}\b`), "<id>"}, // a container's short id
 	{regexp.MustCompile(`\b(127\.0\.0\.1|localhost|\[::1\]|0\.0\.0\.0):\d+\b`), "<host>"},
+	// An endpoint's path is the server's to choose: the real one proxies
+	// at /proxy/<port>, osb server under the sandbox's own path.
+	{regexp.MustCompile(`/sandboxes/[^/\s]+/proxy/(\d+)`), "/proxy/$1"},
 	{regexp.MustCompile(`\b\d+:\d{2}:\d{2}(\.\d+)?\b`), "<duration>"}, // 0:09:59
 	{regexp.MustCompile(`\b\d+(\.\d+)?(ns|µs|us|ms|s)\b`), "<duration>"},
 	{regexp.MustCompile(`("duration"\s*:\s*)[0-9.]+`), `$1"<duration>"`}, // seconds, in JSON

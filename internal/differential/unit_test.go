@@ -6,7 +6,7 @@ import (
 )
 
 // What the suite treats as the same: ids, times, durations, hosts and
-// ports, and the column widths that follow from ids' lengths; nothing else.
+// ports, endpoint paths, and the column widths that follow from ids' lengths; nothing else.
 func TestNormaliseOnlyWhatDiffersByNature(t *testing.T) {
 	vars := map[string]string{"sb": "7d3572b0-bd55-48cc-99e3-dbf79e309a36", "local": "/tmp/x"}
 	cases := [][2]string{
@@ -17,6 +17,7 @@ func TestNormaliseOnlyWhatDiffersByNature(t *testing.T) {
 		{`"duration": 0.011`, `"duration": "<duration>"`},
 		{"timeout 0:10:00, took 1.5s", "timeout <duration>, took <duration>"},
 		{"http://127.0.0.1:45346/proxy/44772", "http://<host>/proxy/44772"},
+		{"http://127.0.0.1:8/sandboxes/7d3572b0-bd55-48cc-99e3-dbf79e309a36/proxy/44772/command", "http://<host>/proxy/44772/command"},
 		{"exit 3, 8388608 bytes, 1614834367", "exit 3, 8388608 bytes, 1614834367"},
 		{"snap_6e2d620fe129b048d4ce0f73", "<id>"},
 	}

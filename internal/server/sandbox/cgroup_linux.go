@@ -428,13 +428,20 @@ func removeStaleCgroups(osbDir string) {
 }
 
 // removeCgroupTree removes a cgroup and those below it, deepest first;
-// a cgroup that still has processes stays.
+// a cgroup that still has processes stays. One without is retried as a
+// sandbox's own are: the kernel can refuse (EBUSY) a cgroup whose last
+// process or child is still being released, which on a loaded machine
+// outlasts a server's start.
 func removeCgroupTree(dir string) {
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
 		if e.IsDir() {
 			removeCgroupTree(filepath.Join(dir, e.Name()))
 		}
+	}
+	if procs, err := os.ReadFile(filepath.Join(dir, "cgroup.procs")); err == nil && len(procs) == 0 {
+		removeCgroupDir(dir)
+		return
 	}
 	os.Remove(dir)
 }
