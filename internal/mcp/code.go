@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/osb-dev/osb/internal/client"
@@ -13,7 +12,7 @@ import (
 )
 
 func codeRunTool() toolSpec {
-	return toolSpec{name: "code_run", extra: true, destructive: true, add: handler((*Server).runCode), input: codeRunSchema,
+	return toolSpec{name: "code_run", extra: true, destructive: true, add: handler((*Server).runCode),
 		desc: "Run code on a Jupyter kernel in a sandbox (its code interpreter) and wait for it to end; returns " +
 			"its output in logs, the values it produced in result (as text), its execution_count, and error " +
 			"(name, value, traceback) when it raised. With a context_id (from an earlier call's id) the code " +
@@ -21,19 +20,11 @@ func codeRunTool() toolSpec {
 			"keeps its state too. The sandbox needs Jupyter (see osb's docs/server.md)."}
 }
 
-func codeRunSchema() *jsonschema.Schema {
-	return args(sandboxIDParam(),
-		required("code", str(), "The code to run, e.g. \"import math\\nmath.pi\"."),
-		optional("language", str(), "python", "Language of the kernel: python, bash, java, javascript, typescript or go, as the sandbox has them."),
-		optional("context_id", orNull(str()), nil, "Run in this context (the id of an earlier run) to keep its state."),
-		connectIfMissingParam())
-}
-
 type codeRunArgs struct {
 	target
-	Code      string  `json:"code"`
-	Language  string  `json:"language"`
-	ContextID *string `json:"context_id"`
+	Code      string  `json:"code" jsonschema:"The code to run, e.g. \"import math\\nmath.pi\"."`
+	Language  string  `json:"language,omitempty" default:"python" jsonschema:"Language of the kernel: python, bash, java, javascript, typescript or go, as the sandbox has them."`
+	ContextID *string `json:"context_id,omitempty" jsonschema:"Run in this context (the id of an earlier run) to keep its state."`
 }
 
 // runCode follows a code run to its end; the answer is the official SDK's

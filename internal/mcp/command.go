@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/osb-dev/osb/internal/client"
@@ -18,31 +17,23 @@ import (
 
 func commandTools() []toolSpec {
 	return []toolSpec{
-		{name: "command_run", destructive: true, add: handler((*Server).runCommand), input: runSchema,
+		{name: "command_run", destructive: true, add: handler((*Server).runCommand),
 			desc: "Run shell text (pipes and redirections work) in a sandbox and wait for it to end; returns " +
 				"its execution id, exit_code, and its output in logs: stdout and stderr each a list of messages, " +
 				"one per line printed (an empty line is \"\\n\"). Output beyond the server's output budget is " +
 				"cut from the start and truncated says so. With background true it returns as soon as the " +
 				"command started. Clients that send a progress token get the newest output line as progress " +
 				"while it runs."},
-		{name: "command_interrupt", destructive: true, add: handler((*Server).interruptCommand), input: interruptSchema,
+		{name: "command_interrupt", destructive: true, add: handler((*Server).interruptCommand),
 			desc: "Stop a running command by its execution id."},
 	}
 }
 
-func runSchema() *jsonschema.Schema {
-	return args(sandboxIDParam(),
-		required("command", str(), "Shell text to run, e.g. \"cd /workspace && make test\"."),
-		optional("background", boolean(), false, "Return as soon as the command started, with its execution id."),
-		optional("working_directory", orNull(str()), nil, "Directory to run the command in."),
-		connectIfMissingParam())
-}
-
 type runArgs struct {
 	target
-	Command          string  `json:"command"`
-	Background       bool    `json:"background"`
-	WorkingDirectory *string `json:"working_directory"`
+	Command          string  `json:"command" jsonschema:"Shell text to run, e.g. \"cd /workspace && make test\"."`
+	Background       bool    `json:"background,omitempty" jsonschema:"Return as soon as the command started, with its execution id."`
+	WorkingDirectory *string `json:"working_directory,omitempty" jsonschema:"Directory to run the command in."`
 }
 
 // execution is the official SDK's Execution: what a command run returned.
@@ -231,15 +222,9 @@ func progressLine(line string) string {
 	return cutText(strings.TrimSpace(line), 200)
 }
 
-func interruptSchema() *jsonschema.Schema {
-	return args(sandboxIDParam(),
-		required("execution_id", str(), "The id command_run returned for the command."),
-		connectIfMissingParam())
-}
-
 type interruptArgs struct {
 	target
-	ExecutionID string `json:"execution_id"`
+	ExecutionID string `json:"execution_id" jsonschema:"The id command_run returned for the command."`
 }
 
 func (s *Server) interruptCommand(ctx context.Context, _ *mcp.CallToolRequest, a interruptArgs) (*status, error) {

@@ -3,7 +3,6 @@ package mcp
 import (
 	"context"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/osb-dev/osb/internal/ops"
@@ -11,19 +10,15 @@ import (
 
 func endpointTools() []toolSpec {
 	return []toolSpec{{
-		name: "sandbox_get_endpoint", readOnly: true, add: handler((*Server).endpoint), input: endpointSchema,
+		name: "sandbox_get_endpoint", readOnly: true, add: handler((*Server).endpoint),
 		desc: "Get the address (host:port[/path], no scheme) where a port of the sandbox can be reached, " +
 			"and the headers every request to it must carry.",
 	}}
 }
 
-func endpointSchema() *jsonschema.Schema {
-	return args(sandboxIDParam(), required("port", integer(), "Port inside the sandbox."), connectIfMissingParam())
-}
-
 type endpointArgs struct {
 	target
-	Port int `json:"port"`
+	Port int `json:"port" jsonschema:"Port inside the sandbox."`
 }
 
 func (s *Server) endpoint(ctx context.Context, _ *mcp.CallToolRequest, a endpointArgs) (*ops.EndpointView, error) {

@@ -7,19 +7,20 @@ import (
 	"io"
 	"strconv"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/osb-dev/osb/internal/client"
 )
 
 // osb's own tools, served only when --tools names them.
 func extraTools() []toolSpec {
 	return []toolSpec{
-		{name: "command_logs", extra: true, readOnly: true, add: handler((*Server).commandLogs), input: logsSchema,
+		{name: "command_logs", extra: true, readOnly: true, add: handler((*Server).commandLogs),
 			desc: "Read the output of a command started with command_run background true, and whether it " +
 				"still runs. Pass the cursor of one answer to the next call to read only what is new."},
-		{name: "file_upload", extra: true, destructive: true, add: handler((*Server).uploadFile), input: uploadSchema,
+		{name: "file_upload", extra: true, destructive: true, add: handler((*Server).uploadFile),
 			desc: "Write a file of any content, given as base64, in a sandbox (file_write is for text)."},
-		{name: "file_download", extra: true, readOnly: true, add: handler((*Server).downloadFile), input: downloadSchema,
+		{name: "file_download", extra: true, readOnly: true, add: handler((*Server).downloadFile),
 			desc: "Read a file of any content from a sandbox, as base64 (file_read is for text). For a large " +
 				"file, read it in parts with range_header."},
 		shellTool(),
@@ -27,19 +28,11 @@ func extraTools() []toolSpec {
 	}
 }
 
-func logsSchema() *jsonschema.Schema {
-	return args(sandboxIDParam(),
-		required("execution_id", str(), "The id command_run returned for the background command."),
-		optional("cursor", orNull(str()), nil, "The cursor of the previous answer: read on from there. None reads from the start."),
-		maxOutputParam(),
-		connectIfMissingParam())
-}
-
 type logsArgs struct {
 	target
-	ExecutionID string  `json:"execution_id"`
-	Cursor      *string `json:"cursor"`
-	MaxOutput   *int    `json:"max_output"`
+	ExecutionID string  `json:"execution_id" jsonschema:"The id command_run returned for the background command."`
+	Cursor      *string `json:"cursor,omitempty" jsonschema:"The cursor of the previous answer: read on from there. None reads from the start."`
+	perCallBudget
 }
 
 type commandLogs struct {
@@ -120,20 +113,12 @@ func (s *Server) commandLogs(ctx context.Context, _ *mcp.CallToolRequest, a logs
 	return res, nil
 }
 
-func uploadSchema() *jsonschema.Schema {
-	return args(sandboxIDParam(),
-		required("path", str(), "File to write."),
-		required("content_base64", str(), "The whole content of the file, base64-encoded."),
-		optional("mode", integer(), 644, "Permissions as octal digits written as a number, e.g. 755."),
-		optional("owner", orNull(str()), nil, "Owner user name."),
-		optional("group", orNull(str()), nil, "Group name."),
-		connectIfMissingParam())
-}
-
 type uploadArgs struct {
 	target
-	written
-	ContentBase64 string `json:"content_base64"`
+	Path          string `json:"path" jsonschema:"File to write."`
+	ContentBase64 string `json:"content_base64" jsonschema:"The whole content of the file, base64-encoded."`
+	Mode          int    `json:"mode,omitempty" default:"644" jsonschema:"Permissions as octal digits written as a number, e.g. 755."`
+	owners
 }
 
 type uploaded struct {
@@ -152,25 +137,18 @@ func (s *Server) uploadFile(ctx context.Context, _ *mcp.CallToolRequest, a uploa
 	if len(data) > s.opts.MaxUpload {
 		return nil, usage("the content is larger than the %d-byte limit of this server (--max-upload)", s.opts.MaxUpload)
 	}
-	if err := s.upload(ctx, a.target, a.written, data); err != nil {
+	meta := client.FileMetadata{Path: a.Path, Mode: a.Mode, Owner: a.Owner, Group: a.Group}
+	if err := s.upload(ctx, a.target, meta, data); err != nil {
 		return nil, err
 	}
 	return &uploaded{Status: "written", Size: len(data)}, nil
 }
 
-func downloadSchema() *jsonschema.Schema {
-	return args(sandboxIDParam(),
-		required("path", str(), "File to read."),
-		optional("range_header", orNull(str()), nil, `Part of the file to read, as an HTTP Range value, e.g. "bytes=0-1023".`),
-		maxOutputParam(),
-		connectIfMissingParam())
-}
-
 type downloadArgs struct {
 	target
-	Path        string  `json:"path"`
-	RangeHeader *string `json:"range_header"`
-	MaxOutput   *int    `json:"max_output"`
+	Path        string  `json:"path" jsonschema:"File to read."`
+	RangeHeader *string `json:"range_header,omitempty" jsonschema:"Part of the file to read, as an HTTP Range value, e.g. \"bytes=0-1023\"."`
+	perCallBudget
 }
 
 type fileBytes struct {

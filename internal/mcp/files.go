@@ -3,58 +3,44 @@ package mcp
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/osb-dev/osb/internal/client"
 )
 
 func fileTools() []toolSpec {
-	pathsOnly := func(what string) func() *jsonschema.Schema {
-		return func() *jsonschema.Schema {
-			return args(sandboxIDParam(), required("paths", list(str()), what), connectIfMissingParam())
-		}
-	}
 	return []toolSpec{
-		{name: "file_read", readOnly: true, add: handler((*Server).readFile), input: readSchema,
+		{name: "file_read", readOnly: true, add: handler((*Server).readFile),
 			desc: "Read a text file from a sandbox. For a large file, read it in parts with range_header."},
-		{name: "file_write", destructive: true, add: handler((*Server).writeFile), input: writeSchema,
+		{name: "file_write", destructive: true, add: handler((*Server).writeFile),
 			desc: "Write a text file in a sandbox, replacing it if it exists; missing parent directories are created."},
-		{name: "file_delete", destructive: true, add: handler((*Server).deleteFiles), input: pathsOnly("Files to delete."),
+		{name: "file_delete", destructive: true, add: handler((*Server).deleteFiles),
 			desc: "Delete files in a sandbox (not directories: use file_delete_directories)."},
-		{name: "file_search", readOnly: true, add: handler((*Server).searchFiles), input: searchSchema,
+		{name: "file_search", readOnly: true, add: handler((*Server).searchFiles),
 			desc: "Find the files below a directory whose name matches a glob pattern such as \"*.py\"."},
-		{name: "file_create_directories", add: handler((*Server).createDirectories), input: mkdirSchema,
+		{name: "file_create_directories", add: handler((*Server).createDirectories),
 			desc: "Create directories, with their parents, in a sandbox."},
 		{name: "file_delete_directories", destructive: true, add: handler((*Server).deleteDirectories),
-			input: pathsOnly("Directories to delete, with everything in them."),
-			desc:  "Delete directories and everything in them."},
-		{name: "file_move", destructive: true, add: handler((*Server).moveFiles), input: moveSchema,
+			desc: "Delete directories and everything in them."},
+		{name: "file_move", destructive: true, add: handler((*Server).moveFiles),
 			desc: "Move or rename files and directories in a sandbox."},
-		{name: "file_replace_contents", destructive: true, add: handler((*Server).replaceContents), input: replaceSchema,
+		{name: "file_replace_contents", destructive: true, add: handler((*Server).replaceContents),
 			desc: "Replace every occurrence of a text in files, and tell how many replacements each file got."},
 	}
 }
 
-func readSchema() *jsonschema.Schema {
-	return args(sandboxIDParam(),
-		required("path", str(), "File to read."),
-		optional("encoding", str(), "utf-8", "Text encoding of the file: utf-8, latin-1 or ascii."),
-		optional("range_header", orNull(str()), nil, `Part of the file to read, as an HTTP Range value, e.g. "bytes=0-1023".`),
-		connectIfMissingParam())
-}
-
 type readArgs struct {
 	target
-	Path        string  `json:"path"`
-	Encoding    string  `json:"encoding"`
-	RangeHeader *string `json:"range_header"`
+	Path        string  `json:"path" jsonschema:"File to read."`
+	Encoding    string  `json:"encoding,omitempty" default:"utf-8" jsonschema:"Text encoding of the file: utf-8, latin-1 or ascii."`
+	RangeHeader *string `json:"range_header,omitempty" jsonschema:"Part of the file to read, as an HTTP Range value, e.g. \"bytes=0-1023\"."`
 }
 
 type fileText struct {
@@ -227,30 +213,19 @@ func singleByte(name string, limit rune) codec {
 	return codec{name: name, decode: decode, encode: encode}
 }
 
-func writeSchema() *jsonschema.Schema {
-	return args(sandboxIDParam(),
-		required("path", str(), "File to write."),
-		required("content", str(), "The whole text of the file."),
-		optional("encoding", str(), "utf-8", "Text encoding to write: utf-8, latin-1 or ascii."),
-		optional("mode", integer(), 755, "Permissions as octal digits written as a number, e.g. 644."),
-		optional("owner", orNull(str()), nil, "Owner user name."),
-		optional("group", orNull(str()), nil, "Group name."),
-		connectIfMissingParam())
-}
-
 type writeArgs struct {
 	target
-	written
-	Content  string `json:"content"`
-	Encoding string `json:"encoding"`
+	Path     string `json:"path" jsonschema:"File to write."`
+	Content  string `json:"content" jsonschema:"The whole text of the file."`
+	Encoding string `json:"encoding,omitempty" default:"utf-8" jsonschema:"Text encoding to write: utf-8, latin-1 or ascii."`
+	Mode     int    `json:"mode,omitempty" default:"755" jsonschema:"Permissions as octal digits written as a number, e.g. 644."`
+	owners
 }
 
-// written is where a file_write or file_upload goes and what it becomes.
-type written struct {
-	Path  string  `json:"path"`
-	Mode  int     `json:"mode"`
-	Owner *string `json:"owner"`
-	Group *string `json:"group"`
+// owners is who a written file or a created directory belongs to.
+type owners struct {
+	Owner *string `json:"owner,omitempty" jsonschema:"Owner user name."`
+	Group *string `json:"group,omitempty" jsonschema:"Group name."`
 }
 
 func (s *Server) writeFile(ctx context.Context, _ *mcp.CallToolRequest, a writeArgs) (*status, error) {
@@ -262,25 +237,25 @@ func (s *Server) writeFile(ctx context.Context, _ *mcp.CallToolRequest, a writeA
 	if err != nil {
 		return nil, usage("content cannot be written as %s: %v", codec.name, err)
 	}
-	if err := s.upload(ctx, a.target, a.written, data); err != nil {
+	meta := client.FileMetadata{Path: a.Path, Mode: a.Mode, Owner: a.Owner, Group: a.Group}
+	if err := s.upload(ctx, a.target, meta, data); err != nil {
 		return nil, err
 	}
 	return &status{Status: "written"}, nil
 }
 
-// upload writes data to the file f names.
-func (s *Server) upload(ctx context.Context, t target, f written, data []byte) error {
-	if f.Path == "" {
+// upload writes data to the file meta names.
+func (s *Server) upload(ctx context.Context, t target, meta client.FileMetadata, data []byte) error {
+	if meta.Path == "" {
 		return usage("path must not be empty")
 	}
-	if err := checkMode(f.Mode); err != nil {
+	if err := checkMode(meta.Mode); err != nil {
 		return err
 	}
 	dp, err := s.execd(ctx, t)
 	if err != nil {
 		return err
 	}
-	meta := client.FileMetadata{Path: f.Path, Mode: f.Mode, Owner: f.Owner, Group: f.Group}
 	return dp.Upload(ctx, meta, bytes.NewReader(data), int64(len(data)))
 }
 
@@ -294,7 +269,13 @@ func checkMode(mode int) error {
 
 type pathsArgs struct {
 	target
-	Paths []string `json:"paths"`
+	Paths []string `json:"paths" jsonschema:"Files to delete."`
+}
+
+// dirsArgs are file_delete_directories' pathsArgs.
+type dirsArgs struct {
+	target
+	Paths []string `json:"paths" jsonschema:"Directories to delete, with everything in them."`
 }
 
 func (a pathsArgs) check() error {
@@ -316,24 +297,18 @@ func (s *Server) deleteFiles(ctx context.Context, _ *mcp.CallToolRequest, a path
 	return s.act(ctx, a.target, "deleted", func(dp *client.DataPlane) error { return dp.DeleteFiles(ctx, a.Paths) })
 }
 
-func (s *Server) deleteDirectories(ctx context.Context, _ *mcp.CallToolRequest, a pathsArgs) (*status, error) {
+func (s *Server) deleteDirectories(ctx context.Context, _ *mcp.CallToolRequest, d dirsArgs) (*status, error) {
+	a := pathsArgs(d)
 	if err := a.check(); err != nil {
 		return nil, err
 	}
 	return s.act(ctx, a.target, "deleted", func(dp *client.DataPlane) error { return dp.DeleteDirectories(ctx, a.Paths) })
 }
 
-func searchSchema() *jsonschema.Schema {
-	return args(sandboxIDParam(),
-		required("path", str(), "Directory to search below."),
-		required("pattern", str(), `Glob pattern for file names, e.g. "*.py".`),
-		connectIfMissingParam())
-}
-
 type searchArgs struct {
 	target
-	Path    string `json:"path"`
-	Pattern string `json:"pattern"`
+	Path    string `json:"path" jsonschema:"Directory to search below."`
+	Pattern string `json:"pattern" jsonschema:"Glob pattern for file names, e.g. \"*.py\"."`
 }
 
 // entryInfo is the official SDK's EntryInfo.
@@ -384,24 +359,25 @@ func (s *Server) searchFiles(ctx context.Context, _ *mcp.CallToolRequest, a sear
 	return res, nil
 }
 
-func mkdirSchema() *jsonschema.Schema {
-	entry := object(
-		required("path", str(), "Directory to create."),
-		optional("mode", integer(), 755, "Permissions as octal digits written as a number."),
-		optional("owner", orNull(str()), nil, "Owner user name."),
-		optional("group", orNull(str()), nil, "Group name."),
-	)
-	return args(sandboxIDParam(), required("entries", list(entry), "Directories to create."), connectIfMissingParam())
-}
-
 type mkdirArgs struct {
 	target
-	Entries []struct {
-		Path  string  `json:"path"`
-		Mode  *int    `json:"mode"`
-		Owner *string `json:"owner"`
-		Group *string `json:"group"`
-	} `json:"entries"`
+	Entries []mkdirEntry `json:"entries" jsonschema:"Directories to create."`
+}
+
+type mkdirEntry struct {
+	Path string `json:"path" jsonschema:"Directory to create."`
+	Mode int    `json:"mode,omitempty" default:"755" jsonschema:"Permissions as octal digits written as a number."`
+	owners
+}
+
+// UnmarshalJSON fills in the default mode, which the SDK gives only to
+// the arguments themselves, not to the entries of a list.
+func (e *mkdirEntry) UnmarshalJSON(b []byte) error {
+	type plain mkdirEntry
+	p := plain{Mode: 755}
+	err := json.Unmarshal(b, &p)
+	*e = mkdirEntry(p)
+	return err
 }
 
 func (s *Server) createDirectories(ctx context.Context, _ *mcp.CallToolRequest, a mkdirArgs) (*status, error) {
@@ -410,35 +386,23 @@ func (s *Server) createDirectories(ctx context.Context, _ *mcp.CallToolRequest, 
 	}
 	dirs := map[string]client.Permission{}
 	for _, e := range a.Entries {
-		mode := 755 // the default of nested entries, which the SDK does not fill in
-		if e.Mode != nil {
-			mode = *e.Mode
-		}
 		if e.Path == "" {
 			return nil, usage("every entry needs a path")
 		}
-		if err := checkMode(mode); err != nil {
+		if err := checkMode(e.Mode); err != nil {
 			return nil, err
 		}
-		dirs[e.Path] = client.Permission{Mode: mode, Owner: e.Owner, Group: e.Group}
+		dirs[e.Path] = client.Permission{Mode: e.Mode, Owner: e.Owner, Group: e.Group}
 	}
 	return s.act(ctx, a.target, "created", func(dp *client.DataPlane) error { return dp.CreateDirectories(ctx, dirs) })
-}
-
-func moveSchema() *jsonschema.Schema {
-	entry := object(
-		required("source", str(), "Path to move."),
-		required("destination", str(), "Where it goes; it must not exist yet."),
-	)
-	return args(sandboxIDParam(), required("entries", list(entry), "Moves to make, in order."), connectIfMissingParam())
 }
 
 type moveArgs struct {
 	target
 	Entries []struct {
-		Source      string `json:"source"`
-		Destination string `json:"destination"`
-	} `json:"entries"`
+		Source      string `json:"source" jsonschema:"Path to move."`
+		Destination string `json:"destination" jsonschema:"Where it goes; it must not exist yet."`
+	} `json:"entries" jsonschema:"Moves to make, in order."`
 }
 
 func (s *Server) moveFiles(ctx context.Context, _ *mcp.CallToolRequest, a moveArgs) (*status, error) {
@@ -455,22 +419,13 @@ func (s *Server) moveFiles(ctx context.Context, _ *mcp.CallToolRequest, a moveAr
 	return s.act(ctx, a.target, "moved", func(dp *client.DataPlane) error { return dp.MoveFiles(ctx, moves) })
 }
 
-func replaceSchema() *jsonschema.Schema {
-	entry := object(
-		required("path", str(), "File to change."),
-		required("old_content", str(), "Exact text to find; every occurrence is replaced."),
-		required("new_content", str(), "Text to put in its place."),
-	)
-	return args(sandboxIDParam(), required("entries", list(entry), "Replacements, one per file."), connectIfMissingParam())
-}
-
 type replaceArgs struct {
 	target
 	Entries []struct {
-		Path       string `json:"path"`
-		OldContent string `json:"old_content"`
-		NewContent string `json:"new_content"`
-	} `json:"entries"`
+		Path       string `json:"path" jsonschema:"File to change."`
+		OldContent string `json:"old_content" jsonschema:"Exact text to find; every occurrence is replaced."`
+		NewContent string `json:"new_content" jsonschema:"Text to put in its place."`
+	} `json:"entries" jsonschema:"Replacements, one per file."`
 }
 
 type replaceCount struct {

@@ -45,11 +45,10 @@ func (s *Server) callBudget(perCall *int) (budget, error) {
 	return budget{bytes: *perCall, perCall: true}, nil
 }
 
-// maxOutputParam is the per-call budget of osb's own tools (the official
+// perCallBudget is the per-call budget of osb's own tools (the official
 // tools' arguments are the official server's, so theirs is the server's).
-func maxOutputParam() param {
-	return optional("max_output", orNull(integer()), nil,
-		"Most bytes of output this call returns, counted as JSON text; none: the server's --max-output.")
+type perCallBudget struct {
+	MaxOutput *int `json:"max_output,omitempty" jsonschema:"Most bytes of output this call returns, counted as JSON text; none: the server's --max-output."`
 }
 
 // truncation notes, in a result, that content was left out to keep the

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/osb-dev/osb/internal/client"
@@ -27,69 +26,61 @@ type status struct {
 
 func sandboxTools() []toolSpec {
 	return []toolSpec{
-		{name: "sandbox_create", add: handler((*Server).createSandbox), input: createSchema,
+		{name: "sandbox_create", add: handler((*Server).createSandbox),
 			desc: "Create a sandbox from a container image, wait until it is ready (unless skip_health_check), " +
 				"and register it with this server so the other tools can use it. Returns its sandbox_id and info."},
-		{name: "sandbox_connect", add: handler((*Server).connectSandbox), input: connectSchema,
+		{name: "sandbox_connect", add: handler((*Server).connectSandbox),
 			desc: "Register an existing sandbox with this server, after checking it is ready (unless " +
 				"skip_health_check), so the other tools can use it. Returns its sandbox_id and info."},
 		{name: "sandbox_kill", destructive: true, add: handler((*Server).killSandbox),
-			input: func() *jsonschema.Schema { return args(sandboxIDParam()) },
-			desc:  "Terminate a sandbox and forget it. Everything inside it is lost."},
+			desc: "Terminate a sandbox and forget it. Everything inside it is lost."},
 		{name: "sandbox_get_info", readOnly: true, add: handler((*Server).sandboxInfo),
-			input: func() *jsonschema.Schema { return args(sandboxIDParam()) },
-			desc:  "Get a sandbox's state, image, metadata, creation and expiry times."},
-		{name: "sandbox_list", readOnly: true, add: handler((*Server).listSandboxes), input: listSchema,
+			desc: "Get a sandbox's state, image, metadata, creation and expiry times."},
+		{name: "sandbox_list", readOnly: true, add: handler((*Server).listSandboxes),
 			desc: "List sandboxes, one page at a time, optionally filtered by state and metadata."},
-		{name: "sandbox_renew", add: handler((*Server).renewSandbox), input: renewSchema,
+		{name: "sandbox_renew", add: handler((*Server).renewSandbox),
 			desc: "Push a sandbox's expiry out: it will now expire timeout_seconds from now."},
-		{name: "sandbox_get_metrics", readOnly: true, add: handler((*Server).sandboxMetrics), input: gatedSchema,
+		{name: "sandbox_get_metrics", readOnly: true, add: handler((*Server).sandboxMetrics),
 			desc: "Get a sandbox's current CPU and memory use."},
-		{name: "sandbox_healthcheck", readOnly: true, add: handler((*Server).healthcheck), input: gatedSchema,
+		{name: "sandbox_healthcheck", readOnly: true, add: handler((*Server).healthcheck),
 			desc: "Tell whether a sandbox answers (healthy true or false)."},
 	}
 }
 
-func createSchema() *jsonschema.Schema {
-	rule := object(
-		required("action", enum("allow", "deny"), "allow or deny the hosts that match target."),
-		required("target", str(), `A host name or a wildcard such as "*.example.com".`),
-	)
-	policy := object(
-		optional("defaultAction", orNull(enum("allow", "deny")), "deny", "What happens to a host that no rule matches."),
-		optional("egress", orNull(list(rule)), nil, "Rules, first match wins."),
-	)
-	return args(
-		required("image", str(), `Container image, e.g. "python:3.11".`),
-		optional("auth_username", orNull(str()), nil, "User name for a private registry (with auth_password)."),
-		optional("auth_password", orNull(str()), nil, "Password or token for a private registry (with auth_username)."),
-		optional("timeout_seconds", number(), 600, "How long the sandbox lives before it is removed, in seconds."),
-		optional("ready_timeout_seconds", number(), 30, "How long to wait for the sandbox to become ready, in seconds."),
-		optional("health_check_polling_interval_ms", integer(), 200, "How often readiness is checked, in milliseconds."),
-		optional("skip_health_check", boolean(), false, "Return as soon as the sandbox is created, without waiting for it to be ready."),
-		optional("env", orNull(stringMap()), nil, "Environment variables of the sandbox."),
-		optional("metadata", orNull(stringMap()), nil, "Labels to find the sandbox by later (sandbox_list filter)."),
-		optional("resource", orNull(stringMap()), nil, `Resource limits, e.g. {"cpu": "1", "memory": "2Gi"} (the default).`),
-		optional("network_policy", orNull(policy), nil, "Outbound network rules; none means no restriction."),
-		optional("extensions", orNull(stringMap()), nil, "Server-specific settings, passed through unchanged."),
-		optional("entrypoint", orNull(list(str())), nil, `The sandbox's main process (default ["tail", "-f", "/dev/null"]).`),
-	)
+type createArgs struct {
+	Image               string            `json:"image" jsonschema:"Container image, e.g. \"python:3.11\"."`
+	AuthUsername        *string           `json:"auth_username,omitempty" jsonschema:"User name for a private registry (with auth_password)."`
+	AuthPassword        *string           `json:"auth_password,omitempty" jsonschema:"Password or token for a private registry (with auth_username)."`
+	TimeoutSeconds      float64           `json:"timeout_seconds,omitempty" default:"600" jsonschema:"How long the sandbox lives before it is removed, in seconds."`
+	ReadyTimeoutSeconds float64           `json:"ready_timeout_seconds,omitempty" default:"30" jsonschema:"How long to wait for the sandbox to become ready, in seconds."`
+	PollMillis          int               `json:"health_check_polling_interval_ms,omitempty" default:"200" jsonschema:"How often readiness is checked, in milliseconds."`
+	SkipHealthCheck     bool              `json:"skip_health_check,omitempty" jsonschema:"Return as soon as the sandbox is created, without waiting for it to be ready."`
+	Env                 map[string]string `json:"env,omitempty" jsonschema:"Environment variables of the sandbox."`
+	Metadata            map[string]string `json:"metadata,omitempty" jsonschema:"Labels to find the sandbox by later (sandbox_list filter)."`
+	Resource            map[string]string `json:"resource,omitempty" jsonschema:"Resource limits, e.g. {\"cpu\": \"1\", \"memory\": \"2Gi\"} (the default)."`
+	NetworkPolicy       *networkPolicy    `json:"network_policy,omitempty" jsonschema:"Outbound network rules; none means no restriction."`
+	Extensions          map[string]string `json:"extensions,omitempty" jsonschema:"Server-specific settings, passed through unchanged."`
+	Entrypoint          []string          `json:"entrypoint,omitempty" jsonschema:"The sandbox's main process (default [\"tail\", \"-f\", \"/dev/null\"])."`
 }
 
-type createArgs struct {
-	Image               string                `json:"image"`
-	AuthUsername        *string               `json:"auth_username"`
-	AuthPassword        *string               `json:"auth_password"`
-	TimeoutSeconds      float64               `json:"timeout_seconds"`
-	ReadyTimeoutSeconds float64               `json:"ready_timeout_seconds"`
-	PollMillis          int                   `json:"health_check_polling_interval_ms"`
-	SkipHealthCheck     bool                  `json:"skip_health_check"`
-	Env                 map[string]string     `json:"env"`
-	Metadata            map[string]string     `json:"metadata"`
-	Resource            map[string]string     `json:"resource"`
-	NetworkPolicy       *client.NetworkPolicy `json:"network_policy"`
-	Extensions          map[string]string     `json:"extensions"`
-	Entrypoint          []string              `json:"entrypoint"`
+// networkPolicy is client.NetworkPolicy as sandbox_create takes it.
+type networkPolicy struct {
+	DefaultAction *string `json:"defaultAction,omitempty" enum:"allow,deny" default:"deny" jsonschema:"What happens to a host that no rule matches."`
+	Egress        []struct {
+		Action string `json:"action" enum:"allow,deny" jsonschema:"allow or deny the hosts that match target."`
+		Target string `json:"target" jsonschema:"A host name or a wildcard such as \"*.example.com\"."`
+	} `json:"egress,omitempty" jsonschema:"Rules, first match wins."`
+}
+
+func (p *networkPolicy) policy() *client.NetworkPolicy {
+	if p == nil {
+		return nil
+	}
+	out := &client.NetworkPolicy{DefaultAction: p.DefaultAction, Egress: []client.NetworkRule{}}
+	for _, r := range p.Egress {
+		out.Egress = append(out.Egress, client.NetworkRule(r))
+	}
+	return out
 }
 
 func newReadiness(timeoutSeconds float64, pollMillis int, skip bool) (ops.Readiness, error) {
@@ -120,7 +111,7 @@ func (a createArgs) body() (*client.CreateSandboxRequest, error) {
 		Metadata:       a.Metadata,
 		Extensions:     a.Extensions,
 		Entrypoint:     a.Entrypoint,
-		NetworkPolicy:  a.NetworkPolicy,
+		NetworkPolicy:  a.NetworkPolicy.policy(),
 	}
 	if hasUser {
 		b.Image.Auth = &client.ImageAuth{Username: *a.AuthUsername, Password: *a.AuthPassword}
@@ -131,9 +122,6 @@ func (a createArgs) body() (*client.CreateSandboxRequest, error) {
 	}
 	if len(b.Entrypoint) == 0 {
 		b.Entrypoint = []string{"tail", "-f", "/dev/null"}
-	}
-	if p := b.NetworkPolicy; p != nil && p.Egress == nil {
-		p.Egress = []client.NetworkRule{}
 	}
 	return b, nil
 }
@@ -167,20 +155,11 @@ func (s *Server) describe(ctx context.Context, id string) (*registered, error) {
 	return &registered{SandboxID: sb.ID, Info: ops.NewSandboxView(sb)}, nil
 }
 
-func connectSchema() *jsonschema.Schema {
-	return args(
-		required("sandbox_id", str(), "Id of an existing sandbox (a unique prefix is enough)."),
-		optional("connect_timeout_seconds", number(), 30, "How long to wait for the sandbox to be ready, in seconds."),
-		optional("health_check_polling_interval_ms", integer(), 200, "How often readiness is checked, in milliseconds."),
-		optional("skip_health_check", boolean(), false, "Register the sandbox without waiting for it to be ready."),
-	)
-}
-
 type connectArgs struct {
-	SandboxID             string  `json:"sandbox_id"`
-	ConnectTimeoutSeconds float64 `json:"connect_timeout_seconds"`
-	PollMillis            int     `json:"health_check_polling_interval_ms"`
-	SkipHealthCheck       bool    `json:"skip_health_check"`
+	SandboxID             string  `json:"sandbox_id" jsonschema:"Id of an existing sandbox (a unique prefix is enough)."`
+	ConnectTimeoutSeconds float64 `json:"connect_timeout_seconds,omitempty" default:"30" jsonschema:"How long to wait for the sandbox to be ready, in seconds."`
+	PollMillis            int     `json:"health_check_polling_interval_ms,omitempty" default:"200" jsonschema:"How often readiness is checked, in milliseconds."`
+	SkipHealthCheck       bool    `json:"skip_health_check,omitempty" jsonschema:"Register the sandbox without waiting for it to be ready."`
 }
 
 func (s *Server) connectSandbox(ctx context.Context, _ *mcp.CallToolRequest, a connectArgs) (*registered, error) {
@@ -226,8 +205,8 @@ var defaultReadiness = ops.Readiness{Timeout: 30 * time.Second, Poll: ops.ReadyP
 // target is the sandbox a gated tool acts on: the arguments every such
 // tool takes.
 type target struct {
-	SandboxID        string `json:"sandbox_id"`
-	ConnectIfMissing bool   `json:"connect_if_missing"`
+	sandboxArgs
+	ConnectIfMissing bool `json:"connect_if_missing,omitempty" jsonschema:"When the sandbox is not registered with this server yet, connect to it (and register it) instead of failing."`
 }
 
 // admit returns the full id of a sandbox a gated tool may act on: one this
@@ -278,10 +257,6 @@ func (e *notRegisteredError) Error() string {
 		"(or pass connect_if_missing: true to connect on the way)", e.id)
 }
 
-type sandboxArgs struct {
-	SandboxID string `json:"sandbox_id"`
-}
-
 // The official server lets sandbox_kill, sandbox_get_info and sandbox_renew
 // act on any sandbox, registered or not; so does osb.
 
@@ -305,23 +280,13 @@ func (s *Server) sandboxInfo(ctx context.Context, _ *mcp.CallToolRequest, a sand
 	return &info, nil
 }
 
-func listSchema() *jsonschema.Schema {
-	filter := object(
-		optional("states", orNull(list(str())), nil, `Only sandboxes in these states (e.g. "Running", "Paused").`),
-		optional("metadata", orNull(stringMap()), nil, "Only sandboxes with all these metadata labels."),
-		optional("page", orNull(integer()), nil, "Page number, from 1."),
-		optional("page_size", orNull(integer()), nil, "Sandboxes per page."),
-	)
-	return args(optional("filter", orNull(filter), nil, "Which sandboxes to list; none lists the first page of all."))
-}
-
 type listArgs struct {
 	Filter *struct {
-		States   []string          `json:"states"`
-		Metadata map[string]string `json:"metadata"`
-		Page     *int              `json:"page"`
-		PageSize *int              `json:"page_size"`
-	} `json:"filter"`
+		States   []string          `json:"states,omitempty" jsonschema:"Only sandboxes in these states (e.g. \"Running\", \"Paused\")."`
+		Metadata map[string]string `json:"metadata,omitempty" jsonschema:"Only sandboxes with all these metadata labels."`
+		Page     *int              `json:"page,omitempty" jsonschema:"Page number, from 1."`
+		PageSize *int              `json:"page_size,omitempty" jsonschema:"Sandboxes per page."`
+	} `json:"filter,omitempty" jsonschema:"Which sandboxes to list; none lists the first page of all."`
 }
 
 type sandboxPage struct {
@@ -351,14 +316,9 @@ func (s *Server) listSandboxes(ctx context.Context, _ *mcp.CallToolRequest, a li
 	return &sandboxPage{SandboxInfos: list.Items, Pagination: list.Pagination}, nil
 }
 
-func renewSchema() *jsonschema.Schema {
-	return args(sandboxIDParam(),
-		required("timeout_seconds", number(), "The sandbox will expire this many seconds from now."))
-}
-
 type renewArgs struct {
-	SandboxID      string  `json:"sandbox_id"`
-	TimeoutSeconds float64 `json:"timeout_seconds"`
+	sandboxArgs
+	TimeoutSeconds float64 `json:"timeout_seconds" jsonschema:"The sandbox will expire this many seconds from now."`
 }
 
 // renewed is the official SDK's SandboxRenewResponse.
@@ -386,9 +346,6 @@ func (s *Server) renewSandbox(ctx context.Context, _ *mcp.CallToolRequest, a ren
 	}
 	return &out, nil
 }
-
-// gatedSchema is the input of tools that take only a registered sandbox.
-func gatedSchema() *jsonschema.Schema { return args(sandboxIDParam(), connectIfMissingParam()) }
 
 func (s *Server) sandboxMetrics(ctx context.Context, _ *mcp.CallToolRequest, a target) (*ops.MetricsView, error) {
 	dp, err := s.execd(ctx, a)

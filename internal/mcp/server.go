@@ -70,8 +70,8 @@ func New(opts Options) (*Server, error) {
 	for _, t := range catalog() {
 		if slices.Contains(names, t.name) {
 			tool := t.tool()
-			inputs[t.name] = tool.InputSchema.(*jsonschema.Schema)
 			t.add(s, tool)
+			inputs[t.name] = tool.InputSchema.(*jsonschema.Schema)
 		}
 	}
 	s.srv.AddReceivingMiddleware(describeErrors, listInCatalogueOrder, refuseNulls(inputs))
@@ -119,7 +119,7 @@ func listInCatalogueOrder(next mcp.MethodHandler) mcp.MethodHandler {
 // and its JSON text; an error becomes a tool error (see describeErrors).
 func handler[In, Out any](m func(*Server, context.Context, *mcp.CallToolRequest, In) (Out, error)) func(*Server, *mcp.Tool) {
 	return func(s *Server, t *mcp.Tool) {
-		t.OutputSchema = outputSchema[Out]()
+		t.InputSchema, t.OutputSchema = inputSchema[In](), outputSchema[Out]()
 		mcp.AddTool(s.srv, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
 			out, err := m(s, ctx, req, in)
 			if err != nil {

@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/osb-dev/osb/internal/client"
@@ -17,7 +16,7 @@ import (
 )
 
 func shellTool() toolSpec {
-	return toolSpec{name: "shell_exec", extra: true, destructive: true, add: handler((*Server).shellExec), input: shellSchema,
+	return toolSpec{name: "shell_exec", extra: true, destructive: true, add: handler((*Server).shellExec),
 		desc: "Type into an interactive shell (bash on a pseudo-terminal) in a sandbox, and read what it prints. " +
 			"Leave session_id out to start a shell; pass the returned session_id to keep typing into the same one " +
 			"(its directory, variables and running programs persist). The call returns once the output contains " +
@@ -26,27 +25,15 @@ func shellTool() toolSpec {
 			"returns its exit_code."}
 }
 
-func shellSchema() *jsonschema.Schema {
-	return args(sandboxIDParam(),
-		optional("session_id", orNull(str()), nil, "A shell this tool started; none starts a new one."),
-		optional("input", str(), "", `What to type, e.g. "ls -la\n" (end a command with a newline).`),
-		optional("until", orNull(str()), nil, "Return as soon as the new output contains this text."),
-		optional("idle_ms", integer(), 500, "Without until: return once the shell has printed nothing for this long."),
-		optional("timeout_seconds", number(), 30, "Return after this long whatever happened."),
-		optional("working_directory", orNull(str()), nil, "Directory a new shell starts in."),
-		optional("end", boolean(), false, "Close the shell after this call."),
-		connectIfMissingParam())
-}
-
 type shellArgs struct {
 	target
-	SessionID        *string `json:"session_id"`
-	Input            string  `json:"input"`
-	Until            *string `json:"until"`
-	IdleMillis       int     `json:"idle_ms"`
-	TimeoutSeconds   float64 `json:"timeout_seconds"`
-	WorkingDirectory *string `json:"working_directory"`
-	End              bool    `json:"end"`
+	SessionID        *string `json:"session_id,omitempty" jsonschema:"A shell this tool started; none starts a new one."`
+	Input            string  `json:"input,omitempty" jsonschema:"What to type, e.g. \"ls -la\\n\" (end a command with a newline)."`
+	Until            *string `json:"until,omitempty" jsonschema:"Return as soon as the new output contains this text."`
+	IdleMillis       int     `json:"idle_ms,omitempty" default:"500" jsonschema:"Without until: return once the shell has printed nothing for this long."`
+	TimeoutSeconds   float64 `json:"timeout_seconds,omitempty" default:"30" jsonschema:"Return after this long whatever happened."`
+	WorkingDirectory *string `json:"working_directory,omitempty" jsonschema:"Directory a new shell starts in."`
+	End              bool    `json:"end,omitempty" jsonschema:"Close the shell after this call."`
 }
 
 type shellResult struct {

@@ -4,7 +4,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -15,7 +14,6 @@ type toolSpec struct {
 	desc        string
 	readOnly    bool
 	destructive bool
-	input       func() *jsonschema.Schema
 	add         func(*Server, *mcp.Tool)
 }
 
@@ -24,7 +22,7 @@ func (t toolSpec) tool() *mcp.Tool {
 	if !t.readOnly {
 		ann.DestructiveHint = &t.destructive
 	}
-	return &mcp.Tool{Name: t.name, Description: t.desc, InputSchema: t.input(), Annotations: ann}
+	return &mcp.Tool{Name: t.name, Description: t.desc, Annotations: ann}
 }
 
 // catalog is every tool: the official set in the official server's order,
