@@ -188,10 +188,31 @@ func (r *EventReader) Scan() bool {
 			continue // a long output line: its text follows piece by piece
 		}
 		if r.feed(line) {
+			r.skipBlank()
 			return true
 		}
 	}
 	return false
+}
+
+// skipBlank consumes the blank line that follows an event, when it has
+// already arrived, so that it costs no second readLine: execd ends every
+// frame with one. It does what feed would do with it (dispatch with no data
+// assembled only forgets the event name); with data assembled it is left.
+func (r *EventReader) skipBlank() {
+	if r.has {
+		return
+	}
+	buf, _ := r.br.Peek(r.br.Buffered())
+	switch {
+	case len(buf) > 0 && buf[0] == '\n':
+		r.br.Discard(1)
+	case len(buf) > 1 && buf[0] == '\r' && buf[1] == '\n':
+		r.br.Discard(2)
+	default:
+		return
+	}
+	r.name = ""
 }
 
 // Event is the event Scan found. It and its Data are valid until the next

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -68,4 +69,13 @@ func BenchmarkEventReaderEscapedLines(b *testing.B) {
 // One 32 MiB line: read in pieces, never held whole.
 func BenchmarkEventReaderHugeLine(b *testing.B) {
 	benchRead(b, execdStream([]string{string(bytes.Repeat([]byte("0123456789abcdef"), 2<<20))}))
+}
+
+// Short plain lines, the shape of `yes` output: the cost per frame.
+func BenchmarkEventReaderShortLines(b *testing.B) {
+	lines := make([]string, 200000)
+	for i := range lines {
+		lines[i] = strings.Repeat("0", 75)
+	}
+	benchRead(b, execdStream(lines))
 }

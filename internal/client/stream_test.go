@@ -347,3 +347,22 @@ func checkQuickOutput(t *testing.T, quick, general *EventReader, frame []byte) {
 		t.Fatalf("%q: shortcut %s %q %d, decoder %s %q %d", frame, q.Type, q.Data, q.Timestamp, g.Type, g.Data, g.Timestamp)
 	}
 }
+
+// A bare frame among SSE fields: the blank line after it still ends the
+// SSE event being assembled, and forgets an event: name, however the
+// bytes arrive.
+func TestEventReaderBlankAfterBareFrame(t *testing.T) {
+	stream := "event: status\n{\"type\":\"stdout\",\"text\":\"a\"}\n\ndata: {\"text\":\"t\"}\n\n" +
+		"data: {\"type\":\"ping\",\"text\":\"pong\"}\n{\"type\":\"stderr\",\"text\":\"b\"}\r\n\r\n\n" +
+		"{\"type\":\"execution_complete\"}\n\n"
+	want := `stdout "a"
+stderr "b"
+ping text="pong"
+execution_complete
+`
+	for how, r := range readers([]byte(stream)) {
+		if got := summary(readAll(t, r)); got != want {
+			t.Errorf("read %s:\n%s\nwant:\n%s", how, got, want)
+		}
+	}
+}
