@@ -32,11 +32,13 @@ func nobodyDir(t *testing.T) (home, bin string) {
 		t.Fatal(err)
 	}
 	bin = filepath.Join(dir, "osb")
-	b, err := os.ReadFile(buildOsb(t))
-	if err != nil {
-		t.Fatal(err)
+	// cp writes the copy, not this process: a file this process had open
+	// for writing would be inherited, for an instant, by every child a
+	// parallel test forks, and exec'ing it then fails (text file busy).
+	if out, err := exec.Command("cp", buildOsb(t), bin).CombinedOutput(); err != nil {
+		t.Fatalf("copying osb: %v\n%s", err, out)
 	}
-	if err := os.WriteFile(bin, b, 0o755); err != nil {
+	if err := os.Chmod(bin, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	home = filepath.Join(dir, "home")
