@@ -3,6 +3,7 @@
 package server_test
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -194,6 +195,45 @@ func TestDeadExecdIsRestarted(t *testing.T) {
 	events := string(c.expect(200, c.do("GET", "/sandboxes/"+id+"/diagnostics/events", nil)).body)
 	if n := strings.Count(events, " ExecdRestarted: execd died and the sandbox's init started a new one\n"); n != 2 {
 		t.Errorf("the sandbox's events tell %d restarts, want 2:\n%s", n, events)
+	}
+}
+
+// TestExecdDeathBreaksItsStreams: a command's event stream that execd's
+// death cuts off reaches the client as a broken stream, as a real execd's
+// does when it dies, never as one that ended: a client must not take the
+// output it got for all there was.
+func TestExecdDeathBreaksItsStreams(t *testing.T) {
+	t.Parallel()
+	c := isolatedClient(t)
+	id := c.create(nil)
+	e := c.endpoint(id, 44772, false)
+	req, _ := http.NewRequest("POST", "http://"+e.Endpoint+"/command", strings.NewReader(`{"command":"echo started; sleep 600"}`))
+	req.Header.Set(server.SecureAccessHeader, e.Headers[server.SecureAccessHeader])
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	br := bufio.NewReader(resp.Body)
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatalf("the stream ended before the command's output: %v", err)
+		}
+		if strings.Contains(line, `"text":"started`) {
+			break
+		}
+	}
+	sb, _ := c.srv.Sandbox(id)
+	if err := syscall.Kill(processNamed(t, sb, "osb-sandbox-agent"), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	rest, err := io.ReadAll(br)
+	if err == nil {
+		t.Errorf("the stream of a command whose execd died ended cleanly, after %q", rest)
+	}
+	if bytes.ContainsRune(rest, 0) {
+		t.Errorf("the agent's end mark reached the client: %q", rest)
 	}
 }
 

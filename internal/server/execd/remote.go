@@ -3,6 +3,7 @@ package execd
 import (
 	"context"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -62,6 +63,10 @@ func Remote(sock string, watch Watch, dropHeaders ...string) http.Handler {
 		},
 		FlushInterval: -1,
 		BufferPool:    proxyBuffers{},
+		// A stream cut off in the middle is an agent's death (the init
+		// reports it, the sandbox's events tell it) or a client gone: not
+		// a line for the server's stderr in httputil's words.
+		ErrorLog: log.New(io.Discard, "", 0),
 		ModifyResponse: func(resp *http.Response) error {
 			id := resp.Header.Get(AgentHeader)
 			resp.Header.Del(AgentHeader)
