@@ -107,10 +107,11 @@ func (x *execution) running() bool {
 
 // stop ends the command as execd does: SIGTERM to its process group,
 // SIGKILL if anything is left after a grace period. It returns once the
-// command has finished and its group is empty.
+// command has finished and every process it had is gone.
 func (x *execution) stop(isolated bool) {
+	seen := map[int]bool{}
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
-		if x.signalUntilGone(sig, isolated, interruptGrace) {
+		if x.signalUntilGone(sig, seen, isolated, interruptGrace) {
 			return
 		}
 	}
@@ -118,24 +119,24 @@ func (x *execution) stop(isolated bool) {
 	<-x.done
 }
 
-// signalUntilGone sends sig once to each process of the group, again to any
-// that appears later (an isolated command's nsenter may not have started
-// its child yet when the first round goes out), until the group is empty or
-// d has passed. In a sandbox with namespaces the group leader is nsenter,
-// which ends the way its child ends (same status, same signal); sparing it
-// lets the child's real fate show, e.g. the SIGKILL that ended a command
-// that ignored SIGTERM.
-func (x *execution) signalUntilGone(sig syscall.Signal, spareLeader bool, d time.Duration) bool {
+// signalUntilGone sends sig once to each process of the command, again to
+// any that appears later (an isolated command's nsenter may not have
+// started its child yet when the first round goes out), until none is left
+// or d has passed. In a sandbox with namespaces the group leader is
+// nsenter, which ends the way its child ends (same status, same signal);
+// sparing it lets the child's real fate show, e.g. the SIGKILL that ended a
+// command that ignored SIGTERM.
+func (x *execution) signalUntilGone(sig syscall.Signal, seen map[int]bool, spareLeader bool, d time.Duration) bool {
 	sent := map[int]bool{}
 	for deadline := time.Now().Add(d); ; time.Sleep(10 * time.Millisecond) {
-		members := commandProcs(x.pgid)
-		if !x.running() && len(members) == 0 {
+		procs := commandProcs(x.pgid, seen)
+		if !x.running() && len(procs) == 0 {
 			return true
 		}
-		for _, p := range members {
-			if !sent[p.pid] && !(spareLeader && p.pid == x.pgid) {
-				kill(p.pid, sig)
-				sent[p.pid] = true
+		for _, pid := range procs {
+			if !sent[pid] && !(spareLeader && pid == x.pgid) {
+				kill(pid, sig)
+				sent[pid] = true
 			}
 		}
 		if time.Now().After(deadline) {
@@ -158,25 +159,24 @@ func groupMembers(pgid int) []proc {
 }
 
 // commandProcs is what a command started as group leader pgid has
-// running: its process group, and every descendant of its members,
-// including those that left the group for a session of their own (setsid)
-// and so escape a signal to the group.
-func commandProcs(pgid int) []proc {
+// running: its process group, every process in seen that still lives, and
+// every descendant of those, including those that left the group for a
+// session of their own (setsid) and so escape a signal to the group. A
+// setsid child whose parent died first is no one's descendant any more,
+// yet the signal sent to it may not have ended it yet: seen keeps it. It
+// adds what it finds to seen and forgets the pids that are gone.
+func commandProcs(pgid int, seen map[int]bool) []int {
 	all := liveProcs()
 	children := map[int][]int{}
-	for _, p := range all {
-		children[p.ppid] = append(children[p.ppid], p.pid)
-	}
-	ppid := map[int]int{}
 	var queue []int
 	for _, p := range all {
-		ppid[p.pid] = p.ppid
-		if p.pgrp == pgid {
+		children[p.ppid] = append(children[p.ppid], p.pid)
+		if p.pgrp == pgid || seen[p.pid] {
 			queue = append(queue, p.pid)
 		}
 	}
-	seen := map[int]bool{}
-	var out []proc
+	clear(seen)
+	var out []int
 	for len(queue) > 0 {
 		pid := queue[0]
 		queue = queue[1:]
@@ -184,7 +184,7 @@ func commandProcs(pgid int) []proc {
 			continue
 		}
 		seen[pid] = true
-		out = append(out, proc{pid, ppid[pid]})
+		out = append(out, pid)
 		queue = append(queue, children[pid]...)
 	}
 	return out

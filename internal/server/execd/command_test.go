@@ -460,8 +460,11 @@ func TestSandboxKillEndsCommands(t *testing.T) {
 func TestInterruptEndsChildrenInTheirOwnSession(t *testing.T) {
 	t.Parallel()
 	eachMode(t, func(t *testing.T, sb *sandbox.Sandbox, url string) {
-		marker := "sleep 4711" + strconv.Itoa(os.Getpid())
-		id, first, r, closeFn := startStreaming(t, url+"/command", map[string]any{"command": "setsid " + marker + " & echo started; wait"})
+		// The second child ignores SIGTERM: after its parent has died it is
+		// no one's descendant, yet must still get the SIGKILL.
+		marker := "4711" + strconv.Itoa(os.Getpid())
+		command := "setsid sleep " + marker + " & setsid sh -c 'trap \"\" TERM; while :; do sleep 0.1; done' " + marker + " & echo started; wait"
+		id, first, r, closeFn := startStreaming(t, url+"/command", map[string]any{"command": command})
 		defer closeFn()
 		if first != "started" {
 			t.Fatalf("first output %q", first)
