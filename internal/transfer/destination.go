@@ -30,6 +30,7 @@ type Destination struct {
 	staged   string      // the staged file; "" unless staging
 	stageDir string      // the staging directory of this file alone; "" when shared or not staging
 	target   string      // the file a staged download replaces
+	placed   string      // a file of a staged tree, written in place: removed by Abort
 	oldMode  fs.FileMode // the replaced file's permission bits
 	replaces bool        // target existed
 	mode     fs.FileMode // set by SetMode: the bits the file gets
@@ -176,7 +177,7 @@ func (d *Destination) Commit() error {
 	if d.file == nil {
 		return nil
 	}
-	if d.staged == "" {
+	if d.staged == "" && d.placed == "" {
 		err := d.file.Close()
 		d.file = nil
 		return err
@@ -193,11 +194,11 @@ func (d *Destination) Commit() error {
 		err = cerr
 	}
 	d.file = nil
-	if err == nil {
-		err = os.Rename(d.staged, d.target)
+	if err == nil && d.staged != "" {
+		err = rename(d.staged, d.target)
 	}
 	if err == nil {
-		d.staged = ""
+		d.staged, d.placed = "", ""
 	}
 	return err
 }
@@ -209,13 +210,16 @@ func (d *Destination) Abort() {
 		d.file.Close()
 		d.file = nil
 	}
-	if d.stageDir != "" {
+	switch {
+	case d.stageDir != "":
 		os.RemoveAll(d.stageDir)
 		d.stageDir = ""
-	} else if d.staged != "" {
+	case d.staged != "":
 		os.Remove(d.staged)
+	case d.placed != "":
+		os.Remove(d.placed)
 	}
-	d.staged = ""
+	d.staged, d.placed = "", ""
 }
 
 // IntoDir is where a download named name lands when asked to go to local:

@@ -99,18 +99,28 @@ func TestStaleStagingIsCleanedUp(t *testing.T) {
 	old(notOurs)
 	plainFile := filepath.Join(dir, StagePrefix+"777")
 	os.WriteFile(plainFile, nil, 0o600)
+	tree := func(name string) string {
+		p := stage(name)
+		os.MkdirAll(filepath.Join(p, treeEntry, "deep"), 0o700)
+		os.WriteFile(filepath.Join(p, treeEntry, "deep", "f"), []byte("half a file"), 0o600)
+		return p
+	}
+	deadTree := tree(fmt.Sprintf("%s%d-888", StagePrefix, gone.Process.Pid))
+	// Files deep in a tree may still be written when its top is old.
+	oldLiveTree := tree(fmt.Sprintf("%s%d-999", StagePrefix, os.Getppid()))
+	old(oldLiveTree)
 
 	d, err := Open(filepath.Join(dir, "report.bin"), io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer d.Abort()
-	for _, p := range []string{deadPID, deadEmpty, deadShared, oldFormat} {
+	for _, p := range []string{deadPID, deadEmpty, deadShared, oldFormat, deadTree} {
 		if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("%s is still there (%v)", filepath.Base(p), err)
 		}
 	}
-	for _, p := range []string{livePID, recentOldFormat, notOurs, plainFile} {
+	for _, p := range []string{livePID, recentOldFormat, notOurs, plainFile, oldLiveTree} {
 		if _, err := os.Lstat(p); err != nil {
 			t.Errorf("%s was removed", filepath.Base(p))
 		}

@@ -14,8 +14,8 @@ import (
 // copy pays for one hidden directory, not one a file. Open is safe to call
 // from several goroutines.
 type Stage struct {
-	dir  string
-	next atomic.Int64
+	root, dir string
+	next      atomic.Int64
 }
 
 // NewStage makes the staging directory inside root, an existing directory
@@ -27,7 +27,7 @@ func NewStage(root string) (*Stage, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Stage{dir: dir}, nil
+	return &Stage{root: root, dir: dir}, nil
 }
 
 // Dir is the staging directory, to leave out of what the copy reports.
@@ -61,3 +61,6 @@ func (s *Stage) Open(path string) (*Destination, error) {
 
 // Close removes the staging directory and whatever an aborted file left in it.
 func (s *Stage) Close() error { return os.RemoveAll(s.dir) }
+
+// Root is the directory the files go to.
+func (s *Stage) Root() string { return s.root }

@@ -1,6 +1,7 @@
 package transfer
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -25,8 +26,8 @@ func stageName() string {
 // killed before it could clean up (SIGKILL, a crash, a power cut) left
 // behind. Only what is certainly ours and certainly abandoned goes: a
 // directory named like one, owned by this user, holding nothing but
-// staged files, and either made by a process that is gone or untouched for
-// staleAfter. Anything else, and any error, leaves it alone.
+// staged files (or a staged tree), and either made by a process that is
+// gone or, files only, untouched for staleAfter. Anything else, and any error, leaves it alone.
 func removeStale(dir string) {
 	// Once per directory and run: osb cp may download thousands of files
 	// into one directory, and reading it again for each would cost more
@@ -63,23 +64,33 @@ func abandoned(path, name string) bool {
 	if err != nil {
 		return false
 	}
+	tree := false
 	for _, e := range inside {
 		staged, err := e.Info()
-		if err != nil || !staged.Mode().IsRegular() || !stagedName(e.Name()) {
+		if err != nil || !stagedEntry(e.Name(), staged) {
 			return false
 		}
 		latest = maxTime(latest, staged.ModTime())
+		tree = tree || staged.IsDir()
 	}
-	if time.Since(latest) > staleAfter {
+	// A tree's own time says nothing of the files written deep in it.
+	if !tree && time.Since(latest) > staleAfter {
 		return true
 	}
 	pid, ok := stagePID(name)
 	return ok && pid != os.Getpid() && !processAlive(pid)
 }
 
-// stagedName reports whether name is one a staged file gets: "download"
-// in a file's own staging directory, a number in a copy's shared one.
-func stagedName(name string) bool {
+// stagedEntry reports whether an entry of a staging directory is one a
+// download makes there: a file named "download" in a file's own staging
+// directory, or a number in a copy's shared one; or a staged tree.
+func stagedEntry(name string, fi fs.FileInfo) bool {
+	if fi.IsDir() {
+		return name == treeEntry
+	}
+	if !fi.Mode().IsRegular() {
+		return false
+	}
 	if name == "download" {
 		return true
 	}

@@ -110,7 +110,9 @@ func downloadViaTar(ctx context.Context, opts *options, dp *client.DataPlane, re
 	// Whole frames at a time rather than a pipe handover per tar block.
 	in := bufio.NewReaderSize(pr, 256<<10)
 	xerr := x.extract(in)
-	x.closeStage()
+	if err := x.closeStage(); xerr == nil {
+		xerr = err
+	}
 	if xerr == nil {
 		io.Copy(io.Discard, in) // tar pads its output past the end of the archive
 	}
@@ -142,10 +144,10 @@ func downloadViaTar(ctx context.Context, opts *options, dp *client.DataPlane, re
 
 // extractor unpacks a tar stream under root, safely: names that climb out
 // are refused, nothing is written through a symlink (links are made last),
-// each file is staged and renamed into place, directory modes come last.
+// no file is seen partial (fileStage), directory modes come last.
 type extractor struct {
 	root     string
-	stage    *transfer.Stage // made with root, shared by its files
+	stage    fileStage // made by begin
 	progress *transfer.Progress
 	total    <-chan int64 // the bytes to come (-1: unknown); nil once read
 	t        tree
@@ -164,15 +166,41 @@ func (x *extractor) fail(rel string, err error) {
 	}
 }
 
-func (x *extractor) extract(r io.Reader) error {
-	if err := os.MkdirAll(x.root, 0o755); err != nil {
+// fileStage is where the files of a copy are made (under Root), so that
+// none is ever seen partial; Close puts them in place and cleans up.
+type fileStage interface {
+	Root() string
+	Open(path string) (*transfer.Destination, error)
+	Close() error
+}
+
+// begin decides where files go: a root that is not there yet is built
+// whole out of sight and put in place at the end (transfer.TreeStage);
+// files going into one that is there are staged each (transfer.Stage).
+func (x *extractor) begin() error {
+	if _, err := os.Lstat(x.root); !errors.Is(err, fs.ErrNotExist) {
+		stage, err := transfer.NewStage(x.root)
+		if err != nil {
+			return err
+		}
+		x.stage = stage
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(x.root), 0o755); err != nil {
 		return err
 	}
-	stage, err := transfer.NewStage(x.root)
+	tree, err := transfer.NewTreeStage(x.root)
 	if err != nil {
 		return err
 	}
-	x.stage = stage
+	x.stage = tree
+	return nil
+}
+
+func (x *extractor) extract(r io.Reader) error {
+	if err := x.begin(); err != nil {
+		return err
+	}
 	in := &trailerReader{r: r}
 	tr := tar.NewReader(in)
 	for {
@@ -234,9 +262,9 @@ func (x *extractor) extract(r io.Reader) error {
 // localPath once each: tar sends a directory before what it holds.
 func (x *extractor) path(rel string) (string, error) {
 	if dir := path.Dir(rel); dir == "." || x.dirs[dir] {
-		return filepath.Join(x.root, filepath.FromSlash(rel)), nil
+		return filepath.Join(x.stage.Root(), filepath.FromSlash(rel)), nil
 	}
-	return localPath(x.root, rel)
+	return localPath(x.stage.Root(), rel)
 }
 
 func (x *extractor) mkdir(rel string) error {
@@ -244,11 +272,12 @@ func (x *extractor) mkdir(rel string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.Mkdir(p, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+	if err := os.Mkdir(p, 0o700); errors.Is(err, fs.ErrExist) {
+		if fi, err := os.Lstat(p); err != nil || !fi.IsDir() {
+			return fmt.Errorf("%s is in the way of a directory", p)
+		}
+	} else if err != nil {
 		return err
-	}
-	if fi, err := os.Lstat(p); err != nil || !fi.IsDir() {
-		return fmt.Errorf("%s is in the way of a directory", p)
 	}
 	x.dirs[rel] = true
 	return nil
@@ -277,14 +306,17 @@ func (x *extractor) file(rel string, perm uint32, mod time.Time, r io.Reader, si
 	return stampLocal(p, mod)
 }
 
-// closeStage removes the staging directory, before the directory modes
-// and times are set: removing it changes root, and a read-only root would
-// keep it.
-func (x *extractor) closeStage() {
-	if x.stage != nil {
-		x.stage.Close()
-		x.stage = nil
+// closeStage puts the files in place (a staged tree, whole files and
+// all, whether the copy succeeded or not) and removes what staged them,
+// before the directory modes and times are set: removing a staging
+// directory changes root, and a read-only root would keep it.
+func (x *extractor) closeStage() error {
+	stage := x.stage
+	x.stage = nil
+	if stage == nil {
+		return nil
 	}
+	return stage.Close()
 }
 
 // awaitTotal gives the progress display its total before the first bytes
