@@ -54,6 +54,7 @@ func (s *Server) createSandbox(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	rec, status, code, err := s.provision(r.Context(), req)
+	defer s.fillSpare()
 	if err != nil {
 		writeError(w, status, code, err.Error())
 		return
@@ -77,7 +78,6 @@ func (s *Server) createSandbox(w http.ResponseWriter, r *http.Request) {
 // provision creates the sandbox directory, restores a snapshot into it if
 // asked, starts the entrypoint and the data plane. On failure nothing is left.
 func (s *Server) provision(ctx context.Context, req createRequest) (rec *record, status int, code string, err error) {
-	id := newID()
 	limits, status, code, err := s.limitsFor(req)
 	if err != nil {
 		return nil, status, code, err
@@ -102,9 +102,7 @@ func (s *Server) provision(ctx context.Context, req createRequest) (rec *record,
 	if req.egress.credentialProxy {
 		trustedCA = s.egressCA.PEM()
 	}
-	sb, err := sandbox.New(sandbox.Config{ID: id, Dir: filepath.Join(s.dataDir, "sandboxes", id),
-		Env: env, Isolated: s.isolation.Available, Agent: true, Limits: limits, TrustedCA: trustedCA,
-		Rootfs: run.rootfs, Mounts: mounts})
+	sb, err := s.newSandbox(ctx, sandbox.Config{Env: env, Limits: limits, TrustedCA: trustedCA, Rootfs: run.rootfs, Mounts: mounts})
 	if err != nil {
 		s.removeVolumes(madeVolumes)
 		return nil, http.StatusInternalServerError, codeCreateFailed, err
@@ -130,7 +128,7 @@ func (s *Server) provision(ctx context.Context, req createRequest) (rec *record,
 	if err := sb.Start(entrypoint); err != nil {
 		return fail(http.StatusInternalServerError, codeCreateFailed, err)
 	}
-	rec = &record{id: id, imageURI: req.imageURI, snapshotID: req.snapshotID, entrypoint: entrypoint,
+	rec = &record{id: sb.ID(), imageURI: req.imageURI, snapshotID: req.snapshotID, entrypoint: entrypoint,
 		extensions: req.extensions, platform: req.platform, sb: sb,
 		statusMsg: cmp.Or(run.status, s.statusMessage()), metadata: req.metadata, madeVolumes: madeVolumes,
 		claims: claimsOf(req.volumes), lowered: lowered}
@@ -151,6 +149,21 @@ func (s *Server) provision(ctx context.Context, req createRequest) (rec *record,
 	}
 	s.seedEgress(rec, req.egress)
 	return rec, 0, "", nil
+}
+
+// newSandbox is the sandbox of a create, configured by cfg's request
+// fields: the spare, or one made now.
+func (s *Server) newSandbox(ctx context.Context, cfg sandbox.Config) (*sandbox.Sandbox, error) {
+	if cfg.Limits != nil && cfg.Limits.PIDs > 0 {
+		if sb := s.takeSpare(ctx, cfg); sb != nil {
+			sb.Use(cfg)
+			return sb, nil
+		}
+	}
+	cfg.ID = newID()
+	cfg.Dir = filepath.Join(s.dataDir, "sandboxes", cfg.ID)
+	cfg.Isolated, cfg.Agent = s.isolation.Available, true
+	return sandbox.New(cfg)
 }
 
 func (s *Server) restore(snapshotID string, sb *sandbox.Sandbox) ([]string, int, string, error) {

@@ -45,6 +45,8 @@ type Options struct {
 	// AcceptNoIsolation lets Run start where sandboxes cannot be isolated
 	// (or with NoIsolation); without it Run refuses.
 	AcceptNoIsolation bool
+	// NoSpare makes every sandbox at its create, none ahead (spare.go).
+	NoSpare bool
 	// AllowUnlimited lets isolated sandboxes run without resource limits
 	// where the host offers no cgroups; otherwise creating one fails.
 	AllowUnlimited bool
@@ -124,7 +126,8 @@ type Server struct {
 	templates  *templateStore // templates.go
 	snapshots  *snapshotStore // snapshots.go
 	images     *image.Store   // nil: host programs (images.go)
-	background sync.WaitGroup // snapshot captures, template checks; Close waits for them
+	background sync.WaitGroup // snapshot captures, template checks, spares; Close waits for them
+	spare      spare          // spare.go
 
 	closeOnce sync.Once
 	closeErr  error
@@ -203,6 +206,7 @@ func (s *Server) Start() error {
 	go s.http.Serve(ln)
 	s.log.event("listening on %s (data dir %s, isolated: %v)", s.URL(), s.dataDir, s.Isolated())
 	s.logOpenFiles()
+	s.fillSpare()
 	return nil
 }
 
@@ -258,6 +262,7 @@ func (s *Server) close() error {
 		errs = append(errs, err)
 	}
 	s.background.Wait()
+	errs = append(errs, s.removeSpare())
 	sandbox.ReleaseCgroups()
 	if s.tempDir {
 		errs = append(errs, sandbox.RemoveTree(s.dataDir))

@@ -205,15 +205,20 @@ func newCgroup(id string, l Limits) (*cgroup, error) {
 		}
 		cg.dirs[c] = dir
 	}
-	if err := cg.setLimits(l); err != nil {
-		cg.remove()
-		return nil, err
-	}
-	if err := cg.splitPIDs(l.PIDs); err != nil {
+	if err := cg.limit(l); err != nil {
 		cg.remove()
 		return nil, err
 	}
 	return cg, nil
+}
+
+// limit sets the cgroup's limits, and splits pids into agent/ and procs/
+// where the sandbox's processes count.
+func (cg *cgroup) limit(l Limits) error {
+	if err := cg.setLimits(l); err != nil {
+		return err
+	}
+	return cg.splitPIDs(l.PIDs)
 }
 
 // splitPIDs makes the agent/ and procs/ children of the pids hierarchy.
@@ -296,9 +301,16 @@ func (cg *cgroup) setLimits(l Limits) error {
 		return errors.Join(w...)
 	}
 	if l.Memory > 0 {
-		set("memory", "memory.limit_in_bytes", strconv.FormatInt(l.Memory, 10))
-		if _, err := os.Stat(filepath.Join(cg.dirs["memory"], "memory.memsw.limit_in_bytes")); err == nil {
-			set("memory", "memory.memsw.limit_in_bytes", strconv.FormatInt(l.Memory, 10))
+		// memsw (memory and swap) may never be below the memory limit: a
+		// limit raised (a spare's default replaced) moves memsw first.
+		files := []string{"memory.limit_in_bytes", "memory.memsw.limit_in_bytes"}
+		if _, err := os.Stat(filepath.Join(cg.dirs["memory"], files[1])); err != nil {
+			files = files[:1]
+		} else if cur := cg.memoryLimit(); cur != 0 && uint64(l.Memory) > cur {
+			files[0], files[1] = files[1], files[0]
+		}
+		for _, f := range files {
+			set("memory", f, strconv.FormatInt(l.Memory, 10))
 		}
 	}
 	if l.CPUs > 0 {

@@ -25,6 +25,8 @@ func newCgroup(string, Limits) (*cgroup, error) {
 
 func (*cgroup) add(int) error { return nil }
 
+func (*cgroup) limit(Limits) error { return nil }
+
 func (*cgroup) remove() error { return nil }
 
 func (*cgroup) reserveFiles() (procs, reserve *os.File, err error) { return nil, nil, nil }

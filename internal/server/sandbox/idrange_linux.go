@@ -157,8 +157,9 @@ func (m *idmapper) own(mnt *os.File) error {
 	return nil
 }
 
-// apply idmaps what own collected. The mounts must still be detached:
-// call it before the init has its configuration, which names them.
+// apply idmaps what own collected since it last did. The mounts must
+// still be detached: call it before the init has its configuration,
+// which names them.
 func (m *idmapper) apply() error {
 	if m == nil || m.off || len(m.pending) == 0 {
 		return nil
@@ -177,6 +178,7 @@ func (m *idmapper) apply() error {
 			return err
 		}
 	}
+	m.pending = nil
 	return nil
 }
 

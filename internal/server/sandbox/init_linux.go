@@ -39,6 +39,9 @@ func init() {
 		os.Exit(0)
 	}
 	os.Unsetenv(initEnv)
+	// A collection while the sandbox is built would find next to nothing
+	// to free, and the create waits for the build.
+	debug.SetGCPercent(-1)
 	if err := runInit(); err != nil {
 		fmt.Fprintln(os.Stderr, "osb sandbox init:", err)
 		os.Exit(1)
@@ -46,6 +49,7 @@ func init() {
 	// What building the sandbox allocated is garbage now, and the heap
 	// is too small for a collection to come by itself: the init would
 	// keep it for the sandbox's whole life.
+	debug.SetGCPercent(100)
 	debug.FreeOSMemory()
 	reapForever(entrypointPID)
 }
@@ -60,11 +64,31 @@ func runInit() error {
 		for range sigs {
 		}
 	}()
+	warmDecoder()
+	// A root of the host's programs is built while the server readies
+	// the rest of the configuration (or no request has come yet).
+	early, err := readEarly()
+	if err != nil {
+		return err
+	}
+	hostRoot := ""
+	if early != nil {
+		if hostRoot, err = buildHostRoot(*early); err != nil {
+			return err
+		}
+	}
+	passed, err := receivePassed()
+	if err != nil {
+		return err
+	}
 	var cfg initConfig
 	cf := os.NewFile(fdConfig, "config")
 	dec := json.NewDecoder(cf)
 	if err := dec.Decode(&cfg); err != nil {
 		return fmt.Errorf("reading configuration: %w", err)
+	}
+	if err := cfg.usePassed(passed); err != nil {
+		return err
 	}
 	openReserve(cfg)
 	if cfg.NoFile > 0 {
@@ -93,7 +117,15 @@ func runInit() error {
 		}
 	}
 	CloseOnExecExcept(keep...)
-	if err := buildRoot(cfg); err != nil {
+	switch {
+	case hostRoot != "":
+		err = finishHostRoot(hostRoot, cfg)
+	case cfg.Rootfs != nil:
+		err = buildRoot(cfg)
+	default:
+		err = errors.New("the configuration names no root")
+	}
+	if err != nil {
 		return err
 	}
 	if err := unix.Sethostname([]byte(cfg.Hostname)); err != nil {
@@ -140,6 +172,18 @@ func runInit() error {
 	reports.WriteString("ready\n")
 	entrypointPID = startEntrypoint(cfg)
 	return nil
+}
+
+// warmDecoder decodes a configuration with every part filled in: the
+// first decode of a type builds its tables by reflection, milliseconds in
+// a new process, and this is done while the init waits for its real
+// configuration rather than after it came.
+func warmDecoder() {
+	b := bindSpec{FD: 1, Source: "s", Target: "t", ReadOnly: true}
+	sample, _ := json.Marshal(initConfig{Hostname: "h", TrustedCA: []byte("c"), Entrypoint: []string{"e"}, Env: []string{"e"},
+		Binds: []bindSpec{b}, Agent: &agentStart{Config: "c", ListenerFD: 1}, NoFile: 1,
+		Rootfs: &rootfsSpec{Layers: []bindSpec{b}, Upper: b, WorkDir: "w", User: &User{UID: 1, GID: 1}}})
+	json.Unmarshal(sample, new(initConfig))
 }
 
 // quotaShare is the part of the host's per-user kernel quotas one sandbox
@@ -406,10 +450,30 @@ var rootBases = []string{"/mnt", "/tmp", "/run", "/var/tmp", "/media", "/srv"}
 // shown read-only. Nothing else of the host's tree is.
 var hostDirs = []string{"usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "opt"}
 
-// buildRoot makes the sandbox's root filesystem and moves into it.
+// buildRoot makes the root filesystem of a sandbox that runs an image and
+// moves into it.
 func buildRoot(cfg initConfig) error {
+	r, err := newRoot()
+	if err != nil {
+		return err
+	}
+	root, err := mountImageRoot(r, cfg.Rootfs)
+	if err != nil {
+		return err
+	}
+	for _, step := range []func(string, initConfig) error{makeImageMisc, mountBinds, makeImageEtc, makeDev, mountKernelFS, mountHostLoader} {
+		if err := step(root, cfg); err != nil {
+			return err
+		}
+	}
+	return pivot(root, false)
+}
+
+// newRoot mounts the tmpfs the sandbox's root is assembled in, and
+// returns where.
+func newRoot() (string, error) {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
-		return fmt.Errorf("private mounts: %w", err)
+		return "", fmt.Errorf("private mounts: %w", err)
 	}
 	r := ""
 	for _, b := range rootBases {
@@ -419,26 +483,40 @@ func buildRoot(cfg initConfig) error {
 		}
 	}
 	if r == "" {
-		return errors.New("no directory to assemble the root in")
+		return "", errors.New("no directory to assemble the root in")
 	}
 	if err := unix.Mount("osb-root", r, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0755"); err != nil {
-		return fmt.Errorf("root tmpfs: %w", err)
+		return "", fmt.Errorf("root tmpfs: %w", err)
 	}
-	steps := []func(string, initConfig) error{makeMisc, mountHostDirs, mountBinds, makeEtc, makeDev, mountKernelFS}
-	if cfg.Rootfs != nil {
-		root, err := mountImageRoot(r, cfg.Rootfs)
-		if err != nil {
-			return err
+	return r, nil
+}
+
+// buildHostRoot assembles a root of the host's programs with early's
+// binds (the sandbox's own directories) as soon as the init starts: no
+// request changes it. finishHostRoot adds what the request says.
+func buildHostRoot(early initConfig) (string, error) {
+	r, err := newRoot()
+	if err != nil {
+		return "", err
+	}
+	for _, step := range []func(string, initConfig) error{makeMisc, mountHostDirs, mountBinds, makeEtc, makeDev, mountKernelFS} {
+		if err := step(r, early); err != nil {
+			return "", err
 		}
-		r = root
-		steps = []func(string, initConfig) error{makeImageMisc, mountBinds, makeImageEtc, makeDev, mountKernelFS, mountHostLoader}
 	}
-	for _, step := range steps {
-		if err := step(r, cfg); err != nil {
-			return err
-		}
+	return r, nil
+}
+
+// finishHostRoot mounts the configuration's binds (volumes, metrics) and
+// CA bundle in the root buildHostRoot made at r, and moves into it.
+func finishHostRoot(r string, cfg initConfig) error {
+	if err := mountBinds(r, cfg); err != nil {
+		return err
 	}
-	return pivot(r, cfg.Rootfs == nil)
+	if err := writeCABundle(r, cfg.TrustedCA); err != nil {
+		return err
+	}
+	return pivot(r, true)
 }
 
 func mountHostDirs(r string, _ initConfig) error {
@@ -556,7 +634,7 @@ func makeEtc(r string, cfg initConfig) error {
 			return err
 		}
 	}
-	return writeCABundle(r, cfg.TrustedCA)
+	return nil
 }
 
 // shareEtc shows one host /etc entry: directories bind-mounted read-only,

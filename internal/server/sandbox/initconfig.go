@@ -5,7 +5,7 @@ package sandbox
 const (
 	initEnv = "OSB_SANDBOX_INIT" // "1": be the init; "probe": exit 0 at once
 	// The init's inherited descriptors (ExtraFiles of the host side).
-	fdConfig = 3 // JSON initConfig, then EOF once the init is in the sandbox's cgroup
+	fdConfig = 3 // a socket: descriptors, JSON initConfig, then EOF once the init is in the sandbox's cgroup (conf_linux.go)
 	fdReady  = 4 // "ready\n" once the sandbox can take requests
 	// The agent's, from the init: after its listener (3) and ready pipe
 	// (4), its socket to the init (startGated).

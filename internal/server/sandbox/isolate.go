@@ -2,7 +2,7 @@ package sandbox
 
 import (
 	"bufio"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -143,109 +143,278 @@ const metricsDir = "/run/osb-metrics"
 // (command logs, upload spools).
 const agentDir = "/run/osb"
 
-// startIsolated starts the sandbox init (see init_linux.go and
-// initCommand) in new namespaces, hands it its configuration and waits
-// until it (or its agent) reports ready.
+// launch is an isolated sandbox's init from its start until it has its
+// configuration: in the sandbox's namespaces, joining its cgroup, with the
+// sandbox's own directories open, waiting on conf. All that no request
+// changes is done by then, so that an init launched ahead of any request
+// (Prepare) leaves a create only configure.
+type launch struct {
+	a        *anchor
+	conf     *os.File // the server's end of the init's configuration socket
+	ready    *os.File // the read end of the init's ready pipe
+	idm      *idmapper
+	own      map[string]bindSpec // the sandbox's own directories (isolatedBinds), by target
+	listener int                 // the agent's listener, as the init has it; 0: none
+	sockets  int                 // rootless: the init's end of its socket pair
+	limited  bool                // the cgroup has the sandbox's limits already
+	hostRoot bool                // the init builds a root of the host's programs (else an image's)
+	confined chan error          // the end of the init's cgroup join: see awaitConfined
+	joinOnce sync.Once
+	joinErr  error
+}
+
+// awaitConfined waits until the init has joined the sandbox's cgroup.
+func (l *launch) awaitConfined() error {
+	l.joinOnce.Do(func() { l.joinErr = <-l.confined })
+	return l.joinErr
+}
+
+// startIsolated configures the init Prepare launched, or launches one
+// now, and waits until it (or its agent) reports ready.
 func startIsolated(s *Sandbox, entrypoint []string, log *os.File) (*anchor, error) {
-	var files []*os.File
+	l := s.launch
+	s.launch = nil
+	if l == nil {
+		var err error
+		if l, err = launchIsolated(s, log, true, s.rootfs == nil); err != nil {
+			return nil, err
+		}
+	}
+	return l.configure(s, entrypoint)
+}
+
+// launchIsolated starts the sandbox init (see init_linux.go and
+// initCommand) in new namespaces and puts it in the sandbox's cgroup, with
+// the sandbox's limits, or, not final, limits that configure replaces.
+// With hostRoot the init builds a root of the host's programs at once;
+// else it waits for an image's.
+func launchIsolated(s *Sandbox, log *os.File, final, hostRoot bool) (*launch, error) {
+	var files []*os.File // the init's descriptors, from 3 on
 	defer func() {
 		for _, f := range files {
 			f.Close()
 		}
 	}()
-	cfgR, cfgW, err := os.Pipe()
-	if err != nil {
+	l := &launch{own: map[string]bindSpec{}, hostRoot: hostRoot, confined: make(chan error, 1)}
+	var confInit, readyW *os.File
+	var err error
+	if l.conf, confInit, err = configSocket(); err != nil {
 		return nil, err
 	}
-	defer cfgW.Close()
-	ready, readyW, err := os.Pipe()
-	if err != nil {
-		cfgR.Close()
+	files = append(files, confInit)
+	if l.ready, readyW, err = os.Pipe(); err != nil {
+		l.conf.Close()
 		return nil, err
 	}
-	defer func() {
-		if ready != nil {
-			ready.Close()
-		}
-	}()
-	files = append(files, cfgR, readyW)
-	cfg := initConfig{Hostname: hostname(s.id), Entrypoint: entrypoint, Env: s.processEnv(nil), Rootless: rootless}
-	if s.limits != nil {
-		cfg.NoFile = noFileLimit(s.limits.PIDs, fileMax(), ownNoFile())
-	}
+	files = append(files, readyW)
 	// As root, the sandbox gets host ids of its own (idrange_linux.go),
 	// held until its init has exited.
 	var ids *idRange
-	var idm *idmapper
 	if !rootless {
-		var err error
-		if ids, err = takeRange(); err != nil {
-			return nil, err
+		if ids, err = takeRange(); err == nil {
+			l.idm, err = newIdmapper(ids, s.dir)
 		}
-		defer func() {
-			if ids != nil {
-				ids.release()
-			}
-		}()
-		if idm, err = newIdmapper(ids, s.dir); err != nil {
-			return nil, err
-		}
-		defer idm.close()
 	}
-	// Host-path volumes, whose owners show as the same ids inside: they
-	// are idmapped through the init's own user namespace once it exists.
-	var mapOwners []*os.File
-	// spec makes a host directory ready to mount in the sandbox: as root,
-	// a detached mount passed as a descriptor; rootless, its path.
-	spec := func(dir, target string, readOnly bool, kind mountIDs) (bindSpec, error) {
-		b := bindSpec{Target: target, ReadOnly: readOnly}
-		if rootless {
-			if kind == ownDir {
-				if err := os.MkdirAll(dir, 0o755); err != nil {
-					return b, err
-				}
-			}
-			b.Source = dir
-			return b, nil
+	if err == nil {
+		err = l.open(s, &files)
+	}
+	if err == nil && (s.limits != nil || Cgroups().Available) {
+		// Without limits the cgroup still names the sandbox's processes
+		// exactly (see members).
+		var lim Limits
+		if s.limits != nil {
+			lim = *s.limits
 		}
-		open := openTree
-		if kind == ownDir {
-			open = openOwnedDir
-		}
-		f, err := open(dir)
+		l.limited = final
+		s.cg, err = newCgroup(s.id, lim)
 		if err != nil {
-			return b, err
+			err = fmt.Errorf("resource limits: %w", err)
 		}
-		files = append(files, f)
-		b.FD = 2 + len(files)
-		switch kind {
-		case ownDir, sandboxIDs:
-			err = idm.own(f)
-		case sameIDs:
-			mapOwners = append(mapOwners, f)
+	}
+	var cmd *exec.Cmd
+	if err == nil {
+		cmd = initCommand(files)
+		cmd.Args = []string{"osb-sandbox-init"}
+		cmd.Env = []string{initEnv + "=1", "GOMAXPROCS=1"} // never the server's environment
+		cmd.Stdout, cmd.Stderr = log, log
+		cmd.SysProcAttr = initAttr(ids)
+		owner := 0
+		if ids != nil {
+			owner = ids.owner
+		}
+		if err = startSteadyAs(cmd, owner); err != nil {
+			err = fmt.Errorf("starting sandbox init: %w", err)
+		}
+	}
+	if err != nil {
+		ids.release()
+		l.close()
+		return nil, err
+	}
+	l.a.cmd, l.a.initPID = cmd, cmd.Process.Pid
+	go func() { cmd.Wait(); ids.release(); close(l.a.exited) }()
+	// The cgroup join waits out an RCU grace period (milliseconds, on
+	// cgroup v1): it goes on while the mounts are idmapped and the init
+	// is configured. The init starts no process before its configuration
+	// ends, which comes once it is in, so that what is set on it holds
+	// for every process of the sandbox.
+	go func() { l.confined <- s.confine(cmd.Process.Pid) }()
+	// Until it is told of them the init has attached none of the mounts:
+	// they can still be idmapped.
+	err = l.idm.apply()
+	if err == nil {
+		err = sendEarly(l.conf, l.early(s))
+	}
+	if err != nil {
+		l.abort()
+		return nil, err
+	}
+	return l, nil
+}
+
+// early is what the init may build as it starts (sendEarly): a root of
+// the host's programs with the sandbox's own directories; nil for an
+// image's root, which needs the request.
+func (l *launch) early(s *Sandbox) *initConfig {
+	if !l.hostRoot {
+		return nil
+	}
+	early := &initConfig{Hostname: hostname(s.id), Rootless: rootless}
+	for _, b := range isolatedBinds {
+		early.Binds = append(early.Binds, l.own[b[1]])
+	}
+	return early
+}
+
+// open opens, for the init's start, the sandbox's own directories, the
+// agent's listener and (rootless) the socket pair of serveSockets.
+func (l *launch) open(s *Sandbox, files *[]*os.File) error {
+	l.a = &anchor{exited: make(chan struct{}), isolated: true}
+	for _, b := range isolatedBinds {
+		spec, err := bindFor(files, 3, l.idm, filepath.Join(s.dir, b[0]), b[1], false, ownDir)
+		if err != nil {
+			return err
+		}
+		l.own[b[1]] = spec
+	}
+	if s.agent {
+		ln, err := s.listenAgent()
+		if err != nil {
+			return err
+		}
+		*files = append(*files, ln)
+		l.listener = 2 + len(*files)
+	}
+	if rootless {
+		mine, theirs, err := socketPair()
+		if err != nil {
+			return err
+		}
+		l.a.sockets = mine
+		*files = append(*files, theirs)
+		l.sockets = 2 + len(*files)
+	}
+	return nil
+}
+
+// bindFor makes a host directory ready to mount in the sandbox: as root,
+// a detached mount passed as a descriptor (appended to files, which the
+// init has from number base on); rootless, its path. Where its owners
+// must show as the sandbox's (kind), idm shows them so once it applies.
+func bindFor(files *[]*os.File, base int, idm *idmapper, dir, target string, readOnly bool, kind mountIDs) (bindSpec, error) {
+	b := bindSpec{Target: target, ReadOnly: readOnly}
+	if rootless {
+		if kind == ownDir {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return b, err
+			}
+		}
+		b.Source = dir
+		return b, nil
+	}
+	open := openTree
+	if kind == ownDir {
+		open = openOwnedDir
+	}
+	f, err := open(dir)
+	if err != nil {
+		return b, err
+	}
+	*files = append(*files, f)
+	b.FD = base + len(*files) - 1
+	if kind == ownDir || kind == sandboxIDs {
+		err = idm.own(f)
+	}
+	return b, err
+}
+
+// configure hands the launched init the rest of its configuration (what
+// the request says) and waits until it reports ready.
+func (l *launch) configure(s *Sandbox, entrypoint []string) (*anchor, error) {
+	var passed []*os.File // sent with the configuration, numbered from fdPassed
+	defer func() {
+		for _, f := range passed {
+			f.Close()
+		}
+	}()
+	// Host-path volumes, whose owners show as the same ids inside: they
+	// are idmapped through the init's own user namespace.
+	var mapOwners []*os.File
+	spec := func(dir, target string, readOnly bool, kind mountIDs) (bindSpec, error) {
+		b, err := bindFor(&passed, fdPassed, l.idm, dir, target, readOnly, kind)
+		if err == nil && kind == sameIDs && b.FD > 0 {
+			mapOwners = append(mapOwners, passed[len(passed)-1])
 		}
 		return b, err
 	}
-	bind := func(dir, target string, readOnly bool, kind mountIDs) error {
-		b, err := spec(dir, target, readOnly, kind)
-		cfg.Binds = append(cfg.Binds, b)
-		return err
+	cfg, err := l.config(s, entrypoint, spec, &passed)
+	if err == nil {
+		err = l.idm.apply()
 	}
-	binds := isolatedBinds
+	if err == nil {
+		err = idmapThroughInit(l.a.initPID, mapOwners)
+	}
+	if err == nil {
+		err = sendConfig(l.conf, passed, cfg)
+	}
+	if cerr := l.awaitConfined(); err == nil {
+		err = cerr
+	}
+	l.conf.Close()
+	var reports *bufio.Reader
+	if err == nil {
+		reports, err = l.a.awaitReady(l.ready, 10*time.Second)
+	}
+	if err != nil {
+		l.abort()
+		return nil, fmt.Errorf("sandbox setup failed: %w", err)
+	}
+	l.idm.close()
+	go s.watchExecd(reports, l.ready)
+	return l.a, nil
+}
+
+// config is the init's configuration for the sandbox as it is now; spec
+// readies a host directory to mount, and passed gets what else the init
+// is sent.
+func (l *launch) config(s *Sandbox, entrypoint []string, spec func(dir, target string, readOnly bool, kind mountIDs) (bindSpec, error), passed *[]*os.File) (initConfig, error) {
+	cfg := initConfig{Hostname: hostname(s.id), Entrypoint: entrypoint, Env: s.processEnv(nil), Rootless: rootless,
+		TrustedCA: s.caPEM, SocketsFD: l.sockets}
+	if l.hostRoot != (s.rootfs == nil) {
+		return cfg, errors.New("sandbox: its init was launched for another kind of root")
+	}
 	if s.rootfs != nil {
 		// The image's own /root and /home stay: only the sandbox's
-		// working areas are the server's directories.
-		binds = imageBinds
+		// working areas are the server's directories. (A root of the
+		// host's programs has its own directories already: early.)
+		for _, b := range imageBinds {
+			cfg.Binds = append(cfg.Binds, l.own[b[1]])
+		}
 		rs, err := s.rootfsSpec(spec)
 		if err != nil {
-			return nil, err
+			return cfg, err
 		}
 		cfg.Rootfs = rs
-	}
-	for _, b := range binds {
-		if err := bind(filepath.Join(s.dir, b[0]), b[1], false, ownDir); err != nil {
-			return nil, err
-		}
 	}
 	// Volumes go on top of the sandbox's own directories (a volume at
 	// /workspace/data stays visible).
@@ -262,121 +431,60 @@ func startIsolated(s *Sandbox, entrypoint []string, log *os.File) (*anchor, erro
 		}
 		b, err := spec(src, strings.TrimPrefix(path.Clean(m.Target), "/"), m.ReadOnly, kind)
 		if err != nil {
-			return nil, fmt.Errorf("volume at %s: %w", m.Target, err)
+			return cfg, fmt.Errorf("volume at %s: %w", m.Target, err)
 		}
 		cfg.Binds = append(cfg.Binds, b)
 	}
 	if s.agent {
-		ln, err := s.listenAgent()
-		if err != nil {
-			return nil, err
-		}
-		files = append(files, ln)
-		cfg.Agent = &agentStart{Config: s.agentConfig(), ListenerFD: 2 + len(files)}
+		cfg.Agent = &agentStart{Config: s.agentConfig(), ListenerFD: l.listener}
 	}
-	var sockets *os.File
-	if rootless {
-		mine, theirs, err := socketPair()
-		if err != nil {
-			return nil, err
-		}
-		sockets = mine
-		files = append(files, theirs)
-		cfg.SocketsFD = 2 + len(files)
+	if s.limits == nil {
+		return cfg, nil
 	}
-	if s.limits != nil || Cgroups().Available {
-		// Without limits the cgroup still names the sandbox's processes
-		// exactly (see members).
-		var l Limits
-		if s.limits != nil {
-			l = *s.limits
-		}
-		cg, err := newCgroup(s.id, l)
-		if err != nil {
-			if sockets != nil {
-				sockets.Close()
-			}
-			return nil, fmt.Errorf("resource limits: %w", err)
-		}
-		s.cg = cg
+	if s.cg == nil {
+		return cfg, fmt.Errorf("resource limits: %s", Cgroups().Reason)
 	}
-	if s.limits != nil {
-		cg := s.cg
-		procs, reserve, err := cg.reserveFiles()
-		if err != nil {
-			return nil, fmt.Errorf("resource limits: %w", err)
-		}
-		if procs != nil {
-			files = append(files, procs, reserve)
-			cfg.ProcsFD, cfg.ReserveFD = 1+len(files), 2+len(files)
-		}
-		for name, dir := range cg.metricsMounts() {
-			if err := bind(dir, metricsDir[1:]+"/"+name, true, hostIDs); err != nil {
-				return nil, err
-			}
+	cfg.NoFile = noFileLimit(s.limits.PIDs, fileMax(), ownNoFile())
+	cg := s.cg
+	if !l.limited {
+		if err := cg.limit(*s.limits); err != nil {
+			return cfg, fmt.Errorf("resource limits: %w", err)
 		}
 	}
-	cfg.TrustedCA = s.caPEM
-	cmd := initCommand(files)
-	cmd.Args = []string{"osb-sandbox-init"}
-	cmd.Env = []string{initEnv + "=1", "GOMAXPROCS=1"} // never the server's environment
-	cmd.Stdout, cmd.Stderr = log, log
-	cmd.SysProcAttr = initAttr(ids)
-	owner := 0
-	if ids != nil {
-		owner = ids.owner
-	}
-	if err := startSteadyAs(cmd, owner); err != nil {
-		if sockets != nil {
-			sockets.Close()
-		}
-		return nil, fmt.Errorf("starting sandbox init: %w", err)
-	}
-	a := &anchor{cmd: cmd, exited: make(chan struct{}), isolated: true, initPID: cmd.Process.Pid, sockets: sockets}
-	held := ids
-	ids = nil // the anchor has it now
-	go func() { cmd.Wait(); held.release(); close(a.exited) }()
-	// The cgroup join waits out an RCU grace period (milliseconds, on
-	// cgroup v1): it goes on while the mounts are idmapped.
-	confined := make(chan error, 1)
-	go func() { confined <- s.confine(cmd.Process.Pid) }()
-	// Until it has its configuration the init has attached none of the
-	// mounts: they can still be idmapped.
-	err = idm.apply()
-	if err == nil {
-		err = idmapThroughInit(cmd.Process.Pid, mapOwners)
-	}
-	for _, f := range files {
-		f.Close()
-	}
-	files = nil
-	// The init builds the sandbox's root from its configuration while it
-	// joins the cgroup; it starts no process before the configuration
-	// pipe's end, which comes once it is in, so what is set on it now
-	// holds for every process of the sandbox. Its mounts are idmapped
-	// (above) before it has the configuration, which names them.
-	if err == nil {
-		json.NewEncoder(cfgW).Encode(cfg)
-	}
-	if cerr := <-confined; err == nil {
-		err = cerr
-	}
-	cfgW.Close()
-	var reports *bufio.Reader
-	if err == nil {
-		reports, err = a.awaitReady(ready, 10*time.Second)
-	}
+	procs, reserve, err := cg.reserveFiles()
 	if err != nil {
-		kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-a.exited
-		if sockets != nil {
-			sockets.Close()
-		}
-		return nil, fmt.Errorf("sandbox setup failed: %w", err)
+		return cfg, fmt.Errorf("resource limits: %w", err)
 	}
-	go s.watchExecd(reports, ready)
-	ready = nil // watchExecd's now
-	return a, nil
+	if procs != nil {
+		*passed = append(*passed, procs, reserve)
+		cfg.ProcsFD, cfg.ReserveFD = fdPassed+len(*passed)-2, fdPassed+len(*passed)-1
+	}
+	for name, dir := range cg.metricsMounts() {
+		b, err := spec(dir, metricsDir[1:]+"/"+name, true, hostIDs)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Binds = append(cfg.Binds, b)
+	}
+	return cfg, nil
+}
+
+// abort kills a launched init that will not be configured, and lets go
+// of what its launch holds.
+func (l *launch) abort() {
+	kill(-l.a.initPID, syscall.SIGKILL)
+	<-l.a.exited
+	l.close()
+}
+
+// close lets go of the launch's descriptors.
+func (l *launch) close() {
+	l.conf.Close()
+	l.ready.Close()
+	if l.a != nil && l.a.sockets != nil {
+		l.a.sockets.Close()
+	}
+	l.idm.close()
 }
 
 // awaitReady waits for the init's ready line, and returns the pipe's

@@ -97,6 +97,12 @@ type Sandbox struct {
 	cg       *cgroup   // once started, where cgroups can be made (unisolated: no limits, for members only)
 	root     *os.Root
 	logFile  *os.File
+	// Until Start has finished: the write end of the log's pipe
+	// (openLog), closed once Start's processes hold it, and the channel
+	// closed once all written there is in the log.
+	logOut    *os.File
+	logCopied <-chan struct{}
+	launch    *launch // made by Prepare, taken by Start
 
 	netMu   sync.RWMutex // guards the anchor's netns descriptor (netns_linux.go)
 	mu      sync.Mutex
@@ -129,21 +135,11 @@ func New(cfg Config) (*Sandbox, error) {
 	if cfg.ID == "" || cfg.Dir == "" {
 		return nil, errors.New("sandbox: ID and Dir are required")
 	}
-	s := &Sandbox{id: cfg.ID, dir: cfg.Dir, fsDir: filepath.Join(cfg.Dir, "fs"), env: cfg.Env,
+	s := &Sandbox{id: cfg.ID, dir: cfg.Dir, fsDir: filepath.Join(cfg.Dir, "fs"),
 		done: make(chan struct{}), killed: make(chan struct{})}
 	s.isolated = cfg.Isolated && Probe().Available
 	s.agent = s.isolated && cfg.Agent
-	s.workDir = "/workspace"
-	s.limits = cfg.Limits
-	if s.isolated {
-		s.caPEM = cfg.TrustedCA
-		s.rootfs = cfg.Rootfs
-		s.mounts = cfg.Mounts
-		if r := cfg.Rootfs; r != nil {
-			s.workDir = cmp.Or(r.WorkDir, s.workDir)
-			s.user = r.User
-		}
-	}
+	s.Use(cfg)
 	for _, a := range append([]string{"root"}, prefixAll("fs/", Areas)...) {
 		if err := os.MkdirAll(filepath.Join(cfg.Dir, a), 0o755); err != nil {
 			return nil, err
@@ -159,6 +155,87 @@ func New(cfg Config) (*Sandbox, error) {
 	}
 	s.root = root
 	return s, nil
+}
+
+// Use gives a sandbox not started yet what a request says of it: cfg's
+// Env, Limits, TrustedCA, Rootfs and Mounts (its ID, Dir, Isolated and
+// Agent stay as New made them). A sandbox made ahead of any request
+// (Prepare) gets them this way before Start.
+func (s *Sandbox) Use(cfg Config) {
+	s.env = cfg.Env
+	s.limits = cfg.Limits
+	s.workDir = "/workspace"
+	if !s.isolated {
+		return
+	}
+	s.caPEM = cfg.TrustedCA
+	s.rootfs = cfg.Rootfs
+	s.mounts = cfg.Mounts
+	if r := cfg.Rootfs; r != nil {
+		s.workDir = cmp.Or(r.WorkDir, s.workDir)
+		s.user = r.User
+	}
+}
+
+// Prepare starts an isolated sandbox's init ahead of Start, with what no
+// request changes: its namespaces, its cgroup (joining one may wait out
+// an RCU grace period), its own directories, and with hostRoot, a root of
+// the host's programs (else the init waits for an image's: see Fits). Its
+// cgroup has limits l until Start sets those Use gave; l.PIDs must be set
+// where the request's will be (the init then joins the pids reserve).
+// Start hands the init the rest. Kill and Remove end it as they end a
+// started sandbox.
+func (s *Sandbox) Prepare(l Limits, hostRoot bool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.isolated || s.started || s.launch != nil {
+		return errors.New("sandbox: only an isolated sandbox not started yet is prepared")
+	}
+	select {
+	case <-s.done:
+		return ErrGone
+	default:
+	}
+	if err := s.openLog(); err != nil {
+		return err
+	}
+	s.limits = &l
+	launched, err := launchIsolated(s, s.logOut, false, hostRoot)
+	if err == nil {
+		err = launched.awaitConfined()
+	}
+	if err != nil {
+		if launched != nil {
+			launched.abort()
+		}
+		return err
+	}
+	s.launch = launched
+	s.anchor.Store(launched.a)
+	return nil
+}
+
+// Fits says whether the sandbox, prepared or not, can take a request for
+// cfg: a prepared one has the kind of root Prepare was told.
+func (s *Sandbox) Fits(cfg Config) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.launch == nil || s.launch.hostRoot == (cfg.Rootfs == nil)
+}
+
+// openLog opens the sandbox's log and the pipe its processes write it
+// through, once.
+func (s *Sandbox) openLog() error {
+	if s.logOut != nil {
+		return nil
+	}
+	log, err := os.OpenFile(s.LogPath(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	s.logFile = log
+	s.logOut, s.logCopied, err = stampLines(log)
+	return err
 }
 
 func prefixAll(p string, names []string) []string {
@@ -238,21 +315,16 @@ func (s *Sandbox) Start(entrypoint []string) error {
 		return ErrGone
 	default:
 	}
-	log, err := os.OpenFile(s.LogPath(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
+	if err := s.openLog(); err != nil {
 		return err
 	}
-	s.logFile = log
-	out, copied, err := stampLines(log)
-	if err != nil {
-		return err
-	}
-	a, err := startAnchor(s, entrypoint, out)
-	out.Close() // the sandbox's processes hold it now
+	a, err := startAnchor(s, entrypoint, s.logOut)
+	s.logOut.Close() // the sandbox's processes hold it now
+	s.logOut = nil
 	if err != nil {
 		// What the failed start printed, once it is all in the log.
 		select {
-		case <-copied:
+		case <-s.logCopied:
 		case <-time.After(2 * time.Second):
 		}
 		if printed := tail(s.LogPath()); printed != "" {
@@ -352,6 +424,16 @@ const killGrace = time.Second
 func (s *Sandbox) Remove() error {
 	kerr := s.Kill()
 	s.root.Close()
+	s.mu.Lock()
+	if s.launch != nil {
+		s.launch.close() // a prepared init, never started: Kill ended it
+		s.launch = nil
+	}
+	if s.logOut != nil {
+		s.logOut.Close()
+		s.logOut = nil
+	}
+	s.mu.Unlock()
 	if s.logFile != nil {
 		s.logFile.Close()
 	}

@@ -1,0 +1,115 @@
+package server
+
+import (
+	"context"
+	"path/filepath"
+	"sync"
+
+	"github.com/osb-dev/osb/internal/server/sandbox"
+)
+
+// A spare is a sandbox made ahead of any request (sandbox.Prepare): its
+// init started in its namespaces and joined to its cgroup, waiting for what
+// a create says. Starting a process and, on cgroup v1, joining a cgroup
+// (which waits out an RCU grace period) are most of a create's wait, and
+// neither depends on the request: with a spare they happen while the
+// server is idle, and a create only configures it. One at a time: a create
+// that finds none (two at once, or one right after another) makes its
+// sandbox itself, as without spares.
+type spare struct {
+	mu      sync.Mutex
+	sb      *sandbox.Sandbox
+	filling chan struct{} // closed when the spare being made is there (or failed); nil: none is
+}
+
+// sparesOn says whether creates use spares: isolated sandboxes with
+// cgroups (every create then has limits that Prepare can stand in for).
+func (s *Server) sparesOn() bool {
+	return s.isolation.Available && sandbox.Cgroups().Available && !s.opts.NoSpare
+}
+
+// takeSpare hands over the spare, if there is one that fits cfg (its kind
+// of root). One being made is waited for: it is nearer done than a
+// sandbox made from nothing, which would compete with it for the CPU. The
+// create that takes it has the next made once it has answered
+// (fillSpare), for the same reason.
+func (s *Server) takeSpare(ctx context.Context, cfg sandbox.Config) *sandbox.Sandbox {
+	s.spare.mu.Lock()
+	filling := s.spare.filling
+	s.spare.mu.Unlock()
+	if filling != nil {
+		select {
+		case <-filling:
+		case <-ctx.Done():
+			return nil
+		}
+	}
+	s.spare.mu.Lock()
+	defer s.spare.mu.Unlock()
+	sb := s.spare.sb
+	if sb == nil || !sb.Fits(cfg) {
+		return nil
+	}
+	s.spare.sb = nil
+	return sb
+}
+
+// fillSpare makes a spare in the background, unless there is one or one
+// is being made, or the server is closing.
+func (s *Server) fillSpare() {
+	if !s.sparesOn() {
+		return
+	}
+	s.spare.mu.Lock()
+	defer s.spare.mu.Unlock()
+	if s.spare.sb != nil || s.spare.filling != nil {
+		return
+	}
+	filling := make(chan struct{})
+	started := s.goBackground(func() {
+		sb, err := s.makeSpare()
+		if err != nil {
+			s.log.event("making a spare sandbox: %v", err)
+		}
+		s.spare.mu.Lock()
+		s.spare.sb, s.spare.filling = sb, nil
+		s.spare.mu.Unlock()
+		close(filling)
+	})
+	if started {
+		s.spare.filling = filling
+	}
+}
+
+// makeSpare prepares a sandbox with the default limits, which the create
+// that takes it replaces with its own, and the kind of root the server's
+// creates have: the host's programs, or an image.
+func (s *Server) makeSpare() (*sandbox.Sandbox, error) {
+	l, err := sandbox.ParseLimits(s.withDefaultLimits(nil))
+	if err != nil {
+		return nil, err
+	}
+	sandbox.OpenFiles().Fit(&l)
+	id := newID()
+	sb, err := sandbox.New(sandbox.Config{ID: id, Dir: filepath.Join(s.dataDir, "sandboxes", id), Isolated: true, Agent: true})
+	if err != nil {
+		return nil, err
+	}
+	if err := sb.Prepare(l, s.images == nil); err != nil {
+		sb.Remove()
+		return nil, err
+	}
+	return sb, nil
+}
+
+// removeSpare removes the spare, for Close, once no more is being made.
+func (s *Server) removeSpare() error {
+	s.spare.mu.Lock()
+	sb := s.spare.sb
+	s.spare.sb = nil
+	s.spare.mu.Unlock()
+	if sb == nil {
+		return nil
+	}
+	return sb.Remove()
+}
