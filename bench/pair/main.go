@@ -6,10 +6,13 @@
 // ratio pair by pair keeps it meaningful when a shared machine's speed
 // drifts during the run.
 //
-//	pair [-n RUNS] [-warmup N] [-timeout DURATION] COMMAND-A COMMAND-B
+//	pair [-n RUNS] [-warmup N] [-timeout DURATION] [-settle DURATION] COMMAND-A COMMAND-B
 //
 // Each command runs as `bash -c COMMAND` (functions exported with export -f
-// are there), its output thrown away. CPU time and peak RSS are the
+// are there), its output thrown away. With -settle, each run waits that
+// long, untimed, before it starts: a server that still works after it has
+// answered (osb server makes its next spare sandbox after a create) is
+// idle again whichever side runs next. CPU time and peak RSS are the
 // kernel's accounting of the finished bash and everything it waited for.
 // Output, one line:
 //
@@ -44,12 +47,13 @@ func main() {
 	runs := flag.Int("n", 5, "counted pairs")
 	warmup := flag.Int("warmup", 1, "pairs run first and not counted")
 	timeout := flag.Duration("timeout", 10*time.Minute, "bound on each run")
+	settle := flag.Duration("settle", 0, "untimed pause before each run")
 	flag.Parse()
 	if flag.NArg() != 2 || *runs < 1 || *warmup < 0 {
-		fmt.Fprintln(os.Stderr, "usage: pair [-n RUNS] [-warmup N] [-timeout DURATION] COMMAND-A COMMAND-B")
+		fmt.Fprintln(os.Stderr, "usage: pair [-n RUNS] [-warmup N] [-timeout DURATION] [-settle DURATION] COMMAND-A COMMAND-B")
 		os.Exit(2)
 	}
-	a, b, err := pairs(flag.Arg(0), flag.Arg(1), *runs, *warmup, *timeout)
+	a, b, err := pairs(flag.Arg(0), flag.Arg(1), *runs, *warmup, *timeout, *settle)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -63,12 +67,14 @@ func main() {
 }
 
 // pairs runs warmup+runs pairs and returns the counted samples of each.
-func pairs(cmdA, cmdB string, runs, warmup int, timeout time.Duration) (a, b []sample, err error) {
+func pairs(cmdA, cmdB string, runs, warmup int, timeout, settle time.Duration) (a, b []sample, err error) {
 	for i := range warmup + runs {
+		time.Sleep(settle)
 		sa, err := run(cmdA, timeout)
 		if err != nil {
 			return nil, nil, fmt.Errorf("osb side, run %d: %w", i+1, err)
 		}
+		time.Sleep(settle)
 		sb, err := run(cmdB, timeout)
 		if err != nil {
 			return nil, nil, fmt.Errorf("baseline side, run %d: %w", i+1, err)

@@ -1,7 +1,10 @@
 # Server: a sandbox created from the host's programs (POST /v1/sandboxes
 # until its answer), against an unshare of the same namespaces, which has
-# no root filesystem, no execd and no API in front.
-title='server: create, host programs (curl POST)'
+# no root filesystem, no execd and no API in front. One create at a time:
+# each run starts 0.3 s after the last, when the server has its next
+# spare sandbox ready (create-burst: creates back to back).
+title='server: create, host programs, one at a time (curl POST)'
+settle=0.1
 baseline='`unshare` of the same namespaces, running `true`'
 setup() {
 	bench_server --host-programs

@@ -1,7 +1,8 @@
 # Server: a sandbox created from a cached image (busybox, one layer, from
 # --image-dir; the warm-up pair unpacks it), against an unshare of the
-# same namespaces.
-title='server: create, cached image (curl POST)'
+# same namespaces. One create at a time, as in create-host.
+title='server: create, cached image, one at a time (curl POST)'
+settle=0.1
 baseline='`unshare` of the same namespaces, running `true`'
 setup() {
 	[ -x /bin/busybox ] || need busybox busybox-static

@@ -29,6 +29,7 @@ func serve(ctx context.Context, s settings, stderr io.Writer) error {
 		NoIsolation:       s.unsafeNoIsolation,
 		AcceptNoIsolation: s.unsafeNoIsolation,
 		AllowUnlimited:    s.allowUnlimited,
+		NoSpare:           s.noSpare,
 		AllowHostPaths:    s.allowHostPaths,
 	}
 	if !s.hostPrograms {

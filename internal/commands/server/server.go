@@ -29,6 +29,7 @@ type serverOptions struct {
 	// Isolation (see docs/security.md).
 	UnsafeNoIsolation bool
 	AllowUnlimited    bool
+	NoSpare           bool
 	// Images and volumes (see docs/server.md).
 	ImageDir       string
 	HostPrograms   bool
@@ -79,6 +80,7 @@ func NewCmdServer(f *cmdutil.Factory) *cobra.Command {
 			fs.StringVar(&opts.DataDir, "data-dir", "", "Directory for sandbox files (default: a temporary directory).")
 			fs.BoolVar(&opts.UnsafeNoIsolation, "unsafe-no-isolation", false, "Run sandboxes directly on this host, as this user, where namespaces are unavailable (no security boundary).")
 			fs.BoolVar(&opts.AllowUnlimited, "allow-unlimited", false, "Run isolated sandboxes without resource limits where the host has no usable cgroups, and with none when a request names none.")
+			fs.BoolVar(&opts.NoSpare, "no-spare", false, "Make each sandbox when its create comes, none ahead (the spare costs one idle sandbox).")
 			fs.StringVar(&opts.ImageDir, "image-dir", "", "Load images from this directory of OCI layouts and docker-save tarballs before asking registries.")
 			fs.BoolVar(&opts.HostPrograms, "host-programs", false, "Run every sandbox on the host's programs, whatever its image (no pulls).")
 			fs.StringArrayVar(&opts.AllowHostPaths, "allow-host-path", nil, "Allow host volumes under this directory (repeatable); none: host volumes are refused.")
@@ -123,7 +125,7 @@ func runServer(ctx context.Context, opts *serverOptions) error {
 		fmt.Fprintf(stderr, "WARNING: --no-auth: any local user can use this server and its sandboxes.\n")
 	}
 	return serve(ctx, settings{listen: opts.Listen, apiKey: key, dataDir: opts.DataDir, ready: ready,
-		unsafeNoIsolation: opts.UnsafeNoIsolation, allowUnlimited: opts.AllowUnlimited,
+		unsafeNoIsolation: opts.UnsafeNoIsolation, allowUnlimited: opts.AllowUnlimited, noSpare: opts.NoSpare,
 		imageDir: opts.ImageDir, hostPrograms: opts.HostPrograms,
 		allowHostPaths: opts.AllowHostPaths}, stderr)
 }
@@ -247,6 +249,7 @@ type settings struct {
 	ready                   *os.File // gets the URL once listening; nil: none
 	unsafeNoIsolation       bool
 	allowUnlimited          bool
+	noSpare                 bool
 	imageDir                string
 	hostPrograms            bool
 	allowHostPaths          []string
