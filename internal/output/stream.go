@@ -3,7 +3,6 @@ package output
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"io"
 	"slices"
 	"unicode/utf8"
@@ -100,26 +99,17 @@ func WriteJSON(w io.Writer, o Obj) error {
 func writeList(w *bufio.Writer, l StreamedList) error {
 	n := 0
 	var ind []byte
-	var compact bytes.Buffer
-	var iw IndentWriter
-	enc := json.NewEncoder(&compact)
-	enc.SetEscapeHTML(false)
 	err := l(func(item any) error {
 		var out []byte
 		if run, ok := item.(*IndentedRun); ok {
 			return writeRun(w, run, &n)
 		} else if b, ok := item.(*Indented); ok {
 			out = *b
-		} else if it, ok := item.(IndentedJSON); ok {
-			iw.Reset("    ")
-			it.WriteIndented(&iw)
-			out = iw.Bytes()
 		} else {
-			compact.Reset()
-			if err := enc.Encode(item); err != nil {
+			var err error
+			if ind, err = AppendItem(ind[:0], item); err != nil {
 				return err
 			}
-			ind = indent(ind[:0], bytes.TrimRight(compact.Bytes(), "\n"), "    ", "  ")
 			out = ind
 		}
 		if n == 0 {
@@ -140,6 +130,16 @@ func writeList(w *bufio.Writer, l StreamedList) error {
 		_, err = w.WriteString("\n  ]")
 	}
 	return err
+}
+
+// AppendItem appends v to dst as a StreamedList writes an item: JSON,
+// indented at the depth of the list's items.
+func AppendItem(dst []byte, v any) ([]byte, error) {
+	b, err := marshal(v)
+	if err != nil {
+		return dst, err
+	}
+	return indent(dst, b, "    ", "  "), nil
 }
 
 // writeRun writes the items of a run as writeList writes each; n counts

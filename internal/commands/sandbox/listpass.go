@@ -45,7 +45,6 @@ type pageBuffer struct {
 	ends, idEnds []int // where each record ends in out, its id in ids
 	items        []passRecord
 	run          output.IndentedRun // the records, as streamAll writes them
-	iw           output.IndentWriter
 	sb           client.Sandbox
 }
 
@@ -73,13 +72,12 @@ func (b *pageBuffer) mark(id []byte) {
 }
 
 // decoded writes a decoded record as its view prints.
-func (b *pageBuffer) decoded(sb *client.Sandbox) {
-	v := sandboxJSON(ops.NewSandboxView(sb))
-	b.iw.Reset("    ")
-	v.WriteIndented(&b.iw)
+func (b *pageBuffer) decoded(sb *client.Sandbox) error {
 	b.begin()
-	b.out = append(b.out, b.iw.Bytes()...)
+	var err error
+	b.out, err = output.AppendItem(b.out, ops.NewSandboxView(sb))
 	b.mark([]byte(sb.ID))
+	return err
 }
 
 // page is the records written, which stay in b until releasePage.
@@ -133,7 +131,10 @@ func decodedPage(c *client.Client, raw []byte, b *pageBuffer) (*passPage, error)
 		return nil, err
 	}
 	for i := range list.Items {
-		b.decoded(&list.Items[i])
+		if err := b.decoded(&list.Items[i]); err != nil {
+			pageBuffers.Put(b)
+			return nil, err
+		}
 	}
 	return b.page(list.Pagination), nil
 }
@@ -203,11 +204,10 @@ func (s *scan) items(b *pageBuffer) {
 			continue
 		}
 		b.out = b.out[:mark]
-		if err := b.sb.UnmarshalJSON(s.b[start:s.i]); err != nil {
+		if err := b.sb.UnmarshalJSON(s.b[start:s.i]); err != nil || b.decoded(&b.sb) != nil {
 			s.ok = false
 			return
 		}
-		b.decoded(&b.sb)
 	}
 }
 
