@@ -813,6 +813,9 @@ func loopbackUp() error {
 // close-on-exec: what the server itself inherited (from a shell, a
 // supervisor) must not reach the sandbox's processes.
 func CloseOnExecExcept(keep ...int) {
+	if closeOnExecRanges(keep) == nil {
+		return
+	}
 	entries, _ := os.ReadDir("/proc/self/fd")
 	for _, e := range entries {
 		fd, err := strconv.Atoi(e.Name())
@@ -821,6 +824,25 @@ func CloseOnExecExcept(keep ...int) {
 		}
 		unix.CloseOnExec(fd)
 	}
+}
+
+// closeOnExecRanges marks the descriptors between those of keep with
+// close_range (Linux 5.11), without reading /proc/self/fd (a millisecond).
+func closeOnExecRanges(keep []int) error {
+	keep = slices.Sorted(slices.Values(keep))
+	from := uint(3)
+	for _, fd := range keep {
+		if fd < int(from) {
+			continue
+		}
+		if fd > int(from) {
+			if err := unix.CloseRange(from, uint(fd-1), unix.CLOSE_RANGE_CLOEXEC); err != nil {
+				return err
+			}
+		}
+		from = uint(fd) + 1
+	}
+	return unix.CloseRange(from, ^uint(0), unix.CLOSE_RANGE_CLOEXEC)
 }
 
 // envPath is the PATH of a KEY=VALUE environment, or defaultPath.

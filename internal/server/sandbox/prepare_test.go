@@ -6,9 +6,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // A sandbox prepared ahead of any request (Prepare) runs its init before
@@ -105,4 +108,33 @@ func readInt(t *testing.T, path string) int64 {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// CloseOnExecExcept leaves the descriptors it is told to keep inheritable,
+// and only those.
+func TestCloseOnExecExcept(t *testing.T) {
+	var fds []int
+	for range 3 {
+		var p [2]int
+		if err := unix.Pipe(p[:]); err != nil {
+			t.Fatal(err)
+		}
+		fds = append(fds, p[0], p[1])
+	}
+	defer func() {
+		for _, fd := range fds {
+			unix.Close(fd)
+		}
+	}()
+	keep := []int{fds[4], fds[1]}
+	CloseOnExecExcept(keep...)
+	for _, fd := range fds {
+		flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cloexec, kept := flags&unix.FD_CLOEXEC != 0, slices.Contains(keep, fd); cloexec == kept {
+			t.Errorf("descriptor %d: close-on-exec %v, kept %v", fd, cloexec, kept)
+		}
+	}
 }
