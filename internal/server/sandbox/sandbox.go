@@ -191,11 +191,6 @@ func (s *Sandbox) Prepare(l Limits, hostRoot bool) error {
 	if !s.isolated || s.started || s.launch != nil {
 		return errors.New("sandbox: only an isolated sandbox not started yet is prepared")
 	}
-	select {
-	case <-s.done:
-		return ErrGone
-	default:
-	}
 	if err := s.openLog(); err != nil {
 		return err
 	}
@@ -224,8 +219,13 @@ func (s *Sandbox) Fits(cfg Config) bool {
 }
 
 // openLog opens the sandbox's log and the pipe its processes write it
-// through, once.
+// through, once, unless the sandbox is being killed.
 func (s *Sandbox) openLog() error {
+	select {
+	case <-s.done:
+		return ErrGone
+	default:
+	}
 	if s.logOut != nil {
 		return nil
 	}
@@ -309,11 +309,6 @@ func (s *Sandbox) Start(entrypoint []string) error {
 	defer s.mu.Unlock()
 	if s.started {
 		return errors.New("sandbox: already started")
-	}
-	select {
-	case <-s.done:
-		return ErrGone
-	default:
 	}
 	if err := s.openLog(); err != nil {
 		return err
