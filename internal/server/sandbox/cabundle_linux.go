@@ -29,6 +29,22 @@ func writeCABundle(r string, extra []byte) error {
 	return err
 }
 
+// appendCA adds extra to the CA bundle writeCABundle wrote under r.
+func appendCA(r string, extra []byte) error {
+	if len(extra) == 0 {
+		return nil
+	}
+	out, err := os.OpenFile(filepath.Join(r, CABundle), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return err
+	}
+	_, err = out.Write(extra)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
 // copySystemBundle copies the first system bundle found to out, ending it
 // with a newline.
 func copySystemBundle(out *os.File) error {

@@ -504,16 +504,17 @@ func buildHostRoot(early initConfig) (string, error) {
 			return "", err
 		}
 	}
-	return r, nil
+	return r, writeCABundle(r, nil)
 }
 
-// finishHostRoot mounts the configuration's binds (volumes, metrics) and
-// CA bundle in the root buildHostRoot made at r, and moves into it.
+// finishHostRoot mounts the configuration's binds (volumes) in the root
+// buildHostRoot made at r, adds the CA it trusts to its CA bundle, and
+// moves into it.
 func finishHostRoot(r string, cfg initConfig) error {
 	if err := mountBinds(r, cfg); err != nil {
 		return err
 	}
-	if err := writeCABundle(r, cfg.TrustedCA); err != nil {
+	if err := appendCA(r, cfg.TrustedCA); err != nil {
 		return err
 	}
 	return pivot(r, true)

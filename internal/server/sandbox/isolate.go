@@ -154,8 +154,11 @@ type launch struct {
 	ready    *os.File // the read end of the init's ready pipe
 	idm      *idmapper
 	own      map[string]bindSpec // the sandbox's own directories (isolatedBinds), by target
+	metrics  []bindSpec          // the cgroup's files the agent reads its usage from
 	listener int                 // the agent's listener, as the init has it; 0: none
 	sockets  int                 // rootless: the init's end of its socket pair
+	procs    int                 // the cgroup.procs the init moves commands to, and its own
+	reserve  int                 // reserve's, as the init has them (confine_linux.go); 0: none
 	limited  bool                // the cgroup has the sandbox's limits already
 	hostRoot bool                // the init builds a root of the host's programs (else an image's)
 	confined chan error          // the end of the init's cgroup join: see awaitConfined
@@ -227,6 +230,9 @@ func launchIsolated(s *Sandbox, log *os.File, final, hostRoot bool) (*launch, er
 		}
 		l.limited = final
 		s.cg, err = newCgroup(s.id, lim)
+		if err == nil && s.limits != nil {
+			err = l.openCgroup(s, &files)
+		}
 		if err != nil {
 			err = fmt.Errorf("resource limits: %w", err)
 		}
@@ -283,6 +289,7 @@ func (l *launch) early(s *Sandbox) *initConfig {
 	for _, b := range isolatedBinds {
 		early.Binds = append(early.Binds, l.own[b[1]])
 	}
+	early.Binds = append(early.Binds, l.metrics...)
 	return early
 }
 
@@ -313,6 +320,28 @@ func (l *launch) open(s *Sandbox, files *[]*os.File) error {
 		l.a.sockets = mine
 		*files = append(*files, theirs)
 		l.sockets = 2 + len(*files)
+	}
+	return nil
+}
+
+// openCgroup opens, for the init's start, what it has of the sandbox's
+// cgroup: the cgroup.procs files it moves processes with, and the
+// directories the agent reads its usage from.
+func (l *launch) openCgroup(s *Sandbox, files *[]*os.File) error {
+	procs, reserve, err := s.cg.reserveFiles()
+	if err != nil {
+		return err
+	}
+	if procs != nil {
+		*files = append(*files, procs, reserve)
+		l.procs, l.reserve = 1+len(*files), 2+len(*files)
+	}
+	for name, dir := range s.cg.metricsMounts() {
+		b, err := bindFor(files, 3, l.idm, dir, metricsDir[1:]+"/"+name, true, hostIDs)
+		if err != nil {
+			return err
+		}
+		l.metrics = append(l.metrics, b)
 	}
 	return nil
 }
@@ -367,7 +396,7 @@ func (l *launch) configure(s *Sandbox, entrypoint []string) (*anchor, error) {
 		}
 		return b, err
 	}
-	cfg, err := l.config(s, entrypoint, spec, &passed)
+	cfg, err := l.config(s, entrypoint, spec)
 	if err == nil {
 		err = l.idm.apply()
 	}
@@ -395,11 +424,10 @@ func (l *launch) configure(s *Sandbox, entrypoint []string) (*anchor, error) {
 }
 
 // config is the init's configuration for the sandbox as it is now; spec
-// readies a host directory to mount, and passed gets what else the init
-// is sent.
-func (l *launch) config(s *Sandbox, entrypoint []string, spec func(dir, target string, readOnly bool, kind mountIDs) (bindSpec, error), passed *[]*os.File) (initConfig, error) {
+// readies a host directory to mount.
+func (l *launch) config(s *Sandbox, entrypoint []string, spec func(dir, target string, readOnly bool, kind mountIDs) (bindSpec, error)) (initConfig, error) {
 	cfg := initConfig{Hostname: hostname(s.id), Entrypoint: entrypoint, Env: s.processEnv(nil), Rootless: rootless,
-		TrustedCA: s.caPEM, SocketsFD: l.sockets}
+		TrustedCA: s.caPEM, SocketsFD: l.sockets, ProcsFD: l.procs, ReserveFD: l.reserve}
 	if l.hostRoot != (s.rootfs == nil) {
 		return cfg, errors.New("sandbox: its init was launched for another kind of root")
 	}
@@ -410,6 +438,7 @@ func (l *launch) config(s *Sandbox, entrypoint []string, spec func(dir, target s
 		for _, b := range imageBinds {
 			cfg.Binds = append(cfg.Binds, l.own[b[1]])
 		}
+		cfg.Binds = append(cfg.Binds, l.metrics...)
 		rs, err := s.rootfsSpec(spec)
 		if err != nil {
 			return cfg, err
@@ -445,26 +474,10 @@ func (l *launch) config(s *Sandbox, entrypoint []string, spec func(dir, target s
 		return cfg, fmt.Errorf("resource limits: %s", Cgroups().Reason)
 	}
 	cfg.NoFile = noFileLimit(s.limits.PIDs, fileMax(), ownNoFile())
-	cg := s.cg
 	if !l.limited {
-		if err := cg.limit(*s.limits); err != nil {
+		if err := s.cg.limit(*s.limits); err != nil {
 			return cfg, fmt.Errorf("resource limits: %w", err)
 		}
-	}
-	procs, reserve, err := cg.reserveFiles()
-	if err != nil {
-		return cfg, fmt.Errorf("resource limits: %w", err)
-	}
-	if procs != nil {
-		*passed = append(*passed, procs, reserve)
-		cfg.ProcsFD, cfg.ReserveFD = fdPassed+len(*passed)-2, fdPassed+len(*passed)-1
-	}
-	for name, dir := range cg.metricsMounts() {
-		b, err := spec(dir, metricsDir[1:]+"/"+name, true, hostIDs)
-		if err != nil {
-			return cfg, err
-		}
-		cfg.Binds = append(cfg.Binds, b)
 	}
 	return cfg, nil
 }
