@@ -69,7 +69,8 @@ func start(t *testing.T) *harness {
 	c := installed(t)
 	t.Parallel()
 	log := &cmdtest.SyncBuffer{}
-	ours := cmdtest.New(t, func(o *server.Options) { o.Log = log })
+	// With a spare sandbox made ahead of each create, as osb server runs.
+	ours := cmdtest.New(t, func(o *server.Options) { o.Log, o.NoSpare = log, false })
 	return &harness{clients: c, ours: ours, home: t.TempDir(), log: log}
 }
 

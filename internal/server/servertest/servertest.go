@@ -21,8 +21,10 @@ func Start(t testing.TB, opts ...func(*server.Options)) *server.Server {
 		t.Skip("osb server runs sandboxes on Linux only")
 	}
 	// Limits are enforced where the machine has cgroups; tests about
-	// something else still run where it has none.
-	o := server.Options{Listen: "127.0.0.1:0", APIKey: APIKey, DataDir: t.TempDir(), AllowUnlimited: true}
+	// something else still run where it has none. No spare sandbox is
+	// made ahead of the creates: the tests of spares ask for one, and the
+	// binary's tests (e2e, interop, differential) run with them.
+	o := server.Options{Listen: "127.0.0.1:0", APIKey: APIKey, DataDir: t.TempDir(), AllowUnlimited: true, NoSpare: true}
 	for _, f := range opts {
 		f(&o)
 	}
