@@ -2,6 +2,7 @@
 # the last (and its baseline): the server has no spare sandbox ready, and
 # makes the next while the following runs go on. Else as create-host.
 title='server: create, host programs, back to back (curl POST)'
+runs=$((RUNS * 3))  # quick pairs: more of them for a steadier median
 baseline='`unshare` of the same namespaces, running `true`'
 setup() {
 	bench_server --host-programs

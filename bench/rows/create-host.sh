@@ -5,6 +5,7 @@
 # spare sandbox ready (create-burst: creates back to back).
 title='server: create, host programs, one at a time (curl POST)'
 settle=0.1
+runs=$((RUNS * 3))  # quick pairs: more of them for a steadier median
 baseline='`unshare` of the same namespaces, running `true`'
 setup() {
 	bench_server --host-programs

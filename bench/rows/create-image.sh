@@ -3,6 +3,7 @@
 # same namespaces. One create at a time, as in create-host.
 title='server: create, cached image, one at a time (curl POST)'
 settle=0.1
+runs=$((RUNS * 3))  # quick pairs: more of them for a steadier median
 baseline='`unshare` of the same namespaces, running `true`'
 setup() {
 	[ -x /bin/busybox ] || need busybox busybox-static
