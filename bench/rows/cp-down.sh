@@ -3,7 +3,7 @@
 CP_FILES=${CP_FILES:-10000}
 title="\`cp\` down, $CP_FILES files of 1 KiB"
 baseline='curl POST /command `tar -c`, curl GET /files/download | tar -x'
-runs=$(((RUNS + 1) / 2)) warmup=0
+runs=$RUNS warmup=1
 setup() {
 	id=$(bench_sandbox -t 60m)
 	# Made and removed on a tmpfs: 10,000 inodes just deleted where the

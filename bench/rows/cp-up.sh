@@ -3,7 +3,7 @@
 CP_FILES=${CP_FILES:-10000}
 title="\`cp\` up, $CP_FILES files of 1 KiB"
 baseline='tar | curl POST /files/upload, curl POST /command `tar -x`'
-runs=$(((RUNS + 1) / 2)) warmup=0
+runs=$RUNS warmup=1
 setup() {
 	id=$(bench_sandbox -t 60m)
 	tree=$work/cp-up
