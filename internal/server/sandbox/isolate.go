@@ -412,7 +412,11 @@ func (l *launch) configure(s *Sandbox, entrypoint []string) (*anchor, error) {
 	l.conf.Close()
 	var reports *bufio.Reader
 	if err == nil {
-		reports, err = l.a.awaitReady(l.ready, 10*time.Second)
+		if reports, err = l.a.awaitReady(l.ready, 10*time.Second); err != nil {
+			if ended := l.a.ended(time.Second); ended != "" {
+				err = fmt.Errorf("%w; the sandbox init %s", err, ended)
+			}
+		}
 	}
 	if err != nil {
 		l.abort()
@@ -421,6 +425,17 @@ func (l *launch) configure(s *Sandbox, entrypoint []string) (*anchor, error) {
 	l.idm.close()
 	go s.watchExecd(reports, l.ready)
 	return l.a, nil
+}
+
+// ended says how the init ended, if it did within d: a setup that fails
+// because the init is gone says whether it exited or was killed.
+func (a *anchor) ended(d time.Duration) string {
+	select {
+	case <-a.exited:
+		return a.cmd.ProcessState.String()
+	case <-time.After(d):
+		return ""
+	}
 }
 
 // config is the init's configuration for the sandbox as it is now; spec

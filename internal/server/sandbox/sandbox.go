@@ -317,10 +317,11 @@ func (s *Sandbox) Start(entrypoint []string) error {
 	s.logOut.Close() // the sandbox's processes hold it now
 	s.logOut = nil
 	if err != nil {
-		// What the failed start printed, once it is all in the log.
+		// What the failed start printed, once it is all in the log (a
+		// loaded machine may take seconds to copy it).
 		select {
 		case <-s.logCopied:
-		case <-time.After(2 * time.Second):
+		case <-time.After(10 * time.Second):
 		}
 		if printed := tail(s.LogPath()); printed != "" {
 			return fmt.Errorf("%w: %s", err, printed)
