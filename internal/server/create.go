@@ -102,7 +102,7 @@ func (s *Server) provision(ctx context.Context, req createRequest) (rec *record,
 	if req.egress.credentialProxy {
 		trustedCA = s.egressCA.PEM()
 	}
-	sb, err := s.newSandbox(ctx, sandbox.Config{Env: env, Limits: limits, TrustedCA: trustedCA, Rootfs: run.rootfs, Mounts: mounts})
+	sb, err := s.newSandbox(ctx, sandbox.Config{Env: env, Limits: limits, TrustedCA: trustedCA, Rootfs: run.rootfs, Mounts: mounts}, req.snapshotID != "")
 	if err != nil {
 		s.removeVolumes(madeVolumes)
 		return nil, http.StatusInternalServerError, codeCreateFailed, err
@@ -152,9 +152,10 @@ func (s *Server) provision(ctx context.Context, req createRequest) (rec *record,
 }
 
 // newSandbox is the sandbox of a create, configured by cfg's request
-// fields: the spare, or one made now.
-func (s *Server) newSandbox(ctx context.Context, cfg sandbox.Config) (*sandbox.Sandbox, error) {
-	if cfg.Limits != nil && cfg.Limits.PIDs > 0 {
+// fields: the spare, or one made now. A snapshot restored into an image's
+// root must be there before the root is mounted, which a spare's is.
+func (s *Server) newSandbox(ctx context.Context, cfg sandbox.Config, restoring bool) (*sandbox.Sandbox, error) {
+	if cfg.Limits != nil && cfg.Limits.PIDs > 0 && !(restoring && cfg.Rootfs != nil) {
 		if sb := s.takeSpare(ctx, cfg); sb != nil {
 			sb.Use(cfg)
 			return sb, nil

@@ -16,10 +16,15 @@ import (
 // server is idle, and a create only configures it. One at a time: a create
 // that finds none (two at once, or one right after another) makes its
 // sandbox itself, as without spares.
+//
+// A spare's root is built too: it is made for the root of the last create
+// (the host's programs, or an image), as the next is likely to ask for the
+// same. A create for another root discards it; the next spare has that one.
 type spare struct {
 	mu      sync.Mutex
 	sb      *sandbox.Sandbox
-	filling chan struct{} // closed when the spare being made is there (or failed); nil: none is
+	filling chan struct{}   // closed when the spare being made is there (or failed); nil: none is
+	root    *sandbox.Rootfs // the root of the last create, which the next spare gets
 }
 
 // sparesOn says whether creates use spares: isolated sandboxes with
@@ -28,11 +33,11 @@ func (s *Server) sparesOn() bool {
 	return s.isolation.Available && sandbox.Cgroups().Available && !s.opts.NoSpare
 }
 
-// takeSpare hands over the spare, if there is one that fits cfg (its kind
-// of root). One being made is waited for: it is nearer done than a
-// sandbox made from nothing, which would compete with it for the CPU. The
-// create that takes it has the next made once it has answered
-// (fillSpare), for the same reason.
+// takeSpare hands over the spare, if there is one that fits cfg (its
+// root); one that does not is discarded. One being made is waited for: it
+// is nearer done than a sandbox made from nothing, which would compete
+// with it for the CPU. The create that takes it has the next made once it
+// has answered (fillSpare), for the same reason.
 func (s *Server) takeSpare(ctx context.Context, cfg sandbox.Config) *sandbox.Sandbox {
 	s.spare.mu.Lock()
 	filling := s.spare.filling
@@ -46,11 +51,15 @@ func (s *Server) takeSpare(ctx context.Context, cfg sandbox.Config) *sandbox.San
 	}
 	s.spare.mu.Lock()
 	defer s.spare.mu.Unlock()
+	s.spare.root = cfg.Rootfs
 	sb := s.spare.sb
-	if sb == nil || !sb.Fits(cfg) {
+	s.spare.sb = nil
+	if sb != nil && !sb.Fits(cfg) {
+		if !s.goBackground(func() { s.discardSpare(sb) }) {
+			s.discardSpare(sb)
+		}
 		return nil
 	}
-	s.spare.sb = nil
 	return sb
 }
 
@@ -82,24 +91,38 @@ func (s *Server) fillSpare() {
 }
 
 // makeSpare prepares a sandbox with the default limits, which the create
-// that takes it replaces with its own, and the kind of root the server's
-// creates have: the host's programs, or an image.
+// that takes it replaces with its own, and the root of the last create.
+// None is made for an image where its overlay was refused: its root is
+// then a copy of the layers, made when the sandbox starts.
 func (s *Server) makeSpare() (*sandbox.Sandbox, error) {
+	s.spare.mu.Lock()
+	root := s.spare.root
+	s.spare.mu.Unlock()
+	if root != nil && sandbox.OverlayRefused() {
+		return nil, nil
+	}
 	l, err := sandbox.ParseLimits(s.withDefaultLimits(nil))
 	if err != nil {
 		return nil, err
 	}
 	sandbox.OpenFiles().Fit(&l)
 	id := newID()
-	sb, err := sandbox.New(sandbox.Config{ID: id, Dir: filepath.Join(s.dataDir, "sandboxes", id), Isolated: true, Agent: true})
+	sb, err := sandbox.New(sandbox.Config{ID: id, Dir: filepath.Join(s.dataDir, "sandboxes", id), Isolated: true, Agent: true, Rootfs: root})
 	if err != nil {
 		return nil, err
 	}
-	if err := sb.Prepare(l, s.images == nil); err != nil {
-		sb.Remove()
+	if err := sb.Prepare(l); err != nil {
+		s.discardSpare(sb)
 		return nil, err
 	}
 	return sb, nil
+}
+
+// discardSpare removes a spare no create will take.
+func (s *Server) discardSpare(sb *sandbox.Sandbox) {
+	if err := sb.Remove(); err != nil {
+		s.log.event("removing a spare sandbox: %v", err)
+	}
 }
 
 // removeSpare removes the spare, for Close, once no more is being made.

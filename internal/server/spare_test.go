@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/osb-dev/osb/internal/server"
+	"github.com/osb-dev/osb/internal/server/image/imagetest"
 	"github.com/osb-dev/osb/internal/server/sandbox"
 )
 
@@ -56,18 +57,90 @@ func TestCreateTakesTheSpare(t *testing.T) {
 func awaitSandboxDirs(t *testing.T, dir string, n int) []string {
 	t.Helper()
 	var names []string
-	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		entries, _ := os.ReadDir(dir)
-		names = names[:0]
-		for _, e := range entries {
-			if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
-				names = append(names, e.Name())
-			}
-		}
-		if len(names) == n {
-			return names
+	if !eventually(t, time.Minute, func() bool { names = sandboxDirs(dir); return len(names) == n }) {
+		t.Fatalf("%s holds %v, want %d sandboxes", dir, names, n)
+	}
+	return names
+}
+
+// sandboxDirs lists the sandbox directories in dir.
+func sandboxDirs(dir string) []string {
+	var names []string
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+			names = append(names, e.Name())
 		}
 	}
-	t.Fatalf("%s holds %v, want %d sandboxes", dir, names, n)
-	return nil
+	return names
+}
+
+// The spare has the root of the last create, built: a create for the same
+// image takes it and runs on that image; one for another image discards
+// it and runs on its own, and the next spare has that one. A create that
+// restores a snapshot onto the image makes its own sandbox (its changes
+// must be in the root before it is mounted) and leaves the spare.
+func TestSpareFollowsTheImage(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, name := range []string{"a", "b"} {
+		img := imagetest.Busybox(t, nil, imagetest.Layer(t, imagetest.Entry{Name: "etc/motd", Body: "image " + name + "\n"}))
+		imagetest.WriteLayout(t, filepath.Join(dir, name), "1", img)
+	}
+	c := imageClient(t, dir, func(o *server.Options) { o.NoSpare = false })
+	if cg := sandbox.Cgroups(); !cg.Available {
+		t.Skip("no cgroups here, and so no spares: " + cg.Reason)
+	}
+	sandboxes := filepath.Join(c.srv.DataDir(), "sandboxes")
+	hostSpare := awaitSandboxDirs(t, sandboxes, 1)[0]
+	first := imageCreate(c, "a:1", nil)
+	if first == hostSpare {
+		t.Fatal("a create for an image took the spare of the host's programs")
+	}
+	spare := newSpare(t, sandboxes, []string{hostSpare}, first)
+	second := imageCreate(c, "a:1", nil)
+	if second != spare {
+		t.Errorf("the second create of a:1 made %s, not the spare %s", second, spare)
+	}
+	if out, code := c.sh(second, "echo changed > /etc/motd; cat /etc/motd"); code != 0 || out != "changed" {
+		t.Fatalf("in the spare: %d %q", code, out)
+	}
+	spare = newSpare(t, sandboxes, nil, first, second)
+	restored := restoreSnapshotOf(t, c, second)
+	if restored == spare {
+		t.Errorf("a restore took the spare %s", restored)
+	}
+	if out, code := c.sh(restored, "cat /etc/motd"); code != 0 || out != "changed" {
+		t.Errorf("the restored sandbox: %d %q", code, out)
+	}
+	other := imageCreate(c, "b:1", nil)
+	if other == spare {
+		t.Errorf("a create for b:1 took the spare of a:1 %s", other)
+	}
+	if out, code := c.sh(other, "cat /etc/motd"); code != 0 || out != "image b" {
+		t.Errorf("the b:1 sandbox: %d %q", code, out)
+	}
+	spare = newSpare(t, sandboxes, []string{spare}, first, second, restored, other)
+	if last := imageCreate(c, "b:1", nil); last != spare {
+		t.Errorf("the second create of b:1 made %s, not the spare %s", last, spare)
+	}
+}
+
+// newSpare waits until dir holds the sandboxes live and one more, the
+// spare, that is none of stale, and returns it.
+func newSpare(t *testing.T, dir string, stale []string, live ...string) string {
+	t.Helper()
+	var extra []string
+	if !eventually(t, time.Minute, func() bool {
+		extra = extra[:0]
+		for _, name := range sandboxDirs(dir) {
+			if !slices.Contains(live, name) {
+				extra = append(extra, name)
+			}
+		}
+		return len(extra) == 1 && !slices.Contains(stale, extra[0])
+	}) {
+		t.Fatalf("%s holds %v beside %v, want one spare, none of %v", dir, extra, live, stale)
+	}
+	return extra[0]
 }

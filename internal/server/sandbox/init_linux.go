@@ -43,8 +43,7 @@ func init() {
 	// to free, and the create waits for the build.
 	debug.SetGCPercent(-1)
 	if err := runInit(); err != nil {
-		fmt.Fprintln(os.Stderr, "osb sandbox init:", err)
-		os.Exit(1)
+		failed(err)
 	}
 	// What building the sandbox allocated is garbage now, and the heap
 	// is too small for a collection to come by itself: the init would
@@ -52,6 +51,16 @@ func init() {
 	debug.SetGCPercent(100)
 	debug.FreeOSMemory()
 	reapForever(entrypointPID)
+}
+
+// failed tells the server why the init could not build the sandbox, on
+// the ready pipe, where it waits (awaitReady), and ends the init.
+func failed(err error) {
+	msg := "osb sandbox init: " + strings.ReplaceAll(err.Error(), "\n", " ")
+	if _, werr := unix.Write(fdReady, []byte(readyFailed+msg+"\n")); werr != nil {
+		fmt.Fprintln(os.Stderr, msg)
+	}
+	os.Exit(1)
 }
 
 // runInit builds the sandbox and starts its agent and entrypoint.
@@ -65,17 +74,15 @@ func runInit() error {
 		}
 	}()
 	warmDecoder()
-	// A root of the host's programs is built while the server readies
-	// the rest of the configuration (or no request has come yet).
+	// The root is built while the server readies the rest of the
+	// configuration (or no request has come yet).
 	early, err := readEarly()
 	if err != nil {
 		return err
 	}
-	hostRoot := ""
-	if early != nil {
-		if hostRoot, err = buildHostRoot(*early); err != nil {
-			return err
-		}
+	r, err := buildRoot(early)
+	if err != nil {
+		return err
 	}
 	passed, err := receivePassed()
 	if err != nil {
@@ -109,23 +116,8 @@ func runInit() error {
 	if cfg.Agent != nil {
 		keep = append(keep, cfg.Agent.ListenerFD)
 	}
-	if rs := cfg.Rootfs; rs != nil {
-		for _, b := range append([]bindSpec{rs.Upper}, rs.Layers...) {
-			if b.FD > 0 {
-				keep = append(keep, b.FD)
-			}
-		}
-	}
 	CloseOnExecExcept(keep...)
-	switch {
-	case hostRoot != "":
-		err = finishHostRoot(hostRoot, cfg)
-	case cfg.Rootfs != nil:
-		err = buildRoot(cfg)
-	default:
-		err = errors.New("the configuration names no root")
-	}
-	if err != nil {
+	if err := finishRoot(r, cfg, early.Rootfs == nil); err != nil {
 		return err
 	}
 	if err := unix.Sethostname([]byte(cfg.Hostname)); err != nil {
@@ -450,25 +442,6 @@ var rootBases = []string{"/mnt", "/tmp", "/run", "/var/tmp", "/media", "/srv"}
 // shown read-only. Nothing else of the host's tree is.
 var hostDirs = []string{"usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "opt"}
 
-// buildRoot makes the root filesystem of a sandbox that runs an image and
-// moves into it.
-func buildRoot(cfg initConfig) error {
-	r, err := newRoot()
-	if err != nil {
-		return err
-	}
-	root, err := mountImageRoot(r, cfg.Rootfs)
-	if err != nil {
-		return err
-	}
-	for _, step := range []func(string, initConfig) error{makeImageMisc, mountBinds, makeImageEtc, makeDev, mountKernelFS, mountHostLoader} {
-		if err := step(root, cfg); err != nil {
-			return err
-		}
-	}
-	return pivot(root, false)
-}
-
 // newRoot mounts the tmpfs the sandbox's root is assembled in, and
 // returns where.
 func newRoot() (string, error) {
@@ -491,33 +464,45 @@ func newRoot() (string, error) {
 	return r, nil
 }
 
-// buildHostRoot assembles a root of the host's programs with early's
-// binds (the sandbox's own directories) as soon as the init starts: no
-// request changes it. finishHostRoot adds what the request says.
-func buildHostRoot(early initConfig) (string, error) {
+// buildRoot assembles the sandbox's root as the init starts, with
+// early's binds (the sandbox's own directories): an image's (early.Rootfs)
+// or the host's programs. No request changes it; finishRoot adds what the
+// request says.
+func buildRoot(early *initConfig) (string, error) {
+	if early == nil {
+		return "", errors.New("the configuration names no root")
+	}
 	r, err := newRoot()
 	if err != nil {
 		return "", err
 	}
-	for _, step := range []func(string, initConfig) error{makeMisc, mountHostDirs, mountBinds, makeEtc, makeDev, mountKernelFS} {
-		if err := step(r, early); err != nil {
+	steps := []func(string, initConfig) error{makeMisc, mountHostDirs, mountBinds, makeEtc, makeDev, mountKernelFS}
+	if early.Rootfs != nil {
+		if r, err = mountImageRoot(r, early.Rootfs); err != nil {
+			return "", err
+		}
+		steps = []func(string, initConfig) error{makeImageMisc, mountBinds, makeImageEtc, makeDev, mountKernelFS, mountHostLoader}
+	}
+	for _, step := range steps {
+		if err := step(r, *early); err != nil {
 			return "", err
 		}
 	}
 	return r, writeCABundle(r, nil)
 }
 
-// finishHostRoot mounts the configuration's binds (volumes) in the root
-// buildHostRoot made at r, adds the CA it trusts to its CA bundle, and
-// moves into it.
-func finishHostRoot(r string, cfg initConfig) error {
+// finishRoot mounts the configuration's binds (volumes) in the root
+// buildRoot made at r, adds the CA it trusts to its CA bundle, and moves
+// into it; with readOnly (the host's programs) the root itself ends
+// read-only.
+func finishRoot(r string, cfg initConfig, readOnly bool) error {
 	if err := mountBinds(r, cfg); err != nil {
 		return err
 	}
 	if err := appendCA(r, cfg.TrustedCA); err != nil {
 		return err
 	}
-	return pivot(r, true)
+	return pivot(r, readOnly)
 }
 
 func mountHostDirs(r string, _ initConfig) error {

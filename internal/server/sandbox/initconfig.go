@@ -6,11 +6,15 @@ const (
 	initEnv = "OSB_SANDBOX_INIT" // "1": be the init; "probe": exit 0 at once
 	// The init's inherited descriptors (ExtraFiles of the host side).
 	fdConfig = 3 // a socket: descriptors, JSON initConfig, then EOF once the init is in the sandbox's cgroup (conf_linux.go)
-	fdReady  = 4 // "ready\n" once the sandbox can take requests
+	fdReady  = 4 // "ready\n" once the sandbox can take requests, or readyFailed and why
 	// The agent's, from the init: after its listener (3) and ready pipe
 	// (4), its socket to the init (startGated).
 	fdAgentInit = 5
 )
+
+// readyFailed starts the init's line on fdReady when it could not build
+// the sandbox; the reason follows.
+const readyFailed = "failed: "
 
 // initConfig is what the host tells the init.
 type initConfig struct {

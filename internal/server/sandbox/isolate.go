@@ -160,7 +160,8 @@ type launch struct {
 	procs    int                 // the cgroup.procs the init moves commands to, and its own
 	reserve  int                 // reserve's, as the init has them (confine_linux.go); 0: none
 	limited  bool                // the cgroup has the sandbox's limits already
-	hostRoot bool                // the init builds a root of the host's programs (else an image's)
+	image    *Rootfs             // the image whose root the init builds as it starts; nil: the host's programs
+	root     *rootfsSpec         // image: its layers and the sandbox's own, as the init has them
 	confined chan error          // the end of the init's cgroup join: see awaitConfined
 	joinOnce sync.Once
 	joinErr  error
@@ -179,7 +180,7 @@ func startIsolated(s *Sandbox, entrypoint []string, log *os.File) (*anchor, erro
 	s.launch = nil
 	if l == nil {
 		var err error
-		if l, err = launchIsolated(s, log, true, s.rootfs == nil); err != nil {
+		if l, err = launchIsolated(s, log, true); err != nil {
 			return nil, err
 		}
 	}
@@ -189,16 +190,16 @@ func startIsolated(s *Sandbox, entrypoint []string, log *os.File) (*anchor, erro
 // launchIsolated starts the sandbox init (see init_linux.go and
 // initCommand) in new namespaces and puts it in the sandbox's cgroup, with
 // the sandbox's limits, or, not final, limits that configure replaces.
-// With hostRoot the init builds a root of the host's programs at once;
-// else it waits for an image's.
-func launchIsolated(s *Sandbox, log *os.File, final, hostRoot bool) (*launch, error) {
+// The init builds the sandbox's root (its image's, or the host's programs)
+// at once: no request changes it.
+func launchIsolated(s *Sandbox, log *os.File, final bool) (*launch, error) {
 	var files []*os.File // the init's descriptors, from 3 on
 	defer func() {
 		for _, f := range files {
 			f.Close()
 		}
 	}()
-	l := &launch{own: map[string]bindSpec{}, hostRoot: hostRoot, confined: make(chan error, 1)}
+	l := &launch{own: map[string]bindSpec{}, image: s.rootfs, confined: make(chan error, 1)}
 	var confInit, readyW *os.File
 	var err error
 	if l.conf, confInit, err = configSocket(); err != nil {
@@ -278,31 +279,46 @@ func launchIsolated(s *Sandbox, log *os.File, final, hostRoot bool) (*launch, er
 	return l, nil
 }
 
-// early is what the init may build as it starts (sendEarly): a root of
-// the host's programs with the sandbox's own directories; nil for an
-// image's root, which needs the request.
+// early is what the init builds as it starts (sendEarly): the sandbox's
+// root with its own directories.
 func (l *launch) early(s *Sandbox) *initConfig {
-	if !l.hostRoot {
-		return nil
-	}
-	early := &initConfig{Hostname: hostname(s.id), Rootless: rootless}
-	for _, b := range isolatedBinds {
+	early := &initConfig{Hostname: hostname(s.id), Rootless: rootless, Rootfs: l.root}
+	for _, b := range l.ownBinds() {
 		early.Binds = append(early.Binds, l.own[b[1]])
 	}
 	early.Binds = append(early.Binds, l.metrics...)
 	return early
 }
 
-// open opens, for the init's start, the sandbox's own directories, the
-// agent's listener and (rootless) the socket pair of serveSockets.
+// ownBinds are the sandbox's own directories its root shows: an image's
+// own /root and /home stay, only its working areas are the server's.
+func (l *launch) ownBinds() [][2]string {
+	if l.image != nil {
+		return imageBinds
+	}
+	return isolatedBinds
+}
+
+// open opens, for the init's start, the sandbox's own directories (and
+// an image's layers), the agent's listener and (rootless) the socket pair
+// of serveSockets.
 func (l *launch) open(s *Sandbox, files *[]*os.File) error {
 	l.a = &anchor{exited: make(chan struct{}), isolated: true}
-	for _, b := range isolatedBinds {
+	for _, b := range l.ownBinds() {
 		spec, err := bindFor(files, 3, l.idm, filepath.Join(s.dir, b[0]), b[1], false, ownDir)
 		if err != nil {
 			return err
 		}
 		l.own[b[1]] = spec
+	}
+	if s.rootfs != nil {
+		var err error
+		l.root, err = s.rootfsSpec(func(dir, target string, readOnly bool, kind mountIDs) (bindSpec, error) {
+			return bindFor(files, 3, l.idm, dir, target, readOnly, kind)
+		})
+		if err != nil {
+			return err
+		}
 	}
 	if s.agent {
 		ln, err := s.listenAgent()
@@ -412,19 +428,40 @@ func (l *launch) configure(s *Sandbox, entrypoint []string) (*anchor, error) {
 	l.conf.Close()
 	var reports *bufio.Reader
 	if err == nil {
-		if reports, err = l.a.awaitReady(l.ready, 10*time.Second); err != nil {
-			if ended := l.a.ended(time.Second); ended != "" {
-				err = fmt.Errorf("%w; the sandbox init %s", err, ended)
-			}
-		}
+		reports, err = l.a.awaitReady(l.ready, 10*time.Second)
 	}
 	if err != nil {
+		err = l.a.why(err, l.ready)
 		l.abort()
 		return nil, fmt.Errorf("sandbox setup failed: %w", err)
 	}
 	l.idm.close()
 	go s.watchExecd(reports, l.ready)
 	return l.a, nil
+}
+
+// initFailed is the reason the init gave for not building the sandbox.
+type initFailed struct{ reason string }
+
+func (e initFailed) Error() string { return e.reason }
+
+// why explains a failed setup: by the init's own reason, or, where the
+// init is gone without giving one (or the failure seen first was only
+// that it had gone), by how it ended.
+func (a *anchor) why(err error, ready *os.File) error {
+	if errors.As(err, &initFailed{}) {
+		return err
+	}
+	ended := a.ended(time.Second)
+	if ended == "" {
+		return err
+	}
+	ready.SetReadDeadline(time.Now().Add(time.Second))
+	line, _ := bufio.NewReader(ready).ReadString('\n')
+	if reason, ok := strings.CutPrefix(line, readyFailed); ok {
+		return initFailed{strings.TrimSuffix(reason, "\n")}
+	}
+	return fmt.Errorf("%w; the sandbox init %s", err, ended)
 }
 
 // ended says how the init ended, if it did within d: a setup that fails
@@ -443,22 +480,12 @@ func (a *anchor) ended(d time.Duration) string {
 func (l *launch) config(s *Sandbox, entrypoint []string, spec func(dir, target string, readOnly bool, kind mountIDs) (bindSpec, error)) (initConfig, error) {
 	cfg := initConfig{Hostname: hostname(s.id), Entrypoint: entrypoint, Env: s.processEnv(nil), Rootless: rootless,
 		TrustedCA: s.caPEM, SocketsFD: l.sockets, ProcsFD: l.procs, ReserveFD: l.reserve}
-	if l.hostRoot != (s.rootfs == nil) {
-		return cfg, errors.New("sandbox: its init was launched for another kind of root")
+	if !sameRoot(l.image, s.rootfs) {
+		return cfg, errors.New("sandbox: its init was launched for another root")
 	}
 	if s.rootfs != nil {
-		// The image's own /root and /home stay: only the sandbox's
-		// working areas are the server's directories. (A root of the
-		// host's programs has its own directories already: early.)
-		for _, b := range imageBinds {
-			cfg.Binds = append(cfg.Binds, l.own[b[1]])
-		}
-		cfg.Binds = append(cfg.Binds, l.metrics...)
-		rs, err := s.rootfsSpec(spec)
-		if err != nil {
-			return cfg, err
-		}
-		cfg.Rootfs = rs
+		// Built already (early): what the entrypoint starts as.
+		cfg.Rootfs = &rootfsSpec{WorkDir: l.root.WorkDir, User: l.root.User}
 	}
 	// Volumes go on top of the sandbox's own directories (a volume at
 	// /workspace/data stays visible).
@@ -521,6 +548,9 @@ func (a *anchor) awaitReady(r *os.File, timeout time.Duration) (*bufio.Reader, e
 	r.SetReadDeadline(time.Now().Add(timeout))
 	br := bufio.NewReader(r)
 	line, err := br.ReadString('\n')
+	if reason, ok := strings.CutPrefix(line, readyFailed); ok {
+		return nil, initFailed{strings.TrimSuffix(reason, "\n")}
+	}
 	if err != nil || line != "ready\n" {
 		return nil, fmt.Errorf("no ready signal (%v)", err)
 	}

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/osb-dev/osb/internal/server/image/imagetest"
 )
 
 // A sandbox prepared ahead of any request (Prepare) runs its init before
@@ -30,7 +32,7 @@ func TestPreparedSandboxTakesTheRequest(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Remove() })
-	if err := s.Prepare(Limits{PIDs: 50, Memory: 256 << 20}, true); err != nil {
+	if err := s.Prepare(Limits{PIDs: 50, Memory: 256 << 20}); err != nil {
 		t.Fatal(err)
 	}
 	if pids := s.PIDs(); len(pids) != 1 || !strings.Contains(cmdline(pids[0]), "osb-sandbox-init") {
@@ -54,6 +56,75 @@ func TestPreparedSandboxTakesTheRequest(t *testing.T) {
 	}
 }
 
+// A sandbox prepared for an image has its root mounted before any
+// request: it fits a request for that image only, and once started runs
+// on it with what the request says (its environment, its CA).
+func TestPreparedImageSandbox(t *testing.T) {
+	if iso := Probe(); !iso.Available {
+		t.Skip("namespaces unavailable:", iso.Reason)
+	}
+	if cg := Cgroups(); !cg.Available {
+		t.Skip("no cgroups here:", cg.Reason)
+	}
+	t.Parallel()
+	layers := imageLayers(t, imagetest.Layer(t, imagetest.Entry{Name: "etc/motd", Body: "from the image\n"}))
+	image := func() *Rootfs { return &Rootfs{Layers: slices.Clone(layers), WorkDir: "/srv/app"} }
+	s, err := New(Config{ID: randomID(t), Dir: filepath.Join(t.TempDir(), "sb"), Isolated: true, Rootfs: image()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Remove() })
+	if err := s.Prepare(Limits{PIDs: 50}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the prepared init to mount its image's overlay", func() bool { return hasOverlay(s.PIDs()[0]) })
+	other := image()
+	other.User = &User{UID: 1, GID: 1}
+	for _, r := range []*Rootfs{nil, other, {Layers: layers[:len(layers)-1], WorkDir: "/srv/app"}} {
+		if s.Fits(Config{Rootfs: r}) {
+			t.Errorf("a sandbox prepared for %+v fits %+v", image(), r)
+		}
+	}
+	if !s.Fits(Config{Rootfs: image()}) {
+		t.Error("a prepared sandbox does not fit its own image")
+	}
+	ca := "-----BEGIN CERTIFICATE-----\nfrom the request\n-----END CERTIFICATE-----\n"
+	s.Use(Config{Env: map[string]string{"FOO": "from the request"}, Limits: &Limits{PIDs: 50}, Rootfs: image(), TrustedCA: []byte(ca)})
+	if err := s.Start([]string{"sleep", "1000"}); err != nil {
+		t.Fatal(err)
+	}
+	out := run(t, s, CommandSpec{Argv: []string{"/bin/sh", "-c", "echo $FOO; cat /etc/motd; pwd; tail -n 3 " + CABundle}})
+	if want := "from the request\nfrom the image\n/srv/app\n" + ca; out != want {
+		t.Errorf("the sandbox says %q, want %q", out, want)
+	}
+}
+
+// hasOverlay says whether process pid sees an overlay mounted.
+func hasOverlay(pid int) bool {
+	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/mountinfo")
+	return strings.Contains(string(b), " - overlay ")
+}
+
+// When the init cannot build the sandbox, Start's error is its reason.
+func TestStartSaysWhyTheRootFailed(t *testing.T) {
+	if iso := Probe(); !iso.Available {
+		t.Skip("namespaces unavailable:", iso.Reason)
+	}
+	t.Parallel()
+	layers := imageLayers(t, imagetest.Layer(t, imagetest.Entry{Name: "etc/motd", Body: "a file\n"}))
+	s, err := New(Config{ID: randomID(t), Dir: filepath.Join(t.TempDir(), "sb"), Isolated: true,
+		Rootfs: &Rootfs{Layers: layers, WorkDir: "/etc/motd/app"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Remove()
+	err = s.Start([]string{"sleep", "1000"})
+	const want = "sandbox setup failed: osb sandbox init: working directory /etc/motd/app: "
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("Start: %v, want an error starting %q", err, want)
+	}
+}
+
 // A prepared sandbox removed before Start leaves no process, no cgroup and
 // no files.
 func TestPreparedSandboxRemovedUnstarted(t *testing.T) {
@@ -61,12 +132,12 @@ func TestPreparedSandboxRemovedUnstarted(t *testing.T) {
 		t.Skip("namespaces unavailable:", iso.Reason)
 	}
 	t.Parallel()
-	for _, hostRoot := range []bool{true, false} {
-		s, err := New(Config{ID: randomID(t), Dir: filepath.Join(t.TempDir(), "sb"), Isolated: true, Agent: true})
+	for _, root := range []*Rootfs{nil, {Layers: imageLayers(t)}} {
+		s, err := New(Config{ID: randomID(t), Dir: filepath.Join(t.TempDir(), "sb"), Isolated: true, Agent: true, Rootfs: root})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Prepare(Limits{PIDs: 50}, hostRoot); err != nil {
+		if err := s.Prepare(Limits{PIDs: 50}); err != nil {
 			t.Fatal(err)
 		}
 		pids := s.PIDs()

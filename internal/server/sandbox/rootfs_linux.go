@@ -28,6 +28,10 @@ const overlayRefusedMark = "overlay refused"
 // overlayRefused is set once an overlay was refused here.
 var overlayRefused atomic.Bool
 
+// OverlayRefused says whether an image's overlay was refused here: image
+// sandboxes then get copies of the layers, made at Start.
+func OverlayRefused() bool { return overlayRefused.Load() }
+
 // rootfsDir is the sandbox's writable layer (upper/, work/) or copied
 // tree (tree/), relative to its Dir.
 const rootfsDir = "rootfs"
@@ -47,11 +51,13 @@ func (s *Sandbox) WritableRoot() (dir string, full, ok bool) {
 }
 
 // UpperDir is an image sandbox's upper layer. What is there before Start
-// (a restored snapshot's changes) is part of its root from the start.
+// (a restored snapshot's changes) is part of its root from the start, but
+// for a sandbox prepared ahead (Prepare): its root is mounted already, and
+// a change made beneath a mounted overlay is not one it is sure to show.
 func (s *Sandbox) UpperDir() string { return filepath.Join(s.dir, rootfsDir, "upper") }
 
 // rootfsSpec prepares the image's layers and the sandbox's own layer for
-// the init; spec is startIsolated's.
+// the init; spec readies each to mount.
 func (s *Sandbox) rootfsSpec(spec func(dir, target string, readOnly bool, kind mountIDs) (bindSpec, error)) (*rootfsSpec, error) {
 	rs := &rootfsSpec{WorkDir: s.workDir, User: s.user, Copied: s.copied}
 	var err error
@@ -74,7 +80,7 @@ func (s *Sandbox) rootfsSpec(spec func(dir, target string, readOnly bool, kind m
 // startImage starts an image sandbox's init, falling back to a copied root
 // where the overlay is refused.
 func (s *Sandbox) startImage(entrypoint []string, log *os.File) (*anchor, error) {
-	if overlayRefused.Load() && !s.copied {
+	if overlayRefused.Load() && !s.copied && s.launch == nil {
 		if err := s.copyRoot(); err != nil {
 			return nil, err
 		}
@@ -323,7 +329,7 @@ func makeImageMisc(r string, cfg initConfig) error {
 
 // makeImageEtc keeps the image's /etc (its users, its configuration) and
 // writes what a container runtime writes there: the sandbox's name and
-// hosts, and the resolver that says there is none; plus the CA bundle.
+// hosts, and the resolver that says there is none (the CA bundle follows).
 func makeImageEtc(r string, cfg initConfig) error {
 	root, err := os.OpenRoot(r)
 	if err != nil {
@@ -343,10 +349,10 @@ func makeImageEtc(r string, cfg initConfig) error {
 			return err
 		}
 	}
-	if _, err := dirIn(r, filepath.Dir(CABundle)[1:]); err != nil {
-		return err
-	}
-	return writeCABundle(r, cfg.TrustedCA)
+	// Whatever the image has there is replaced, not followed.
+	root.RemoveAll(CABundle[1:])
+	_, err = dirIn(r, filepath.Dir(CABundle)[1:])
+	return err
 }
 
 // GiveToSandbox makes an opened directory (a named volume) the sandboxes'

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+
 	"github.com/osb-dev/osb/internal/server/image"
 	"github.com/osb-dev/osb/internal/server/image/imagetest"
 )
@@ -20,21 +22,12 @@ func TestImageRootOverlayAndCopied(t *testing.T) {
 	}
 	upper := imagetest.Layer(t, imagetest.Entry{Name: "etc/motd", Body: "top\n"}, imagetest.Entry{Name: "etc/.wh.group"},
 		imagetest.Entry{Name: "home/.wh..wh..opq"}, imagetest.Entry{Name: "home/new/"})
-	dir := t.TempDir()
-	imagetest.WriteLayout(t, filepath.Join(dir, "bb"), "1", imagetest.Busybox(t, nil, upper))
-	st, err := image.New(image.Options{Dir: filepath.Join(t.TempDir(), "cache"), ImageDir: dir, Owner: ImageOwner})
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := st.Resolve(context.Background(), "bb:1", nil, image.Platform{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	layers := imageLayers(t, upper)
 	const script = `cat /etc/motd; test -e /etc/group || echo no-group; ls /home; echo w > /etc/written && cat /etc/written; id -u`
 	const want = "top\nno-group\nnew\nw\n0\n"
 	for _, copied := range []bool{false, true} {
 		overlayRefused.Store(copied)
-		s, err := New(Config{ID: randomID(t), Dir: filepath.Join(t.TempDir(), "sb"), Isolated: true, Rootfs: &Rootfs{Layers: img.Layers}})
+		s, err := New(Config{ID: randomID(t), Dir: filepath.Join(t.TempDir(), "sb"), Isolated: true, Rootfs: &Rootfs{Layers: layers}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -50,4 +43,21 @@ func TestImageRootOverlayAndCopied(t *testing.T) {
 		s.Remove()
 	}
 	overlayRefused.Store(false)
+}
+
+// imageLayers unpacks busybox with more layers on top, as the server's
+// image store does, and returns the layers, lowest first.
+func imageLayers(t *testing.T, more ...v1.Layer) []string {
+	t.Helper()
+	dir := t.TempDir()
+	imagetest.WriteLayout(t, filepath.Join(dir, "bb"), "1", imagetest.Busybox(t, nil, more...))
+	st, err := image.New(image.Options{Dir: filepath.Join(t.TempDir(), "cache"), ImageDir: dir, Owner: ImageOwner})
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := st.Resolve(context.Background(), "bb:1", nil, image.Platform{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img.Layers
 }

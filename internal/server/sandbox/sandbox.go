@@ -16,6 +16,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -179,13 +180,12 @@ func (s *Sandbox) Use(cfg Config) {
 
 // Prepare starts an isolated sandbox's init ahead of Start, with what no
 // request changes: its namespaces, its cgroup (joining one may wait out
-// an RCU grace period), its own directories, and with hostRoot, a root of
-// the host's programs (else the init waits for an image's: see Fits). Its
-// cgroup has limits l until Start sets those Use gave; l.PIDs must be set
-// where the request's will be (the init then joins the pids reserve).
-// Start hands the init the rest. Kill and Remove end it as they end a
-// started sandbox.
-func (s *Sandbox) Prepare(l Limits, hostRoot bool) error {
+// an RCU grace period), its own directories, and its root: the image New
+// was given, or the host's programs. Its cgroup has limits l until Start
+// sets those Use gave; l.PIDs must be set where the request's will be
+// (the init then joins the pids reserve). Start hands the init the rest.
+// Kill and Remove end it as they end a started sandbox.
+func (s *Sandbox) Prepare(l Limits) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.isolated || s.started || s.launch != nil {
@@ -195,7 +195,7 @@ func (s *Sandbox) Prepare(l Limits, hostRoot bool) error {
 		return err
 	}
 	s.limits = &l
-	launched, err := launchIsolated(s, s.logOut, false, hostRoot)
+	launched, err := launchIsolated(s, s.logOut, false)
 	if err == nil {
 		err = launched.awaitConfined()
 	}
@@ -211,11 +211,30 @@ func (s *Sandbox) Prepare(l Limits, hostRoot bool) error {
 }
 
 // Fits says whether the sandbox, prepared or not, can take a request for
-// cfg: a prepared one has the kind of root Prepare was told.
+// cfg: a prepared one has the root Prepare built, which must be the one
+// cfg asks for, and is alive.
 func (s *Sandbox) Fits(cfg Config) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.launch == nil || s.launch.hostRoot == (cfg.Rootfs == nil)
+	if s.launch == nil {
+		return true
+	}
+	select {
+	case <-s.launch.a.exited:
+		return false
+	default:
+		return sameRoot(s.launch.image, cfg.Rootfs)
+	}
+}
+
+// sameRoot says whether a and b are the same root: the same layers, the
+// same working directory and user; nil is the host's programs.
+func sameRoot(a, b *Rootfs) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return slices.Equal(a.Layers, b.Layers) && a.WorkDir == b.WorkDir &&
+		(a.User == b.User || a.User != nil && b.User != nil && *a.User == *b.User)
 }
 
 // openLog opens the sandbox's log and the pipe its processes write it
