@@ -8,9 +8,9 @@
 #
 # It builds osb (unless OSB is set), starts `osb server` (root: isolated
 # sandboxes with cgroups) and measures, with curl as the client:
-#   create   POST /v1/sandboxes until it answers (the sandbox runs), against
-#            `unshare` of the same namespaces running `true`; RUNS pairs,
-#            interleaved. CPU is the server's own CPU plus the new sandbox's
+#   create   POST /v1/sandboxes until it answers (the sandbox runs), one
+#            curl timed alone, against `unshare` of the same namespaces
+#            running `true`; RUNS pairs, interleaved, back to back. CPU is the server's own CPU plus the new sandbox's
 #            cgroup (cpuacct), against unshare's CPU as a child of this shell.
 #   delete   DELETE /v1/sandboxes/{id} (204 once its processes are dead and
 #            its files gone), RUNS times with no other sandbox, RUNS times
@@ -44,10 +44,11 @@ key_header="OPEN-SANDBOX-API-KEY: $OPEN_SANDBOX_API_KEY"
 body='{"image":{"uri":"bench"},"entrypoint":["sleep","infinity"],"resourceLimits":{"cpu":"1","memory":"64Mi"},"timeout":7200}'
 unshare_cmd=(unshare --user --map-root-user --pid --fork --mount --net --ipc --uts true)
 
-create() {
-	curl -fsS -H "$key_header" -H 'Content-Type: application/json' -d "$body" "$api/sandboxes" |
-		grep -o '"id":"[^"]*"' | head -1 | cut -d'"' -f4
-}
+# post_create FILE: one create, its answer in FILE (curl alone, as timed).
+post_create() { curl -fsS -o "$1" -H "$key_header" -H 'Content-Type: application/json' -d "$body" "$api/sandboxes"; }
+# id_in FILE: the sandbox id in a create's answer.
+id_in() { grep -o '"id":"[^"]*"' "$1" | head -1 | cut -d'"' -f4; }
+create() { post_create "$work/created" && id_in "$work/created"; }
 delete() { curl -fsS -o /dev/null -X DELETE -H "$key_header" "$api/sandboxes/$1"; }
 
 # ticks PID: utime+stime of a process (all its threads), in clock ticks.
@@ -81,9 +82,9 @@ cpuacct=$(cgroup_dir cpuacct)
 ids=()
 for _ in $(seq "$RUNS"); do
 	s0=$(ticks "$server_pid"); t0=$(now_us)
-	id=$(create)
+	post_create "$work/created" || die "create failed"
 	t1=$(now_us); s1=$(ticks "$server_pid")
-	[ -n "$id" ] || die "create failed"
+	id=$(id_in "$work/created")
 	ids+=("$id")
 	echo $((t1 - t0)) >>"$work/create"
 	ns=$(cat "$cpuacct/$id/cpuacct.usage" 2>/dev/null || echo 0)
