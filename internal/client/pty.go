@@ -8,8 +8,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"time"
 
@@ -145,7 +147,7 @@ func (d *DataPlane) DialPTY(ctx context.Context, id string, o PTYDial) (*PTYConn
 		return nil, classify(dctx, "GET "+display, display, err)
 	}
 	ws.SetReadLimit(ptyReadLimit)
-	return &PTYConn{ws: ws, url: display}, nil
+	return &PTYConn{ws: ws, url: display, free: make(chan []byte, 4)}, nil
 }
 
 // wsClient is the HTTP client for WebSocket handshakes: HTTP/1.1 only (an
@@ -171,8 +173,10 @@ func (c *Client) wsClient() *http.Client {
 
 // PTYConn is an open session socket.
 type PTYConn struct {
-	ws  *websocket.Conn
-	url string
+	ws   *websocket.Conn
+	url  string
+	last int         // the size of the last message read: the next is likely as large
+	free chan []byte // buffers of frames released, for the next messages
 }
 
 // PTYFrameKind tells frames apart.
@@ -192,7 +196,7 @@ const (
 // PTYFrame is one frame from the server.
 type PTYFrame struct {
 	Kind      PTYFrameKind
-	Data      []byte // output
+	Data      []byte // output; until Release
 	Offset    int64  // replay: the offset of Data[0]
 	Mode      string // connected: pty or pipe
 	StdinEOF  bool   // connected: the server takes stdin_eof (osb server)
@@ -200,6 +204,22 @@ type PTYFrame struct {
 	ExitCode  *int
 	Code      string
 	Message   string
+	buf       []byte // what Data is part of, read into by the connection
+	conn      *PTYConn
+}
+
+// Release hands the frame's buffer back to its connection, for a later
+// frame: the frame and its Data must not be used after. A stream of output
+// then reads into a few buffers instead of one new one per message.
+func (f *PTYFrame) Release() {
+	if f == nil || f.conn == nil || f.buf == nil {
+		return
+	}
+	select {
+	case f.conn.free <- f.buf[:0]:
+	default:
+	}
+	f.buf, f.Data = nil, nil
 }
 
 // PTYClosedError: the server closed the socket with a close frame: 1000
@@ -222,7 +242,7 @@ func (e *PTYClosedError) TakenOver() bool { return e.Code == 4001 }
 // Next reads the next frame. A close frame comes back as *PTYClosedError,
 // a broken connection as *StreamError.
 func (p *PTYConn) Next(ctx context.Context) (*PTYFrame, error) {
-	typ, data, err := p.ws.Read(ctx)
+	typ, data, err := p.read(ctx)
 	if err != nil {
 		var ce websocket.CloseError
 		if errors.As(err, &ce) {
@@ -234,9 +254,56 @@ func (p *PTYConn) Next(ctx context.Context) (*PTYFrame, error) {
 		return nil, &StreamError{URL: p.url, Err: err}
 	}
 	if typ == websocket.MessageText {
-		return decodePTYText(data), nil
+		f := decodePTYText(data)
+		p.reuse(data)
+		return f, nil
 	}
-	return decodePTYBinary(data), nil
+	f := decodePTYBinary(data)
+	f.buf, f.conn = data, p
+	return f, nil
+}
+
+// reuse keeps buf for a later message.
+func (p *PTYConn) reuse(buf []byte) {
+	select {
+	case p.free <- buf[:0]:
+	default:
+	}
+}
+
+// read reads one message whole, into a buffer as large as the last one
+// was: read from nothing, a stream's 32 KiB message is copied through
+// seven growing buffers on its way.
+func (p *PTYConn) read(ctx context.Context) (websocket.MessageType, []byte, error) {
+	typ, r, err := p.ws.Reader(ctx)
+	if err != nil {
+		return 0, nil, err
+	}
+	// One byte more: a message as large as the last one ends without a
+	// larger buffer made for the read that finds its end.
+	size := max(p.last, 511) + 1
+	var buf []byte
+	select {
+	case buf = <-p.free:
+	default:
+	}
+	if cap(buf) < size {
+		buf = make([]byte, 0, size)
+	}
+	for {
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, cap(buf))
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			p.last = len(buf)
+			return typ, buf, nil
+		}
+		if err != nil {
+			return 0, nil, err
+		}
+	}
 }
 
 func decodePTYBinary(data []byte) *PTYFrame {

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/osb-dev/osb/internal/server/servertest"
 )
@@ -181,5 +183,68 @@ func TestDialPTYHeadersAndNoRedirect(t *testing.T) {
 	}
 	if seen != "/pty/s1/ws?pty=0&since=42&takeover=1 upgrade=websocket" || len(elsewhere) != 0 {
 		t.Errorf("request %q; redirect target saw %q", seen, elsewhere)
+	}
+}
+
+// A frame released gives its memory to a later frame of the stream; one
+// not released keeps its data, whatever comes after it.
+func TestPTYFrameRelease(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	dp := ptyDataPlane(t, false)
+	created, err := dp.CreatePTY(ctx, PTYRequest{Command: "seq 1 200000"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := dp.DialPTY(ctx, created.ID, PTYDial{Pipe: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	type held struct {
+		f    *PTYFrame
+		copy string
+	}
+	var kept []held
+	var out strings.Builder
+	released := map[*byte]bool{}
+	reused := 0
+	for i := 0; ; i++ {
+		f, err := conn.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Kind == PTYExit {
+			break
+		}
+		if f.Kind != PTYStdout || len(f.Data) == 0 {
+			continue
+		}
+		out.Write(f.Data)
+		p := unsafe.SliceData(f.Data)
+		if released[p] {
+			reused++
+		}
+		if i%2 == 0 {
+			kept = append(kept, held{f, string(f.Data)})
+			continue
+		}
+		released[p] = true
+		f.Release()
+	}
+	var want strings.Builder
+	for i := 1; i <= 200000; i++ {
+		want.WriteString(strconv.Itoa(i) + "\n")
+	}
+	if out.String() != want.String() {
+		t.Errorf("the stream read %d bytes, not seq's %d", out.Len(), want.Len())
+	}
+	for i, h := range kept {
+		if string(h.f.Data) != h.copy {
+			t.Fatalf("frame %d kept was overwritten by a later one", i)
+		}
+	}
+	if reused == 0 {
+		t.Errorf("no frame of %d took the memory of one released", len(released))
 	}
 }

@@ -26,7 +26,8 @@ var (
 
 // Output receives what a session prints. Stdout takes everything a
 // terminal shows, Stderr the stderr of pipe mode; an error from either ends
-// the run. Note is a message for the user, on its own line.
+// the run. Note is a message for the user, on its own line. As with an
+// io.Writer, p is not kept after the call: its memory takes later output.
 type Output interface {
 	Stdout(p []byte) error
 	Stderr(p []byte) error
@@ -238,7 +239,9 @@ func (s *Session) serve(ctx context.Context, conn *client.PTYConn, input <-chan 
 	for {
 		select {
 		case fe := <-frames:
-			if res, over := s.frame(fe); over {
+			res, over := s.frame(fe)
+			fe.f.Release()
+			if over {
 				return res
 			}
 		case err := <-broken:
