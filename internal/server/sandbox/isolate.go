@@ -416,6 +416,8 @@ func (l *launch) configure(s *Sandbox, entrypoint []string) (*anchor, error) {
 	if err == nil {
 		err = l.idm.apply()
 	}
+	// From here a failure may come of the init's: its reason explains it.
+	withInit := err == nil
 	if err == nil {
 		err = idmapThroughInit(l.a.initPID, mapOwners)
 	}
@@ -431,7 +433,9 @@ func (l *launch) configure(s *Sandbox, entrypoint []string) (*anchor, error) {
 		reports, err = l.a.awaitReady(l.ready, 10*time.Second)
 	}
 	if err != nil {
-		err = l.a.why(err, l.ready)
+		if withInit {
+			err = l.a.why(err, l.ready)
+		}
 		l.abort()
 		return nil, fmt.Errorf("sandbox setup failed: %w", err)
 	}
