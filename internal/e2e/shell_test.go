@@ -124,9 +124,11 @@ func TestShellOnATerminal(t *testing.T) {
 		}
 	}
 
-	// Ctrl-C goes to the remote foreground job, not to osb.
-	p.Send("sleep 1000\r")
-	at = p.WaitFor(at, `sleep 1000\r\n`)
+	// Ctrl-C goes to the remote foreground job, not to osb. It is typed
+	// once the job says it runs: typed as bash starts it, it reaches bash
+	// before the job has the terminal, and the sleep goes on.
+	p.Send("sh -c 'echo sle''eping; exec sleep 1000'\r")
+	at = p.WaitFor(at, `sleeping\r\n`)
 	p.Send("\x03")
 	at = p.WaitFor(at, `\^C\r\n`+prompt)
 	p.Send("echo status-$?\r")
