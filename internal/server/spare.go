@@ -20,11 +20,14 @@ import (
 // A spare's root is built too: it is made for the root of the last create
 // (the host's programs, or an image), as the next is likely to ask for the
 // same. A create for another root discards it; the next spare has that one.
+// Its cgroup has the last create's limits, for the same reason: a create
+// with the same ones leaves them as they are.
 type spare struct {
 	mu      sync.Mutex
 	sb      *sandbox.Sandbox
 	filling chan struct{}   // closed when the spare being made is there (or failed); nil: none is
 	root    *sandbox.Rootfs // the root of the last create, which the next spare gets
+	limits  sandbox.Limits  // the limits of the last create (none yet: zero), which it gets too
 }
 
 // sparesOn says whether creates use spares: isolated sandboxes with
@@ -51,7 +54,7 @@ func (s *Server) takeSpare(ctx context.Context, cfg sandbox.Config) *sandbox.San
 	}
 	s.spare.mu.Lock()
 	defer s.spare.mu.Unlock()
-	s.spare.root = cfg.Rootfs
+	s.spare.root, s.spare.limits = cfg.Rootfs, *cfg.Limits
 	sb := s.spare.sb
 	s.spare.sb = nil
 	if sb != nil && !sb.Fits(cfg) {
@@ -90,22 +93,25 @@ func (s *Server) fillSpare() {
 	}
 }
 
-// makeSpare prepares a sandbox with the default limits, which the create
-// that takes it replaces with its own, and the root of the last create.
+// makeSpare prepares a sandbox with the limits and the root of the last
+// create (before any, the default limits), which the create that takes it
+// replaces with its own where they differ.
 // None is made for an image where its overlay was refused: its root is
 // then a copy of the layers, made when the sandbox starts.
 func (s *Server) makeSpare() (*sandbox.Sandbox, error) {
 	s.spare.mu.Lock()
-	root := s.spare.root
+	root, l := s.spare.root, s.spare.limits
 	s.spare.mu.Unlock()
 	if root != nil && sandbox.OverlayRefused() {
 		return nil, nil
 	}
-	l, err := sandbox.ParseLimits(s.withDefaultLimits(nil))
-	if err != nil {
-		return nil, err
+	if l.PIDs == 0 {
+		var err error
+		if l, err = sandbox.ParseLimits(s.withDefaultLimits(nil)); err != nil {
+			return nil, err
+		}
+		sandbox.OpenFiles().Fit(&l)
 	}
-	sandbox.OpenFiles().Fit(&l)
 	id := newID()
 	sb, err := sandbox.New(sandbox.Config{ID: id, Dir: filepath.Join(s.dataDir, "sandboxes", id), Isolated: true, Agent: true, Rootfs: root})
 	if err != nil {

@@ -47,8 +47,32 @@ func TestCreateTakesTheSpare(t *testing.T) {
 	}
 	next := awaitSandboxDirs(t, dir, 2)
 	c.expect(204, c.do("DELETE", "/sandboxes/"+id, nil))
-	if left := awaitSandboxDirs(t, dir, 1); left[0] == id || !slices.Contains(next, left[0]) {
+	left := awaitSandboxDirs(t, dir, 1)
+	if left[0] == id || !slices.Contains(next, left[0]) {
 		t.Errorf("after the delete %s holds %v, want the next spare of %v", dir, left, next)
+	}
+	// The next spare was made with the last create's limits; a create
+	// with others (more memory: the memory+swap cap moves first) gets its own.
+	other := c.create(map[string]any{"resourceLimits": map[string]string{"cpu": "1", "memory": "1Gi", "pids": "90"}})
+	if other != left[0] {
+		t.Fatalf("the create made %s, not the spare %s", other, left[0])
+	}
+	m = c.expect(200, c.do("GET", c.srv.URL()+"/sandboxes/"+other+"/proxy/44772/metrics", nil)).json(t)
+	if m["mem_total_mib"] != float64(1024) {
+		t.Errorf("metrics: %v, want a memory total of the request's 1024 MiB", m)
+	}
+	if n := pidsMax(t, other); n != 90+int(sandbox.OpenFiles().Reserve()) {
+		t.Errorf("pids cap %d, want the request's 90 and the init's and execd's reserve", n)
+	}
+	// One with the same limits takes a spare that has them already.
+	spares := awaitSandboxDirs(t, dir, 2)
+	same := c.create(map[string]any{"resourceLimits": map[string]string{"cpu": "1", "memory": "1Gi", "pids": "90"}})
+	if !slices.Contains(spares, same) || same == other {
+		t.Fatalf("the create made %s, not the spare in %v", same, spares)
+	}
+	m = c.expect(200, c.do("GET", c.srv.URL()+"/sandboxes/"+same+"/proxy/44772/metrics", nil)).json(t)
+	if m["mem_total_mib"] != float64(1024) || pidsMax(t, same) != 90+int(sandbox.OpenFiles().Reserve()) {
+		t.Errorf("metrics: %v, pids cap %d: want the request's 1024 MiB and 90", m, pidsMax(t, same))
 	}
 }
 

@@ -160,6 +160,7 @@ type launch struct {
 	procs    int                 // the cgroup.procs the init moves commands to, and its own
 	reserve  int                 // reserve's, as the init has them (confine_linux.go); 0: none
 	limited  bool                // the cgroup has the sandbox's limits already
+	set      Limits              // the limits the cgroup was made with
 	image    *Rootfs             // the image whose root the init builds as it starts; nil: the host's programs
 	root     *rootfsSpec         // image: its layers and the sandbox's own, as the init has them
 	confined chan error          // the end of the init's cgroup join: see awaitConfined
@@ -229,7 +230,7 @@ func launchIsolated(s *Sandbox, log *os.File, final bool) (*launch, error) {
 		if s.limits != nil {
 			lim = *s.limits
 		}
-		l.limited = final
+		l.limited, l.set = final, lim
 		s.cg, err = newCgroup(s.id, lim)
 		if err == nil && s.limits != nil {
 			err = l.openCgroup(s, &files)
@@ -520,7 +521,7 @@ func (l *launch) config(s *Sandbox, entrypoint []string, spec func(dir, target s
 		return cfg, fmt.Errorf("resource limits: %s", Cgroups().Reason)
 	}
 	cfg.NoFile = noFileLimit(s.limits.PIDs, fileMax(), ownNoFile())
-	if !l.limited {
+	if !l.limited && *s.limits != l.set {
 		if err := s.cg.limit(*s.limits); err != nil {
 			return cfg, fmt.Errorf("resource limits: %w", err)
 		}
