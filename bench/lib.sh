@@ -174,3 +174,11 @@ listing_setup() {
 	# Every page rendered once before anything is timed.
 	curl -fsS -o /dev/null "http://$listing/v1/sandboxes?pageSize=200&page=[1-$pages]"
 }
+
+# post_sandbox: one create of $body on the server at $addr, its answer
+# dropped: the create rows' osb side.
+post_sandbox() { curl -fsS -o /dev/null -H "OPEN-SANDBOX-API-KEY: $OPEN_SANDBOX_API_KEY" -d "$body" "http://$addr/v1/sandboxes"; }
+
+# unshare_namespaces: an unshare of a sandbox's namespaces running `true`,
+# the create rows' baseline (no root filesystem, no execd, no API).
+unshare_namespaces() { unshare --user --map-root-user --mount --pid --uts --ipc --net --fork true; }

@@ -11,5 +11,5 @@ setup() {
 	bench_server --image-dir "$work/images"
 	body='{"image":{"uri":"bb:1"},"entrypoint":["sleep","1000"],"resourceLimits":{"cpu":"1","memory":"512Mi"}}'
 }
-run_osb() { curl -fsS -o /dev/null -H "OPEN-SANDBOX-API-KEY: $OPEN_SANDBOX_API_KEY" -d "$body" "http://$addr/v1/sandboxes"; }
-run_baseline() { unshare --user --map-root-user --mount --pid --uts --ipc --net --fork true; }
+run_osb() { post_sandbox; }
+run_baseline() { unshare_namespaces; }

@@ -42,7 +42,6 @@ bench_server --host-programs # the host's programs: what a sandbox costs, not an
 api="http://$OPEN_SANDBOX_DOMAIN/v1"
 key_header="OPEN-SANDBOX-API-KEY: $OPEN_SANDBOX_API_KEY"
 body='{"image":{"uri":"bench"},"entrypoint":["sleep","infinity"],"resourceLimits":{"cpu":"1","memory":"64Mi"},"timeout":7200}'
-unshare_cmd=(unshare --user --map-root-user --pid --fork --mount --net --ipc --uts true)
 
 # post_create FILE: one create, its answer in FILE (curl alone, as timed).
 post_create() { curl -fsS -o "$1" -H "$key_header" -H 'Content-Type: application/json' -d "$body" "$api/sandboxes"; }
@@ -90,14 +89,14 @@ for _ in $(seq "$RUNS"); do
 	ns=$(cat "$cpuacct/$id/cpuacct.usage" 2>/dev/null || echo 0)
 	awk -v s=$((s1 - s0)) -v hz="$hz" -v ns="$ns" 'BEGIN { print s * 1e6 / hz + ns / 1e3 }' >>"$work/create-cpu"
 	c0=$(child_ticks); t0=$(now_us)
-	"${unshare_cmd[@]}"
+	unshare_namespaces
 	t1=$(now_us); c1=$(child_ticks)
 	echo $((t1 - t0)) >>"$work/unshare"
 	awk -v c=$((c1 - c0)) -v hz="$hz" 'BEGIN { print c * 1e6 / hz }' >>"$work/unshare-cpu"
 done
 for id in "${ids[@]}"; do delete "$id"; done
 c=$(median "$work/create"); u=$(median "$work/unshare")
-row "create p50" "$(awk -v v="$c" 'BEGIN{printf "%.1f", v/1000}')" "$(awk -v v="$u" 'BEGIN{printf "%.1f", v/1000}')" "$(ratio "$c" "$u")" ms "unshare ${unshare_cmd[*]:1}"
+row "create p50" "$(awk -v v="$c" 'BEGIN{printf "%.1f", v/1000}')" "$(awk -v v="$u" 'BEGIN{printf "%.1f", v/1000}')" "$(ratio "$c" "$u")" ms "$(declare -f unshare_namespaces | grep -o "unshare --[^;]*")"
 cc=$(sum "$work/create-cpu"); uc=$(sum "$work/unshare-cpu")
 row "create CPU" "$(awk -v v="$cc" -v n="$RUNS" 'BEGIN{printf "%.1f", v/n/1000}')" "$(awk -v v="$uc" -v n="$RUNS" 'BEGIN{printf "%.1f", v/n/1000}')" "$(ratio "$cc" "$uc")" "ms/op" "server + sandbox cgroup vs unshare (clock ticks of 1/$hz s, summed over $RUNS)"
 
