@@ -20,12 +20,7 @@ import (
 // Start, in its cgroup with the stand-in limits; Use and Start then give it
 // the request's environment and limits, as New and Start would have.
 func TestPreparedSandboxTakesTheRequest(t *testing.T) {
-	if iso := Probe(); !iso.Available {
-		t.Skip("namespaces unavailable:", iso.Reason)
-	}
-	if cg := Cgroups(); !cg.Available {
-		t.Skip("no cgroups here:", cg.Reason)
-	}
+	needCgroups(t)
 	t.Parallel()
 	s, err := New(Config{ID: randomID(t), Dir: filepath.Join(t.TempDir(), "sb"), Isolated: true, Agent: false})
 	if err != nil {
@@ -60,12 +55,7 @@ func TestPreparedSandboxTakesTheRequest(t *testing.T) {
 // request: it fits a request for that image only, and once started runs
 // on it with what the request says (its environment, its CA).
 func TestPreparedImageSandbox(t *testing.T) {
-	if iso := Probe(); !iso.Available {
-		t.Skip("namespaces unavailable:", iso.Reason)
-	}
-	if cg := Cgroups(); !cg.Available {
-		t.Skip("no cgroups here:", cg.Reason)
-	}
+	needCgroups(t)
 	t.Parallel()
 	layers := imageLayers(t, imagetest.Layer(t, imagetest.Entry{Name: "etc/motd", Body: "from the image\n"}))
 	image := func() *Rootfs { return &Rootfs{Layers: slices.Clone(layers), WorkDir: "/srv/app"} }
@@ -107,9 +97,7 @@ func hasOverlay(pid int) bool {
 
 // When the init cannot build the sandbox, Start's error is its reason.
 func TestStartSaysWhyTheRootFailed(t *testing.T) {
-	if iso := Probe(); !iso.Available {
-		t.Skip("namespaces unavailable:", iso.Reason)
-	}
+	needIsolation(t)
 	t.Parallel()
 	layers := imageLayers(t, imagetest.Layer(t, imagetest.Entry{Name: "etc/motd", Body: "a file\n"}))
 	s, err := New(Config{ID: randomID(t), Dir: filepath.Join(t.TempDir(), "sb"), Isolated: true,
@@ -128,9 +116,7 @@ func TestStartSaysWhyTheRootFailed(t *testing.T) {
 // A prepared sandbox removed before Start leaves no process, no cgroup and
 // no files.
 func TestPreparedSandboxRemovedUnstarted(t *testing.T) {
-	if iso := Probe(); !iso.Available {
-		t.Skip("namespaces unavailable:", iso.Reason)
-	}
+	needIsolation(t)
 	t.Parallel()
 	for _, root := range []*Rootfs{nil, {Layers: imageLayers(t)}} {
 		s, err := New(Config{ID: randomID(t), Dir: filepath.Join(t.TempDir(), "sb"), Isolated: true, Agent: true, Rootfs: root})

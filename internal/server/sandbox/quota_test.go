@@ -308,9 +308,7 @@ func TestRangesAreTakenInTurnAndNeverTwice(t *testing.T) {
 // needOwnIDs skips a test where sandboxes get no host ids of their own.
 func needOwnIDs(t *testing.T) {
 	t.Helper()
-	if iso := Probe(); !iso.Available {
-		t.Skip("namespaces unavailable:", iso.Reason)
-	}
+	needIsolation(t)
 	if rootless {
 		t.Skip("a rootless server's sandboxes all belong to its one user (docs/security.md)")
 	}

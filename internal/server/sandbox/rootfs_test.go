@@ -17,9 +17,7 @@ import (
 // layers are copied into the sandbox (where it refuses): the upper layer's
 // files, its whiteout and opaque directory applied, and writable.
 func TestImageRootOverlayAndCopied(t *testing.T) {
-	if iso := Probe(); !iso.Available {
-		t.Skip("namespaces unavailable:", iso.Reason)
-	}
+	needIsolation(t)
 	upper := imagetest.Layer(t, imagetest.Entry{Name: "etc/motd", Body: "top\n"}, imagetest.Entry{Name: "etc/.wh.group"},
 		imagetest.Entry{Name: "home/.wh..wh..opq"}, imagetest.Entry{Name: "home/new/"})
 	layers := imageLayers(t, upper)

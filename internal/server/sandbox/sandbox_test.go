@@ -25,9 +25,7 @@ import (
 func modes(t *testing.T, f func(t *testing.T, isolated bool)) {
 	t.Run("unisolated", func(t *testing.T) { t.Parallel(); f(t, false) })
 	t.Run("isolated", func(t *testing.T) {
-		if iso := Probe(); !iso.Available {
-			t.Skip("namespaces unavailable:", iso.Reason)
-		}
+		needIsolation(t)
 		t.Parallel()
 		f(t, true)
 	})
@@ -272,6 +270,23 @@ func newProcess(s *Sandbox, before []int, comm string) int {
 		}
 	}
 	return 0
+}
+
+// needIsolation skips a test where sandboxes cannot have namespaces.
+func needIsolation(t *testing.T) {
+	t.Helper()
+	if iso := Probe(); !iso.Available {
+		t.Skip("namespaces unavailable:", iso.Reason)
+	}
+}
+
+// needCgroups skips a test where isolated sandboxes cannot have cgroups.
+func needCgroups(t *testing.T) {
+	t.Helper()
+	needIsolation(t)
+	if cg := Cgroups(); !cg.Available {
+		t.Skip("no cgroups here:", cg.Reason)
+	}
 }
 
 // waitFor polls cond until it holds, and fails the test if that does not
