@@ -215,10 +215,7 @@ func (f *PTYFrame) Release() {
 	if f == nil || f.conn == nil || f.buf == nil {
 		return
 	}
-	select {
-	case f.conn.free <- f.buf[:0]:
-	default:
-	}
+	f.conn.reuse(f.buf)
 	f.buf, f.Data = nil, nil
 }
 
