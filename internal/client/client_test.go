@@ -3,7 +3,6 @@ package client
 import (
 	"context"
 	"errors"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -141,14 +140,8 @@ func TestEndpointPathPrefixIsKept(t *testing.T) {
 }
 
 func TestConnectionRefusedAndTimeout(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	c, _ := New(Options{Domain: addr, RequestTimeout: time.Second})
-	_, err = c.GetSandbox(context.Background(), "x")
+	c, _ := New(Options{Domain: "127.0.0.1:1", RequestTimeout: time.Second})
+	_, err := c.GetSandbox(context.Background(), "x")
 	var connErr *ConnError
 	if !errors.As(err, &connErr) || !strings.Contains(err.Error(), "connection refused") {
 		t.Fatalf("refused: %T %v", err, err)
