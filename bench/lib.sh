@@ -176,8 +176,24 @@ listing_setup() {
 }
 
 # post_sandbox: one create of $body on the server at $addr, its answer
-# dropped: the create rows' osb side.
-post_sandbox() { curl -fsS -o /dev/null -H "OPEN-SANDBOX-API-KEY: $OPEN_SANDBOX_API_KEY" -d "$body" "http://$addr/v1/sandboxes"; }
+# dropped: the create rows' osb side. Where wire names a file, curl's
+# time_total for the request (seconds) is added to it: the create on the
+# wire, without curl's own start-up and exit.
+post_sandbox() {
+	curl -fsS -o /dev/null -w '%{time_total}\n' -H "OPEN-SANDBOX-API-KEY: $OPEN_SANDBOX_API_KEY" -d "$body" \
+		"http://$addr/v1/sandboxes" >>"${wire:-/dev/null}"
+}
+
+# median FILE: the median of the numbers in FILE.
+median() { sort -n "$1" | awk '{v[NR]=$1} END {if (NR == 0) {print 0; exit} m = (NR % 2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2; print m}'; }
+
+# wire_note: a create row's note, the median of its creates on the wire
+# (the file wire, less the warm-up pairs'). curl's start-up, in the osb
+# column, is more than unshare takes on a small machine.
+wire_note() {
+	tail -n +$((warmup + 1)) "$wire" >"$wire.counted"
+	awk -v s="$(median "$wire.counted")" 'BEGIN { printf "on the wire (curl time_total, without its start-up): median %.1f ms\n", s * 1000 }'
+}
 
 # unshare_namespaces: an unshare of a sandbox's namespaces running `true`,
 # the create rows' baseline (no root filesystem, no execd, no API).

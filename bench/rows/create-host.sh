@@ -9,7 +9,9 @@ runs=$((RUNS * 3))  # quick pairs: more of them for a steadier median
 baseline='`unshare` of the same namespaces, running `true`'
 setup() {
 	bench_server --host-programs
+	wire="$out.wire" # post_sandbox's times on the wire, for the note
 	body='{"image":{"uri":"bench"},"entrypoint":["sleep","1000"],"resourceLimits":{"cpu":"1","memory":"512Mi"}}'
 }
 run_osb() { post_sandbox; }
+note() { wire_note; }
 run_baseline() { unshare_namespaces; }

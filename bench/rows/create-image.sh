@@ -9,7 +9,9 @@ setup() {
 	[ -x /bin/busybox ] || need busybox busybox-static
 	(cd "$root" && go run ./bench/images/mklayout "$work/images/bb" 1)
 	bench_server --image-dir "$work/images"
+	wire="$out.wire" # post_sandbox's times on the wire, for the note
 	body='{"image":{"uri":"bb:1"},"entrypoint":["sleep","1000"],"resourceLimits":{"cpu":"1","memory":"512Mi"}}'
 }
 run_osb() { post_sandbox; }
+note() { wire_note; }
 run_baseline() { unshare_namespaces; }

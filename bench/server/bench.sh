@@ -8,10 +8,15 @@
 #
 # It builds osb (unless OSB is set), starts `osb server` (root: isolated
 # sandboxes with cgroups) and measures, with curl as the client:
-#   create   POST /v1/sandboxes until it answers (the sandbox runs), one
-#            curl timed alone, against `unshare` of the same namespaces
-#            running `true`; RUNS pairs, interleaved, back to back. CPU is the server's own CPU plus the new sandbox's
-#            cgroup (cpuacct), against unshare's CPU as a child of this shell.
+#   create   POST /v1/sandboxes until it answers (the sandbox runs),
+#            against `unshare` of the same namespaces running `true`; RUNS
+#            pairs, interleaved, back to back. Two figures: the request on
+#            the wire (curl's time_total: connect, send, the server's work,
+#            the answer), and the whole curl process, whose own start-up
+#            (the "curl GET /health" row: a request the server answers at
+#            once) is more than unshare takes here. CPU is the server's own
+#            CPU plus the new sandbox's cgroup (cpuacct), against unshare's
+#            CPU as a child of this shell.
 #   delete   DELETE /v1/sandboxes/{id} (204 once its processes are dead and
 #            its files gone), RUNS times with no other sandbox, RUNS times
 #            with LIVE idle sandboxes, and RUNS times again with none; the
@@ -43,8 +48,13 @@ api="http://$OPEN_SANDBOX_DOMAIN/v1"
 key_header="OPEN-SANDBOX-API-KEY: $OPEN_SANDBOX_API_KEY"
 body='{"image":{"uri":"bench"},"entrypoint":["sleep","infinity"],"resourceLimits":{"cpu":"1","memory":"64Mi"},"timeout":7200}'
 
-# post_create FILE: one create, its answer in FILE (curl alone, as timed).
-post_create() { curl -fsS -o "$1" -H "$key_header" -H 'Content-Type: application/json' -d "$body" "$api/sandboxes"; }
+# post_create FILE [CURL-ARGS]: one create, its answer in FILE (curl alone,
+# as timed).
+post_create() {
+	local out=$1
+	shift
+	curl -fsS -o "$out" "$@" -H "$key_header" -H 'Content-Type: application/json' -d "$body" "$api/sandboxes"
+}
 # id_in FILE: the sandbox id in a create's answer.
 id_in() { grep -o '"id":"[^"]*"' "$1" | head -1 | cut -d'"' -f4; }
 create() { post_create "$work/created" && id_in "$work/created"; }
@@ -65,23 +75,22 @@ cgroup_dir() {
 	echo "$d"
 }
 
-# median FILE: the median of the numbers in FILE.
-median() { sort -n "$1" | awk '{v[NR]=$1} END {if (NR == 0) {print 0; exit} m = (NR % 2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2; print m}'; }
 sum() { awk '{s+=$1} END {print s+0}' "$1"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a/b; else print "-" }'; }
 row() { printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$@"; }
+ms() { awk -v v="$1" 'BEGIN{printf "%.1f", v/1000}'; } # µs to ms, one decimal
 
 # Warm up: the first create loads the image and probes cgroups.
 id=$(create) && [ -n "$id" ] || { cat "$data.log" >&2; die "could not create a sandbox"; }
 delete "$id"
 
 # --- create vs unshare, interleaved ---------------------------------------
-: >"$work/create"; : >"$work/unshare"; : >"$work/create-cpu"; : >"$work/unshare-cpu"
+: >"$work/create"; : >"$work/unshare"; : >"$work/create-cpu"; : >"$work/unshare-cpu"; : >"$work/create-wire"; : >"$work/get"
 cpuacct=$(cgroup_dir cpuacct)
 ids=()
 for _ in $(seq "$RUNS"); do
 	s0=$(ticks "$server_pid"); t0=$(now_us)
-	post_create "$work/created" || die "create failed"
+	post_create "$work/created" -w '%{time_total}\n' >>"$work/create-wire" || die "create failed"
 	t1=$(now_us); s1=$(ticks "$server_pid")
 	id=$(id_in "$work/created")
 	ids+=("$id")
@@ -93,10 +102,18 @@ for _ in $(seq "$RUNS"); do
 	t1=$(now_us); c1=$(child_ticks)
 	echo $((t1 - t0)) >>"$work/unshare"
 	awk -v c=$((c1 - c0)) -v hz="$hz" 'BEGIN { print c * 1e6 / hz }' >>"$work/unshare-cpu"
+	t0=$(now_us)
+	curl -fsS -o /dev/null "http://$OPEN_SANDBOX_DOMAIN/health" || die "GET /health failed"
+	t1=$(now_us)
+	echo $((t1 - t0)) >>"$work/get"
 done
 for id in "${ids[@]}"; do delete "$id"; done
-c=$(median "$work/create"); u=$(median "$work/unshare")
-row "create p50" "$(awk -v v="$c" 'BEGIN{printf "%.1f", v/1000}')" "$(awk -v v="$u" 'BEGIN{printf "%.1f", v/1000}')" "$(ratio "$c" "$u")" ms "$(declare -f unshare_namespaces | grep -o "unshare --[^;]*")"
+awk '{print $1 * 1e6}' "$work/create-wire" >"$work/create-wire-us" # seconds to µs
+c=$(median "$work/create"); u=$(median "$work/unshare"); g=$(median "$work/get"); w=$(median "$work/create-wire-us")
+unshare_cmd=$(declare -f unshare_namespaces | grep -o "unshare --[^;]*")
+row "create p50, on the wire" "$(ms "$w")" "$(ms "$u")" "$(ratio "$w" "$u")" ms "curl's time_total for the POST; baseline: $unshare_cmd"
+row "create p50, whole curl" "$(ms "$c")" "$(ms "$u")" "$(ratio "$c" "$u")" ms "the curl process timed; its own cost is the next row"
+row "curl GET /health p50" "$(ms "$g")" "$(ms "$u")" "$(ratio "$g" "$u")" ms "a request answered at once: curl's own start-up and exit, against the same unshare"
 cc=$(sum "$work/create-cpu"); uc=$(sum "$work/unshare-cpu")
 row "create CPU" "$(awk -v v="$cc" -v n="$RUNS" 'BEGIN{printf "%.1f", v/n/1000}')" "$(awk -v v="$uc" -v n="$RUNS" 'BEGIN{printf "%.1f", v/n/1000}')" "$(ratio "$cc" "$uc")" "ms/op" "server + sandbox cgroup vs unshare (clock ticks of 1/$hz s, summed over $RUNS)"
 
