@@ -55,9 +55,14 @@ run_osb() { "$osb" --version; }
 run_baseline() { curl --version; }
 note() { echo "a note"; }
 `)
+	server := filepath.Join(dir, "server.sh")
+	write(t, dir, "server.sh", "#!/bin/sh\nprintf 'create p50\\t4.0\\t3.0\\t1.33\\tms\\tnote\\n'\necho 'bench: the server figures need root' >&2\nexit 1\n")
+	if err := os.Chmod(server, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	results := filepath.Join(dir, "results.md")
 	run := exec.Command("./run")
-	run.Env = append(os.Environ(), "OSB="+osb, "BENCH_ROWS="+rows, "BENCH_RESULTS="+results)
+	run.Env = append(os.Environ(), "OSB="+osb, "BENCH_ROWS="+rows, "BENCH_RESULTS="+results, "BENCH_SERVER="+server)
 	out, err := run.CombinedOutput()
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
@@ -75,13 +80,14 @@ note() { echo "a note"; }
 		"## Failed rows",
 		"- `a-fails`: osb side, run 2: exit status 3: run 2 broke",
 		"- `b-setup`: setup failed (log: no sandbox today ",
+		"- server (`" + server + "`): bench: the server figures need root",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("results.md lacks %q:\n%s", want, got)
 		}
 	}
-	if strings.Contains(got, "| fails on its second run |") || strings.Contains(got, "not reached") {
-		t.Errorf("a failed row has figures, or its setup went on past the failure:\n%s", got)
+	if strings.Contains(got, "| fails on its second run |") || strings.Contains(got, "not reached") || strings.Contains(got, "| create p50 |") {
+		t.Errorf("a failed row or server section has figures, or its setup went on past the failure:\n%s", got)
 	}
 	if _, err := os.Stat(mark); err != nil {
 		t.Errorf("the failed row's teardown did not run: %v", err)
