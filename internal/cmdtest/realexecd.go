@@ -19,6 +19,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/osb-dev/osb/internal/testnet"
 )
 
 // RealExecdSandbox is the sandbox id a RealExecd environment answers for:
@@ -36,7 +38,7 @@ const RealExecdSandbox = "real-execd"
 func RealExecd(t testing.TB) *Env {
 	t.Helper()
 	bin := realExecdBinary(t)
-	port := freePort(t)
+	port := testnet.FreePort(t)
 	token := randomHex(t)
 	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--access-token", token, "--graceful-shutdown-timeout", "100ms", "--log-level", "3")
 	cmd.Dir = t.TempDir()
@@ -104,15 +106,6 @@ func moduleRoot() (string, error) {
 		}
 		dir = parent
 	}
-}
-
-func freePort(t testing.TB) int {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
 }
 
 func randomHex(t testing.TB) string {

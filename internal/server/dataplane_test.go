@@ -19,6 +19,7 @@ import (
 
 	"github.com/osb-dev/osb/internal/server"
 	"github.com/osb-dev/osb/internal/server/sandbox"
+	"github.com/osb-dev/osb/internal/testnet"
 )
 
 func dialTimeout(addr string) (net.Conn, error) {
@@ -103,7 +104,7 @@ http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
 // port, and waits until the port answers through the data plane.
 func (c *client) createApp() (id string, port int) {
 	c.t.Helper()
-	port = closedPort(c.t)
+	port = testnet.FreePort(c.t)
 	id = c.create(map[string]any{"entrypoint": []string{"python3", "-c", appScript, itoa(port)}})
 	e := c.endpoint(id, port, false)
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
@@ -150,7 +151,7 @@ func TestDataPlaneProxiesOnlyTheSandboxsOwnPorts(t *testing.T) {
 		for what, e := range map[string]endpoint{
 			"other sandbox's port": c.endpoint(other, appPort, proxy),
 			"host port":            c.endpoint(id, hostPort, proxy),
-			"closed port":          c.endpoint(id, closedPort(t), proxy),
+			"closed port":          c.endpoint(id, testnet.FreePort(t), proxy),
 		} {
 			if r := c.dataDo(e, "GET", "/"); r.status != 502 || string(r.body) != "Bad Gateway\n" {
 				t.Errorf("proxy=%v %s: %d %q", proxy, what, r.status, r.body)
@@ -235,17 +236,6 @@ func TestPortHandlerHook(t *testing.T) {
 	}
 }
 
-// closedPort returns a loopback port nothing listens on.
-func closedPort(t *testing.T) int {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	return port
-}
-
 // TestDataPlaneWithoutKeyNeedsNoCredential: a server without a key
 // (--no-auth) hands out endpoints with no headers, and every port answers
 // a request that carries no credential at all, as the real server's Docker
@@ -302,7 +292,7 @@ S(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
 func TestProxiedStreamsArriveWhole(t *testing.T) {
 	t.Parallel()
 	c := newClient(t)
-	port := closedPort(t)
+	port := testnet.FreePort(t)
 	id := c.create(map[string]any{"entrypoint": []string{"python3", "-c", streamScript, itoa(port)}})
 	e := c.endpoint(id, port, false)
 	base := "http://" + e.Endpoint
