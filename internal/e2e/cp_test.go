@@ -1,10 +1,16 @@
 package e2e
 
 import (
+	"bytes"
+	"context"
 	"io"
 	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -72,52 +78,109 @@ func waitForStagedFile(t *testing.T, dir, target string) string {
 	return ""
 }
 
-// holdingProxy forwards loopback connections to addr, but passes on only
-// the first limit bytes of what comes back, over all its connections,
-// and then holds the rest; it returns its address.
+// holdingProxy is a reverse proxy to the server at addr that passes on
+// only the first limit bytes of the answers' bodies, over all its
+// requests, and then holds the rest until the client goes away. The
+// endpoints it hands out lead through it too: the server's own lead
+// straight to the server, past the proxy. It returns its address.
 func holdingProxy(t *testing.T, addr string, limit int64) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { ln.Close() })
-	var mu sync.Mutex
-	left := limit
-	take := func(n int) int {
-		mu.Lock()
-		defer mu.Unlock()
-		n = int(min(int64(n), left))
-		left -= int64(n)
-		return n
+	self := ln.Addr().String()
+	quota := &heldQuota{left: limit}
+	proxy := &httputil.ReverseProxy{
+		Rewrite:       func(r *httputil.ProxyRequest) { r.SetURL(&url.URL{Scheme: "http", Host: addr}) },
+		FlushInterval: -1,
+		ModifyResponse: func(resp *http.Response) error {
+			if !strings.Contains(resp.Request.URL.Path, "/endpoints/") {
+				resp.Body = holding(resp.Request.Context(), resp.Body, quota)
+				return nil
+			}
+			body, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil {
+				return err
+			}
+			body = bytes.ReplaceAll(body, []byte(addr), []byte(self))
+			resp.Body, resp.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+			resp.Header.Set("Content-Length", strconv.Itoa(len(body)))
+			return nil
+		},
 	}
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			s, err := net.Dial("tcp", addr)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			t.Cleanup(func() { c.Close(); s.Close() })
-			go io.Copy(s, c)
-			go func() {
-				buf := make([]byte, 4096)
-				for {
-					n, err := s.Read(buf)
-					if m := take(n); m > 0 {
-						c.Write(buf[:m])
-					}
-					if err != nil {
-						return
-					}
-				}
-			}()
-		}
-	}()
-	return ln.Addr().String()
+	srv := &http.Server{Handler: proxy}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return self
+}
+
+// heldQuota is what a holdingProxy still passes on.
+type heldQuota struct {
+	mu   sync.Mutex
+	left int64
+}
+
+// take reserves up to n bytes of the quota; add gives back what a read
+// did not use.
+func (q *heldQuota) take(n int) int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	n = int(min(int64(n), q.left))
+	q.left -= int64(n)
+	return n
+}
+
+func (q *heldQuota) add(n int) {
+	q.mu.Lock()
+	q.left += int64(n)
+	q.mu.Unlock()
+}
+
+// heldBody is an answer's body that ends in a wait once the quota is
+// spent, until the request is over or the body closed.
+type heldBody struct {
+	io.ReadCloser
+	quota  *heldQuota
+	ctx    context.Context
+	closed chan struct{}
+	once   sync.Once
+}
+
+// heldConn is an upgraded connection (101) whose answers are held: the
+// proxy writes to it as well.
+type heldConn struct {
+	*heldBody
+	io.Writer
+}
+
+// holding wraps body, keeping it writable where it is an upgraded
+// connection.
+func holding(ctx context.Context, body io.ReadCloser, quota *heldQuota) io.ReadCloser {
+	b := &heldBody{ReadCloser: body, quota: quota, ctx: ctx, closed: make(chan struct{})}
+	if w, ok := body.(io.Writer); ok {
+		return heldConn{b, w}
+	}
+	return b
+}
+
+func (b *heldBody) Read(p []byte) (int, error) {
+	if n := b.quota.take(len(p)); n > 0 {
+		m, err := b.ReadCloser.Read(p[:n])
+		b.quota.add(n - m)
+		return m, err
+	}
+	select {
+	case <-b.ctx.Done():
+		return 0, b.ctx.Err()
+	case <-b.closed:
+		return 0, net.ErrClosed
+	}
+}
+
+func (b *heldBody) Close() error {
+	b.once.Do(func() { close(b.closed) })
+	return b.ReadCloser.Close()
 }
 
 // serverAddr is the address env points osb at.
