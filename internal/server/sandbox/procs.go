@@ -265,8 +265,8 @@ func killGroup(sbs []*Sandbox, grace time.Duration) {
 			kill(a.initPID, syscall.SIGKILL)
 		}
 	}
-	for i := 0; i < 500; i++ {
-		if live = owners(sbs); len(live) == 0 {
+	for deadline := time.Now().Add(killWait); ; {
+		if live = owners(sbs); len(live) == 0 || time.Now().After(deadline) {
 			break
 		}
 		for _, pids := range live {
@@ -280,6 +280,12 @@ func killGroup(sbs []*Sandbox, grace time.Duration) {
 		close(sb.killed)
 	}
 }
+
+// killWait bounds the SIGKILL rounds of killGroup, in time rather than in
+// rounds. A process dies of SIGKILL once the kernel runs it again: on a
+// machine under load a sandbox's last process outlived the 500 rounds of
+// 5 ms that were the bound, and its delete failed though it was dying.
+const killWait = 10 * time.Second
 
 func (s *Sandbox) awaitAnchor(timeout <-chan time.Time, survivors []int) error {
 	if a := s.anchor.Load(); a != nil {
