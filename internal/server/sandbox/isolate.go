@@ -45,10 +45,16 @@ type anchor struct {
 	cmd      *exec.Cmd
 	exited   chan struct{}
 	isolated bool
-	initPID  int      // host pid of the sandbox init (isolated) or of the anchor shell
-	pidNS    string   // isolated: the sandbox pid namespace, as readlink /proc/PID/ns/pid
-	marker   string   // unisolated: the environment entry every sandbox process carries
-	netns    *os.File // isolated: the sandbox's network namespace, kept open
+	initPID  int    // host pid of the sandbox init (isolated) or of the anchor shell
+	pidNS    string // isolated: the sandbox pid namespace, as readlink /proc/PID/ns/pid
+	// isolated: that namespace, held open until Remove. The kernel gives a
+	// namespace's number to the next one made once it is gone: unheld,
+	// pidNS could name another sandbox's once this one's init is reaped,
+	// and a scan for this sandbox's processes (scanOwners) would take
+	// that one's for its own, and kill them.
+	pidNSFile *os.File
+	marker    string   // unisolated: the environment entry every sandbox process carries
+	netns     *os.File // isolated: the sandbox's network namespace, kept open
 	// Isolated rootless: the server's end of the init's socket service.
 	sockets   *os.File
 	socketsMu sync.Mutex // one request at a time
@@ -560,12 +566,22 @@ func (a *anchor) awaitReady(r *os.File, timeout time.Duration) (*bufio.Reader, e
 		return nil, fmt.Errorf("no ready signal (%v)", err)
 	}
 	r.SetReadDeadline(time.Time{})
-	ns, err := os.Readlink(fmt.Sprintf("/proc/%d/ns/pid", a.initPID))
+	// The init is a child not yet reaped: its pid, and so the namespace
+	// both name, cannot change in between.
+	f, err := os.Open(fmt.Sprintf("/proc/%d/ns/pid", a.initPID))
 	if err != nil {
 		return nil, err
 	}
-	a.pidNS = ns
-	return br, a.openNetNS()
+	ns, err := os.Readlink(fmt.Sprintf("/proc/%d/ns/pid", a.initPID))
+	if err == nil {
+		err = a.openNetNS()
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	a.pidNS, a.pidNSFile = ns, f
+	return br, nil
 }
 
 func hostname(id string) string {

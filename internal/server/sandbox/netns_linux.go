@@ -81,13 +81,17 @@ func (s *Sandbox) enterNetNS() error {
 	return nil
 }
 
-// closeNetNS lets go of the namespace (Remove).
-func (s *Sandbox) closeNetNS() {
+// closeNamespaces lets go of the namespaces held open (Remove).
+func (s *Sandbox) closeNamespaces() {
 	s.netMu.Lock()
 	defer s.netMu.Unlock()
 	if a := s.anchor.Load(); a != nil && a.netns != nil {
 		a.netns.Close()
 		a.netns = nil
+	}
+	if a := s.anchor.Load(); a != nil && a.pidNSFile != nil {
+		a.pidNSFile.Close()
+		a.pidNSFile = nil
 	}
 	if a := s.anchor.Load(); a != nil && a.sockets != nil {
 		a.sockets.Close()

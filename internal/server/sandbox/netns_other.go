@@ -11,7 +11,7 @@ import (
 
 func (a *anchor) openNetNS() error { return nil }
 
-func (s *Sandbox) closeNetNS() {}
+func (s *Sandbox) closeNamespaces() {}
 
 // DialContext dials on the host: sandboxes have no namespaces here.
 func (s *Sandbox) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {

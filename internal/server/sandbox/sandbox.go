@@ -455,7 +455,7 @@ func (s *Sandbox) Remove() error {
 	if s.dirFile != nil {
 		s.dirFile.Close()
 	}
-	s.closeNetNS()
+	s.closeNamespaces()
 	if s.cg != nil {
 		kerr = errors.Join(kerr, s.cg.remove())
 	}

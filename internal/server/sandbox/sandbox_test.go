@@ -327,3 +327,32 @@ func TestCommandAsUser(t *testing.T) {
 		}
 	})
 }
+
+// A sandbox whose init has died keeps its pid namespace's number until it
+// is removed: the kernel gives a freed number to a namespace made later,
+// and a scan for the dead sandbox's processes (on a host without cgroups,
+// or rootless) would then take that namespace's for its own, and its kill
+// end them: another sandbox's init, in a loaded run.
+func TestDeadSandboxKeepsItsPidNamespace(t *testing.T) {
+	needIsolation(t)
+	a := start(t, true)
+	dead := a.anchor.Load()
+	kill(dead.initPID, syscall.SIGKILL)
+	testwait.Finishes(t, "the init's end", func() { <-dead.exited })
+	// The freed number goes to a namespace made soon after, not at once:
+	// new ones are made for a while, each kept until a sandbox's scan has
+	// looked for the dead one's processes.
+	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); {
+		other := exec.Command("sleep", "5")
+		other.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID}
+		if err := other.Start(); err != nil {
+			t.Fatal(err)
+		}
+		got := scanOwners([]*Sandbox{a})
+		other.Process.Kill()
+		other.Wait()
+		if len(got[a]) > 0 {
+			t.Fatalf("the dead sandbox owns processes %v (another pid namespace has its number)", got[a])
+		}
+	}
+}
