@@ -77,6 +77,10 @@ func scanOwners(sbs []*Sandbox) map[*Sandbox][]int {
 	for _, sb := range sbs {
 		switch a := sb.anchor.Load(); {
 		case a == nil:
+		case a.isolated && !a.alive():
+			// Its pid namespace ended with its init: nothing is left, and
+			// once Remove has let go of the namespace its number may be
+			// another's (see anchor.pidNSFile).
 		case a.isolated:
 			byNS[a.pidNS] = sb
 		default:

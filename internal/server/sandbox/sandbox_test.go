@@ -328,31 +328,52 @@ func TestCommandAsUser(t *testing.T) {
 	})
 }
 
-// A sandbox whose init has died keeps its pid namespace's number until it
-// is removed: the kernel gives a freed number to a namespace made later,
-// and a scan for the dead sandbox's processes (on a host without cgroups,
-// or rootless) would then take that namespace's for its own, and its kill
-// end them: another sandbox's init, in a loaded run.
+// A pid namespace's number is given to a namespace made later once the
+// namespace is gone. A sandbox whose init has died holds its own until it
+// is removed, and a removed one is never found to own processes by it: a
+// scan for them (on a host without cgroups, rootless, or once the cgroup
+// is gone) would otherwise take another namespace's processes for the
+// sandbox's, and its kill end them (another sandbox's init, in a loaded
+// run).
 func TestDeadSandboxKeepsItsPidNamespace(t *testing.T) {
 	needIsolation(t)
 	a := start(t, true)
 	dead := a.anchor.Load()
 	kill(dead.initPID, syscall.SIGKILL)
 	testwait.Finishes(t, "the init's end", func() { <-dead.exited })
-	// The freed number goes to a namespace made soon after, not at once:
-	// new ones are made for a while, each kept until a sandbox's scan has
-	// looked for the dead one's processes.
+	newPidNamespaces(t, func(pid int, ns string) {
+		if ns == dead.pidNS {
+			t.Fatalf("process %d is in a new pid namespace with the dead sandbox's number %s", pid, ns)
+		}
+	})
+	if err := a.Remove(); err != nil {
+		t.Fatal(err)
+	}
+	newPidNamespaces(t, func(pid int, ns string) {
+		if pids := a.PIDs(); len(pids) > 0 {
+			t.Fatalf("the removed sandbox owns processes %v (process %d is in %s, it had %s)", pids, pid, ns, dead.pidNS)
+		}
+	})
+}
+
+// newPidNamespaces makes pid namespaces one after the other for two
+// seconds (a freed number is given to one of them, not at once), and
+// calls f while each has a process, with that process and the namespace.
+func newPidNamespaces(t *testing.T, f func(pid int, ns string)) {
+	t.Helper()
 	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); {
-		other := exec.Command("sleep", "5")
-		other.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID}
-		if err := other.Start(); err != nil {
+		p := exec.Command("sleep", "5")
+		p.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID}
+		if err := p.Start(); err != nil {
 			t.Fatal(err)
 		}
-		got := scanOwners([]*Sandbox{a})
-		other.Process.Kill()
-		other.Wait()
-		if len(got[a]) > 0 {
-			t.Fatalf("the dead sandbox owns processes %v (another pid namespace has its number)", got[a])
-		}
+		func() {
+			defer func() { p.Process.Kill(); p.Wait() }()
+			ns, err := os.Readlink(fmt.Sprintf("/proc/%d/ns/pid", p.Process.Pid))
+			if err != nil {
+				t.Fatal(err)
+			}
+			f(p.Process.Pid, ns)
+		}()
 	}
 }
