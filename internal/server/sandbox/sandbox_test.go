@@ -337,6 +337,7 @@ func TestCommandAsUser(t *testing.T) {
 // run).
 func TestDeadSandboxKeepsItsPidNamespace(t *testing.T) {
 	needIsolation(t)
+	t.Parallel()
 	a := start(t, true)
 	dead := a.anchor.Load()
 	kill(dead.initPID, syscall.SIGKILL)
