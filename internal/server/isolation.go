@@ -49,13 +49,15 @@ func (s *Server) noteExecdServing(rec *record, gen int) {
 // from its death until a restarted one answers; ok is false while it
 // serves. The init says when it died and when it started the next one,
 // and the new one's answers which of them answers: the two come by
-// different ways, in either order. Call with Server.mu held.
+// different ways, in either order: an answer from the agent started after
+// the last death says it serves, even before the init's report that it
+// restarted it has been read. Call with Server.mu held.
 func (rec *record) execdDown() (message string, ok bool) {
 	if rec.state != stateRunning || rec.sb == nil {
 		return "", false
 	}
 	d, ok := rec.sb.ExecdDeaths()
-	if !ok || d.Restarted && d.Deaths <= rec.execdServed {
+	if !ok || d.Deaths <= rec.execdServed {
 		return "", false
 	}
 	return d.Message(), true
